@@ -1,0 +1,38 @@
+# The README's two set-up commands are `make run` and `make test`; both install and build what they need.
+SHELL := /bin/bash
+# better-sqlite3 compiles from source against the local Node headers when no prebuilt binary can be fetched.
+export npm_config_nodedir ?= $(if $(wildcard /usr/include/node/node.h),/usr,)
+
+RESOURCES ?= .svc/resources
+DATA_DIR ?= .svc/data
+
+.PHONY: run test build lint bench install clean
+
+node_modules/.package-lock.json: package.json package-lock.json */package.json
+	npm ci
+
+install: node_modules/.package-lock.json
+
+build: install
+	npm run build
+
+# Runs svcd in the foreground on the embedded SQLite default (also the workflow actor store).
+run: build
+	node runtime/dist/src/dev/default-resources.js $(RESOURCES)
+	node runtime/dist/src/main.js --app-id $${SVC_APP_ID:-myapp} --resources-path $(RESOURCES) --data-dir $(DATA_DIR)
+
+# Every test: unit, integration (real svcd, real Redis and PostgreSQL) and e2e (real SDKs).
+test: build
+	bash scripts/ensure-services.sh
+	node scripts/run-tests.mjs $(TEST_ARGS)
+
+lint: build
+	npm run lint
+
+bench: build
+	bash scripts/ensure-services.sh
+	node bench/dist/src/run-all.js
+
+clean:
+	npm run clean
+	rm -rf .svc

@@ -1,0 +1,45 @@
+import * as grpc from '@grpc/grpc-js';
+
+/**
+ * The gRPC API listener. Parts register their services before `start()`; stop drains calls, then forces after
+ * the grace period. Long-lived streams (workflow work items) are ended by their owners before this stops.
+ */
+export class GrpcApiServer {
+  readonly #server = new grpc.Server({
+    'grpc.max_receive_message_length': 16 * 1024 * 1024,
+    'grpc.keepalive_permit_without_calls': 1,
+  });
+  #started = false;
+
+  constructor(
+    private readonly host: string,
+    private readonly port: number,
+  ) {}
+
+  addService(service: grpc.ServiceDefinition, impl: grpc.UntypedServiceImplementation): void {
+    this.#server.addService(service, impl);
+  }
+
+  async start(): Promise<number> {
+    const port = await new Promise<number>((resolve, reject) => {
+      this.#server.bindAsync(`${this.host}:${this.port}`, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p)));
+    });
+    this.#started = true;
+    return port;
+  }
+
+  async stop(graceMs: number): Promise<void> {
+    if (!this.#started) return;
+    this.#started = false;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        this.#server.forceShutdown();
+        resolve();
+      }, graceMs);
+      this.#server.tryShutdown(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+}

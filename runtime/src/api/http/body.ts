@@ -1,0 +1,47 @@
+import type { Context } from 'koa';
+import { RuntimeError } from '../../errors/runtime-error.js';
+
+/**
+ * Reads the raw request body, refusing anything over the size limit with 413 before buffering it all.
+ * Raw bytes matter: workflow input and state values are passed on exactly as the client sent them.
+ */
+export async function readRawBody(ctx: Context, limitBytes: number): Promise<Buffer> {
+  const declared = Number(ctx.get('content-length') || NaN);
+  if (Number.isFinite(declared) && declared > limitBytes) throw tooLarge(limitBytes);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > limitBytes) throw tooLarge(limitBytes);
+      chunks.push(chunk);
+    }
+  } catch (err) {
+    if (err instanceof RuntimeError) throw err;
+    throw new RuntimeError('ERR_BODY_READ', `failed to read request body: ${(err as Error).message}`, { cause: err });
+  }
+  return Buffer.concat(chunks, size);
+}
+
+function tooLarge(limitBytes: number): RuntimeError {
+  return new RuntimeError('ERR_BODY_TOO_LARGE', `request body exceeds the limit of ${limitBytes} bytes (--max-request-size)`);
+}
+
+/** Parses a JSON body, mapping syntax errors to 400 ERR_MALFORMED_REQUEST. */
+export function parseJsonBody(raw: Buffer): unknown {
+  try {
+    return JSON.parse(raw.toString('utf8'));
+  } catch (err) {
+    throw new RuntimeError('ERR_MALFORMED_REQUEST', `failed deserializing HTTP body: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+/** Query parameters named `metadata.<k>` become `<k>`; only the first value is kept. */
+export function metadataFromQuery(ctx: Context): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(ctx.query)) {
+    if (!k.startsWith('metadata.') || v === undefined) continue;
+    out[k.slice('metadata.'.length)] = Array.isArray(v) ? (v[0] ?? '') : v;
+  }
+  return out;
+}

@@ -1,0 +1,39 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type Koa from 'koa';
+
+/** The HTTP API listener: start binds, stop stops accepting and waits for in-flight requests up to a grace period. */
+export class HttpApiServer {
+  #server: http.Server | undefined;
+
+  constructor(
+    private readonly app: Koa,
+    private readonly host: string,
+    private readonly port: number,
+  ) {}
+
+  async start(): Promise<number> {
+    const server = http.createServer(this.app.callback());
+    server.keepAliveTimeout = 65_000;
+    this.#server = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.port, this.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    return (server.address() as AddressInfo).port;
+  }
+
+  async stop(graceMs: number): Promise<void> {
+    const server = this.#server;
+    if (!server) return;
+    this.#server = undefined;
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    const timer = setTimeout(() => server.closeAllConnections(), graceMs);
+    await closed;
+    clearTimeout(timer);
+  }
+}

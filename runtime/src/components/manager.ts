@@ -1,0 +1,86 @@
+import { RuntimeError, ensureError } from '../errors/runtime-error.js';
+import type { Logger } from '../log/logger.js';
+import type { StateStore } from '../state/store.js';
+import type { Component, ComponentContext, ComponentRegistry } from './registry.js';
+import type { ComponentCategory, ComponentSpec } from './spec.js';
+
+export interface LoadedComponent {
+  readonly spec: ComponentSpec;
+  readonly origin: 'built-in' | 'pluggable';
+  readonly instance: Component;
+}
+
+/** Initialises components in order (init timeout, `ignoreErrors`), holds them by name and closes them in reverse. */
+export class ComponentManager {
+  readonly #loaded: LoadedComponent[] = [];
+  readonly #byName = new Map<string, LoadedComponent>();
+
+  constructor(
+    private readonly registry: ComponentRegistry,
+    private readonly ctx: ComponentContext,
+    private readonly defaultInitTimeoutMs: number,
+  ) {}
+
+  async initAll(specs: readonly ComponentSpec[], log: Logger): Promise<void> {
+    for (const spec of specs) {
+      try {
+        const loaded = await this.#initOne(spec);
+        this.#loaded.push(loaded);
+        this.#byName.set(spec.name, loaded);
+        log.info({ component: spec.name, type: spec.type, origin: loaded.origin }, 'component loaded');
+      } catch (err) {
+        if (!spec.ignoreErrors) throw err;
+        log.warn({ component: spec.name, type: spec.type, err: ensureError(err).message }, 'ignoring a component that failed to initialise (ignoreErrors: true)');
+      }
+    }
+  }
+
+  async #initOne(spec: ComponentSpec): Promise<LoadedComponent> {
+    const reg = this.registry.get(spec.type);
+    const timeoutMs = spec.initTimeoutMs && spec.initTimeoutMs > 0 ? spec.initTimeoutMs : this.defaultInitTimeoutMs;
+    const creating = reg.create(spec, { ...this.ctx, log: this.ctx.log.child({ component: spec.name }) });
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        reject(new RuntimeError('ERR_COMPONENT_INIT_TIMEOUT', `init timeout for component ${spec.name} (${spec.type}) after ${timeoutMs} ms, from ${spec.source}`));
+      }, timeoutMs);
+    });
+    try {
+      const instance = await Promise.race([creating, timeout]);
+      return { spec, origin: reg.origin, instance };
+    } catch (err) {
+      // A late init must not leak a connection: close whatever it eventually produces.
+      creating.then((c) => c.close(), () => undefined).catch(() => undefined);
+      if (err instanceof RuntimeError) throw err;
+      throw new RuntimeError('ERR_COMPONENT_INIT', `failed to init component ${spec.name} (${spec.type}) from ${spec.source}: ${ensureError(err).message}`, { cause: err });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  get(name: string): LoadedComponent | undefined {
+    return this.#byName.get(name);
+  }
+
+  list(category?: ComponentCategory): LoadedComponent[] {
+    return category ? this.#loaded.filter((c) => c.spec.category === category) : [...this.#loaded];
+  }
+
+  /** The state store named `name`, or undefined. */
+  stateStore(name: string): { spec: ComponentSpec; store: StateStore } | undefined {
+    const c = this.#byName.get(name);
+    return c && c.spec.category === 'state' ? { spec: c.spec, store: c.instance as unknown as StateStore } : undefined;
+  }
+
+  async closeAll(log: Logger): Promise<void> {
+    for (const c of [...this.#loaded].reverse()) {
+      try {
+        await c.instance.close();
+      } catch (err) {
+        log.warn({ component: c.spec.name, err: ensureError(err).message }, 'error closing component');
+      }
+    }
+    this.#loaded.length = 0;
+    this.#byName.clear();
+  }
+}

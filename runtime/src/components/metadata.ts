@@ -1,0 +1,38 @@
+import type { StateStore } from '../state/store.js';
+import type { ComponentManager, LoadedComponent } from './manager.js';
+
+export interface ComponentMetadata {
+  name: string;
+  type: string;
+  version: string;
+  origin: 'built-in' | 'pluggable';
+  capabilities: string[];
+}
+
+function capabilities(c: LoadedComponent): string[] {
+  if (c.spec.category === 'state') return [...(c.instance as unknown as StateStore).features()];
+  return [...(c.instance.capabilities?.() ?? [])];
+}
+
+/** The `components` field of `/v1.0/metadata`. */
+export function componentsMetadata(components: ComponentManager): { components: ComponentMetadata[] } {
+  return {
+    components: components.list().map((c) => ({
+      name: c.spec.name,
+      type: c.spec.type,
+      version: c.spec.version,
+      origin: c.origin,
+      capabilities: capabilities(c),
+    })),
+  };
+}
+
+/** Component health problems, for `/v1.0/healthz/outbound`. */
+export function componentProblems(components: ComponentManager): string[] {
+  const problems: string[] = [];
+  for (const c of components.list()) {
+    const h = c.instance.health?.();
+    if (h && !h.ok) problems.push(`${c.spec.name}: ${h.reason ?? 'unhealthy'}`);
+  }
+  return problems;
+}

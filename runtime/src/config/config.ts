@@ -1,0 +1,141 @@
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { RuntimeError } from '../errors/runtime-error.js';
+import { OPTIONS, type OptionDef, type OptionFlag } from './options.js';
+import { parseBool, parseDuration, parsePort, parseSize } from './parse-values.js';
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+/** The one validated configuration object of a svcd process. */
+export interface RuntimeConfig {
+  readonly appId: string;
+  readonly mode: 'standalone' | 'kubernetes';
+  readonly httpPort: number;
+  readonly grpcPort: number;
+  readonly internalGrpcPort: number;
+  readonly metricsPort: number;
+  readonly listenAddress: string;
+  readonly resourcesPaths: readonly string[];
+  readonly componentsSocketsFolder: string;
+  readonly dataDir: string;
+  readonly logLevel: LogLevel;
+  readonly logAsJson: boolean;
+  readonly apiToken: string | undefined;
+  readonly maxRequestSizeBytes: number;
+  readonly componentInitTimeoutMs: number;
+  readonly shutdownGracePeriodMs: number;
+}
+
+export type ParsedCommandLine =
+  | { kind: 'help'; text: string }
+  | { kind: 'version' }
+  | { kind: 'run'; config: RuntimeConfig };
+
+type RawValues = Map<OptionFlag, string | string[]>;
+
+/** Flags win over env vars, env vars over defaults (DESIGN §2). */
+function collectRawValues(argv: readonly string[], env: NodeJS.ProcessEnv): RawValues | 'help' | 'version' {
+  const cliOptions: Record<string, { type: 'string' | 'boolean'; multiple?: boolean }> = {
+    help: { type: 'boolean' },
+    version: { type: 'boolean' },
+  };
+  for (const def of OPTIONS as readonly OptionDef[]) {
+    if (def.envOnly) continue;
+    cliOptions[def.flag] = { type: 'string', multiple: def.kind === 'list' };
+  }
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({ args: [...argv], options: cliOptions, allowPositionals: false, strict: true });
+  } catch (err) {
+    throw new RuntimeError('ERR_CONFIG_INVALID', `${(err as Error).message} (see svcd --help)`);
+  }
+  if (parsed.values.help) return 'help';
+  if (parsed.values.version) return 'version';
+
+  const raw: RawValues = new Map();
+  for (const def of OPTIONS as readonly OptionDef[]) {
+    const fromCli = parsed.values[def.flag] as string | string[] | undefined;
+    const fromEnv = def.env === undefined ? undefined : env[def.env];
+    if (fromCli !== undefined) raw.set(def.flag as OptionFlag, fromCli);
+    else if (fromEnv !== undefined && fromEnv !== '') {
+      raw.set(def.flag as OptionFlag, def.kind === 'list' ? fromEnv.split(',').map((s) => s.trim()).filter(Boolean) : fromEnv);
+    } else if (def.default !== undefined) {
+      raw.set(def.flag as OptionFlag, def.kind === 'list' ? (def.default === '' ? [] : [def.default]) : def.default);
+    }
+  }
+  return raw;
+}
+
+function typed<T>(raw: RawValues, flag: OptionFlag, parse: (v: string) => T): T {
+  const def = OPTIONS.find((o) => o.flag === flag) as OptionDef;
+  const value = raw.get(flag);
+  const text = Array.isArray(value) ? value.join(',') : (value ?? '');
+  try {
+    return parse(text);
+  } catch (err) {
+    const source = def.env ? `--${def.flag} / ${def.env}` : `--${def.flag}`;
+    throw new RuntimeError('ERR_CONFIG_INVALID', `invalid ${source}: ${(err as Error).message}`);
+  }
+}
+
+function oneOf<T extends string>(flag: OptionFlag) {
+  const def = OPTIONS.find((o) => o.flag === flag) as OptionDef;
+  return (v: string): T => {
+    if (!def.choices?.includes(v)) throw new Error(`'${v}' is not one of ${def.choices?.join(', ')}`);
+    return v as T;
+  };
+}
+
+export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): ParsedCommandLine {
+  const raw = collectRawValues(argv, env);
+  if (raw === 'help') return { kind: 'help', text: renderHelp() };
+  if (raw === 'version') return { kind: 'version' };
+  const list = (flag: OptionFlag): string[] => {
+    const v = raw.get(flag);
+    return Array.isArray(v) ? v : v ? [v] : [];
+  };
+  const str = (v: string) => v;
+  const config: RuntimeConfig = {
+    appId: typed(raw, 'app-id', str),
+    mode: typed(raw, 'mode', oneOf<'standalone' | 'kubernetes'>('mode')),
+    httpPort: typed(raw, 'http-port', parsePort),
+    grpcPort: typed(raw, 'grpc-port', parsePort),
+    internalGrpcPort: typed(raw, 'internal-grpc-port', parsePort),
+    metricsPort: typed(raw, 'metrics-port', parsePort),
+    listenAddress: typed(raw, 'listen-address', str),
+    resourcesPaths: list('resources-path').map((p) => path.resolve(p)),
+    componentsSocketsFolder: path.resolve(typed(raw, 'components-sockets-folder', str)),
+    dataDir: path.resolve(typed(raw, 'data-dir', str)),
+    logLevel: typed(raw, 'log-level', oneOf<LogLevel>('log-level')),
+    logAsJson: typed(raw, 'log-as-json', parseBool),
+    apiToken: env.SVC_API_TOKEN === undefined || env.SVC_API_TOKEN === '' ? undefined : env.SVC_API_TOKEN,
+    maxRequestSizeBytes: typed(raw, 'max-request-size', parseSize),
+    componentInitTimeoutMs: typed(raw, 'component-init-timeout', parseDuration),
+    shutdownGracePeriodMs: typed(raw, 'shutdown-grace-period', parseDuration),
+  };
+  return { kind: 'run', config };
+}
+
+export function renderHelp(): string {
+  const rows = (OPTIONS as readonly OptionDef[]).map((def) => {
+    const name = def.envOnly ? `(env ${def.env})` : `--${def.flag} <${def.kind === 'list' ? 'path' : def.kind}>`;
+    const extras = [
+      def.env && !def.envOnly ? `env ${def.env}` : undefined,
+      def.default !== undefined && def.default !== '' ? `default ${def.default}` : undefined,
+      def.choices ? `one of ${def.choices.join('|')}` : undefined,
+    ].filter(Boolean);
+    return `  ${name.padEnd(42)} ${def.description}${extras.length ? ` [${extras.join('; ')}]` : ''}`;
+  });
+  return [
+    'Usage: svcd [options]',
+    '',
+    'svcd is the svc sidecar runtime: building-block APIs over HTTP and gRPC, durable workflows, pluggable components.',
+    'Flags win over environment variables, which win over defaults.',
+    '',
+    'Options:',
+    ...rows,
+    `  ${'--help'.padEnd(42)} Show this help`,
+    `  ${'--version'.padEnd(42)} Print the version`,
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,41 @@
+/**
+ * Every runtime option is declared once here: its flag, its env var, its default and its parser.
+ * The CLI parser, `--help` and the validated `RuntimeConfig` are all derived from this table.
+ */
+import os from 'node:os';
+import path from 'node:path';
+
+export type OptionKind = 'string' | 'int' | 'port' | 'bool' | 'list' | 'size' | 'duration' | 'enum';
+
+export interface OptionDef {
+  /** Long flag without dashes. */
+  readonly flag: string;
+  readonly env?: string;
+  readonly kind: OptionKind;
+  readonly description: string;
+  readonly default?: string;
+  readonly choices?: readonly string[];
+  /** Secrets are read from the environment only, never from argv (visible in `ps`). */
+  readonly envOnly?: boolean;
+}
+
+export const OPTIONS = [
+  { flag: 'app-id', env: 'SVC_APP_ID', kind: 'string', description: 'Application id; prefixes state keys and scopes components', default: '' },
+  { flag: 'mode', env: 'SVC_MODE', kind: 'enum', choices: ['standalone', 'kubernetes'], description: 'Where components come from: resources paths (standalone) or Component objects of the pod namespace (kubernetes)', default: 'standalone' },
+  { flag: 'http-port', env: 'SVC_HTTP_PORT', kind: 'port', description: 'HTTP API port', default: '3500' },
+  { flag: 'grpc-port', env: 'SVC_GRPC_PORT', kind: 'port', description: 'gRPC API port (also the Durable Task sidecar protocol)', default: '50001' },
+  { flag: 'internal-grpc-port', env: 'SVC_INTERNAL_GRPC_PORT', kind: 'port', description: 'Sidecar-to-sidecar gRPC port', default: '50002' },
+  { flag: 'metrics-port', env: 'SVC_METRICS_PORT', kind: 'port', description: 'Prometheus metrics port (0 disables the metrics server)', default: '9090' },
+  { flag: 'listen-address', env: 'SVC_LISTEN_ADDRESS', kind: 'string', description: 'Address the API servers bind to', default: '127.0.0.1' },
+  { flag: 'resources-path', env: 'SVC_RESOURCES_PATH', kind: 'list', description: 'Folder of component YAML files; repeatable (env: comma-separated)', default: '' },
+  { flag: 'components-sockets-folder', env: 'SVC_COMPONENTS_SOCKETS_FOLDER', kind: 'string', description: 'Folder scanned for pluggable component Unix sockets', default: '/tmp/svc-components-sockets' },
+  { flag: 'data-dir', env: 'SVC_DATA_DIR', kind: 'string', description: 'Folder for embedded data (the SQLite state store file)', default: path.join(os.homedir(), '.svc', 'data') },
+  { flag: 'log-level', env: 'SVC_LOG_LEVEL', kind: 'enum', choices: ['debug', 'info', 'warn', 'error'], description: 'Log level', default: 'info' },
+  { flag: 'log-as-json', env: 'SVC_LOG_AS_JSON', kind: 'bool', description: 'Write logs as JSON lines instead of readable text', default: 'false' },
+  { flag: 'api-token', env: 'SVC_API_TOKEN', kind: 'string', envOnly: true, description: 'API token required on every API but health (env only)' },
+  { flag: 'max-request-size', env: 'SVC_MAX_REQUEST_SIZE', kind: 'size', description: 'Largest accepted request body (e.g. 4Mi, 512Ki, 1048576)', default: '4Mi' },
+  { flag: 'component-init-timeout', env: 'SVC_COMPONENT_INIT_TIMEOUT', kind: 'duration', description: 'Default init timeout per component when spec.initTimeout is unset', default: '5s' },
+  { flag: 'shutdown-grace-period', env: 'SVC_SHUTDOWN_GRACE_PERIOD', kind: 'duration', description: 'How long a graceful stop waits for in-flight work', default: '5s' },
+] as const satisfies readonly OptionDef[];
+
+export type OptionFlag = (typeof OPTIONS)[number]['flag'];

@@ -1,0 +1,42 @@
+import { status as GrpcStatus } from '@grpc/grpc-js';
+
+/** One catalogue of error codes, each with its HTTP and gRPC status. Compare errors by code, never by message. */
+export const ERROR_CODES = {
+  // Request shape and transport
+  ERR_MALFORMED_REQUEST: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT },
+  ERR_BODY_READ: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT },
+  ERR_BODY_TOO_LARGE: { http: 413, grpc: GrpcStatus.RESOURCE_EXHAUSTED },
+  ERR_UNAUTHORIZED: { http: 401, grpc: GrpcStatus.UNAUTHENTICATED },
+  ERR_NOT_FOUND: { http: 404, grpc: GrpcStatus.UNIMPLEMENTED },
+  ERR_METHOD_NOT_ALLOWED: { http: 405, grpc: GrpcStatus.UNIMPLEMENTED },
+  ERR_HEALTH_NOT_READY: { http: 500, grpc: GrpcStatus.UNAVAILABLE },
+  ERR_OUTBOUND_HEALTH_NOT_READY: { http: 500, grpc: GrpcStatus.UNAVAILABLE },
+  ERROR: { http: 500, grpc: GrpcStatus.INTERNAL },
+
+  // State API
+  ERR_STATE_STORE_NOT_CONFIGURED: { http: 500, grpc: GrpcStatus.FAILED_PRECONDITION },
+  ERR_STATE_STORE_NOT_FOUND: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT },
+  ERR_STATE_STORE_NOT_SUPPORTED: { http: 500, grpc: GrpcStatus.UNIMPLEMENTED },
+  ERR_STATE_STORE_TOO_MANY_TRANSACTIONS: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT },
+  ERR_NOT_SUPPORTED_STATE_OPERATION: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT },
+  ERR_STATE_GET: { http: 500, grpc: GrpcStatus.INTERNAL },
+  ERR_STATE_SAVE: { http: 500, grpc: GrpcStatus.INTERNAL },
+  ERR_STATE_DELETE: { http: 500, grpc: GrpcStatus.INTERNAL },
+  ERR_STATE_BULK_GET: { http: 500, grpc: GrpcStatus.INTERNAL },
+  ERR_STATE_TRANSACTION: { http: 500, grpc: GrpcStatus.INTERNAL },
+  ERR_STATE_ETAG_MISMATCH: { http: 409, grpc: GrpcStatus.ABORTED },
+  ERR_STATE_ETAG_INVALID: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT },
+
+  // Components
+  ERR_COMPONENT_SPEC_INVALID: { http: 500, grpc: GrpcStatus.INTERNAL },
+  ERR_COMPONENT_DUPLICATE: { http: 500, grpc: GrpcStatus.INTERNAL },
+  ERR_COMPONENT_TYPE_UNKNOWN: { http: 500, grpc: GrpcStatus.INTERNAL },
+  ERR_COMPONENT_INIT: { http: 500, grpc: GrpcStatus.INTERNAL },
+  ERR_COMPONENT_INIT_TIMEOUT: { http: 500, grpc: GrpcStatus.DEADLINE_EXCEEDED },
+  ERR_COMPONENT_UNAVAILABLE: { http: 500, grpc: GrpcStatus.UNAVAILABLE },
+
+  // Configuration
+  ERR_CONFIG_INVALID: { http: 500, grpc: GrpcStatus.INVALID_ARGUMENT },
+} as const satisfies Record<string, { http: number; grpc: GrpcStatus }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;

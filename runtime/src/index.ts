@@ -1,0 +1,1 @@
+export { RUNTIME_VERSION } from "./version.js";

@@ -1,0 +1,40 @@
+import { Writable } from 'node:stream';
+import { pino, type Logger } from 'pino';
+import type { LogLevel } from '../config/config.js';
+
+export type { Logger } from 'pino';
+
+/** Keys that must never reach a log line, whatever a caller passes (no secret in logs). */
+const REDACTED_PATHS = ['apiToken', '*.apiToken', 'token', 'password', '*.password', 'headers["svc-api-token"]', 'headers["dapr-api-token"]'];
+
+/** Turns pino's JSON lines into `time LEVEL [scope] message key=value …` for people at a terminal. */
+function readableStream(out: NodeJS.WritableStream): Writable {
+  return new Writable({
+    write(chunk: Buffer, _enc, done) {
+      for (const line of chunk.toString('utf8').split('\n')) {
+        if (!line) continue;
+        try {
+          const { time, level, msg, scope, name: _n, pid: _p, hostname: _h, ...rest } = JSON.parse(line) as Record<string, unknown>;
+          const fields = Object.entries(rest).map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`);
+          const stamp = new Date(Number(time)).toISOString().slice(11, 23);
+          const lvl = String(level).toUpperCase().padEnd(5);
+          out.write(`${stamp} ${lvl} ${scope ? `[${String(scope)}] ` : ''}${String(msg ?? '')}${fields.length ? '  ' + fields.join(' ') : ''}\n`);
+        } catch {
+          out.write(line + '\n');
+        }
+      }
+      done();
+    },
+  });
+}
+
+export function createLogger(opts: { level: LogLevel; json: boolean; name?: string }): Logger {
+  const options = {
+    name: opts.name ?? 'svcd',
+    level: opts.level,
+    formatters: { level: (label: string) => ({ level: label }) },
+    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+  };
+  if (opts.json) return pino({ ...options, timestamp: pino.stdTimeFunctions.isoTime });
+  return pino({ ...options, base: undefined }, readableStream(process.stdout));
+}

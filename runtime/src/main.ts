@@ -1,0 +1,137 @@
+#!/usr/bin/env node
+/**
+ * svcd wiring: parse options → validated config → construct parts → start in order → stop in reverse on
+ * SIGTERM/SIGINT. This file only wires; every part lives in its own module.
+ */
+import { mkdirSync } from 'node:fs';
+import { createHttpApp } from './api/http/app.js';
+import { healthRoutes } from './api/http/routes/health.js';
+import { metadataRoutes } from './api/http/routes/metadata.js';
+import { HttpApiServer } from './api/http/server.js';
+import { GrpcApiServer } from './api/grpc/server.js';
+import { registerBuiltinComponents } from './components/builtins.js';
+import { loadStandaloneComponents } from './components/disk-loader.js';
+import { ComponentManager } from './components/manager.js';
+import { componentProblems, componentsMetadata } from './components/metadata.js';
+import { ComponentRegistry } from './components/registry.js';
+import { parseCommandLine, type RuntimeConfig } from './config/config.js';
+import { ensureError } from './errors/runtime-error.js';
+import { createLogger, type Logger } from './log/logger.js';
+import { createMetricsRegistry, MetricsServer } from './metrics/metrics.js';
+import { Lifecycle } from './util/lifecycle.js';
+import { RUNTIME_VERSION } from './version.js';
+
+async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<void>> {
+  mkdirSync(config.dataDir, { recursive: true });
+  const metrics = createMetricsRegistry(config.appId);
+  const registry = new ComponentRegistry();
+  registerBuiltinComponents(registry);
+
+  const components = new ComponentManager(registry, { appId: config.appId, dataDir: config.dataDir, log }, config.componentInitTimeoutMs);
+  let ready = false;
+
+  const httpApp = createHttpApp({
+    apiToken: config.apiToken,
+    log,
+    groups: [
+      healthRoutes({ ready: () => ready, outboundProblems: () => componentProblems(components) }),
+      metadataRoutes([
+        () => ({ id: config.appId, runtimeVersion: RUNTIME_VERSION }),
+        () => componentsMetadata(components),
+      ]),
+    ],
+  });
+  const httpServer = new HttpApiServer(httpApp, config.listenAddress, config.httpPort);
+  const grpcServer = new GrpcApiServer(config.listenAddress, config.grpcPort);
+  const metricsServer = new MetricsServer(metrics, config.listenAddress, config.metricsPort);
+  const ports: Record<string, number> = {};
+
+  const lifecycle = new Lifecycle(log)
+    .add({
+      name: 'metrics',
+      start: async () => {
+        if (config.metricsPort !== 0) ports.metrics = await metricsServer.start();
+      },
+      stop: () => metricsServer.stop(),
+    })
+    .add({
+      name: 'components',
+      start: async () => {
+        const specs = await loadStandaloneComponents(config.resourcesPaths, config.appId, log);
+        await components.initAll(specs, log);
+      },
+      stop: () => components.closeAll(log),
+    })
+    .add({ name: 'grpc-api', start: async () => void (ports.grpc = await grpcServer.start()), stop: () => grpcServer.stop(config.shutdownGracePeriodMs) })
+    .add({ name: 'http-api', start: async () => void (ports.http = await httpServer.start()), stop: () => httpServer.stop(config.shutdownGracePeriodMs) });
+
+  try {
+    await lifecycle.startAll();
+  } catch (err) {
+    await lifecycle.stopAll();
+    throw err;
+  }
+  ready = true;
+  log.info(
+    {
+      version: RUNTIME_VERSION,
+      appId: config.appId,
+      httpPort: ports.http,
+      grpcPort: ports.grpc,
+      metricsPort: ports.metrics ?? 'disabled',
+      components: components.list().map((c) => `${c.spec.name} (${c.spec.type})`),
+    },
+    'svcd started',
+  );
+  return async () => {
+    ready = false;
+    await lifecycle.stopAll();
+  };
+}
+
+async function main(): Promise<void> {
+  let parsed;
+  try {
+    parsed = parseCommandLine(process.argv.slice(2));
+  } catch (err) {
+    process.stderr.write(`svcd: ${ensureError(err).message}\n`);
+    process.exit(2);
+  }
+  if (parsed.kind === 'help') {
+    process.stdout.write(parsed.text);
+    return;
+  }
+  if (parsed.kind === 'version') {
+    process.stdout.write(`${RUNTIME_VERSION}\n`);
+    return;
+  }
+  const config = parsed.config;
+  const log = createLogger({ level: config.logLevel, json: config.logAsJson });
+  let stop: () => Promise<void>;
+  try {
+    stop = await run(config, log);
+  } catch (err) {
+    log.fatal({ err: ensureError(err).message }, 'svcd failed to start');
+    process.exit(1);
+  }
+  let stopping = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'svcd stopping');
+    stop().then(
+      () => {
+        log.info('svcd stopped');
+        process.exit(0);
+      },
+      (err: unknown) => {
+        log.error({ err: ensureError(err).message }, 'svcd stopped with errors');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+}
+
+void main();

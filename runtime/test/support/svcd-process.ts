@@ -1,0 +1,119 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freePort } from './ports.js';
+
+/** dist/test/support → dist/src/main.js */
+export const SVCD_MAIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src/main.js');
+
+export interface SvcdOptions {
+  appId?: string;
+  /** YAML documents written as files into a fresh resources folder: file name → content. */
+  resources?: Record<string, string>;
+  /** Use an existing resources folder instead (for restarts). */
+  resourcesPath?: string;
+  dataDir?: string;
+  socketsFolder?: string;
+  env?: Record<string, string>;
+  args?: string[];
+  /** Reuse ports (restart tests). */
+  ports?: { http: number; grpc: number; metrics: number };
+  /** Wait until /v1.0/healthz answers 204 (default true). */
+  waitReady?: boolean;
+  readyTimeoutMs?: number;
+}
+
+/** A real svcd child process on free loopback ports, with its output kept for assertions and failure reports. */
+export class SvcdProcess {
+  output = '';
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+
+  private constructor(
+    readonly child: ChildProcess,
+    readonly ports: { http: number; grpc: number; metrics: number },
+    readonly resourcesPath: string,
+    readonly dataDir: string,
+  ) {
+    child.stdout?.on('data', (d: Buffer) => (this.output += d.toString()));
+    child.stderr?.on('data', (d: Buffer) => (this.output += d.toString()));
+    this.exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  }
+
+  get httpUrl(): string {
+    return `http://127.0.0.1:${this.ports.http}`;
+  }
+
+  get grpcAddress(): string {
+    return `127.0.0.1:${this.ports.grpc}`;
+  }
+
+  static async start(opts: SvcdOptions = {}): Promise<SvcdProcess> {
+    const work = mkdtempSync(path.join(os.tmpdir(), 'svcd-test-'));
+    let resourcesPath = opts.resourcesPath;
+    if (!resourcesPath) {
+      resourcesPath = path.join(work, 'resources');
+      mkdirSync(resourcesPath);
+      for (const [name, text] of Object.entries(opts.resources ?? {})) writeFileSync(path.join(resourcesPath, name), text);
+    }
+    const dataDir = opts.dataDir ?? path.join(work, 'data');
+    const ports = opts.ports ?? { http: await freePort(), grpc: await freePort(), metrics: await freePort() };
+    const args = [
+      SVCD_MAIN,
+      '--app-id', opts.appId ?? 'testapp',
+      '--http-port', String(ports.http),
+      '--grpc-port', String(ports.grpc),
+      '--metrics-port', String(ports.metrics),
+      '--resources-path', resourcesPath,
+      '--data-dir', dataDir,
+      '--components-sockets-folder', opts.socketsFolder ?? path.join(work, 'sockets'),
+      '--log-as-json',
+      ...(opts.args ?? []),
+    ];
+    const child = spawn(process.execPath, args, { env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const svcd = new SvcdProcess(child, ports, resourcesPath, dataDir);
+    if (opts.waitReady !== false) await svcd.waitReady(opts.readyTimeoutMs ?? 20_000);
+    return svcd;
+  }
+
+  /** Polls /v1.0/healthz until 204; fails early with the process output if svcd exits. */
+  async waitReady(timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    let exited = false;
+    void this.exited.then(() => (exited = true));
+    while (Date.now() < deadline) {
+      if (exited) throw new Error(`svcd exited before it was ready:\n${this.output}`);
+      try {
+        const res = await fetch(`${this.httpUrl}/v1.0/healthz`);
+        if (res.status === 204) return;
+      } catch {
+        // not listening yet
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`svcd was not ready within ${timeoutMs} ms:\n${this.output}`);
+  }
+
+  /** HTTP call against the API; `body` objects are JSON-encoded, strings and Buffers sent as they are. */
+  async request(method: string, urlPath: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> {
+    const init: RequestInit = { method, headers: { ...headers } };
+    if (body !== undefined) {
+      init.body = typeof body === 'string' || Buffer.isBuffer(body) ? (body as string) : JSON.stringify(body);
+      (init.headers as Record<string, string>)['content-type'] ??= 'application/json';
+    }
+    return fetch(`${this.httpUrl}${urlPath}`, init);
+  }
+
+  /** Graceful stop (SIGTERM) and wait. */
+  async stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGTERM');
+    return this.exited;
+  }
+
+  /** Crash (SIGKILL) and wait. */
+  async kill(): Promise<void> {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
+    await this.exited;
+  }
+}
