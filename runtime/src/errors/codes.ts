@@ -35,6 +35,24 @@ export const ERROR_CODES = {
   ERR_COMPONENT_INIT_TIMEOUT: { http: 500, grpc: GrpcStatus.DEADLINE_EXCEEDED },
   ERR_COMPONENT_UNAVAILABLE: { http: 500, grpc: GrpcStatus.UNAVAILABLE },
 
+  // Workflows (HTTP statuses as the reference engine; see docs/workflows.md)
+  ERR_ACTOR_RUNTIME_NOT_FOUND: { http: 500, grpc: GrpcStatus.FAILED_PRECONDITION },
+  ERR_START_WORKFLOW: { http: 500, grpc: GrpcStatus.INTERNAL },
+  ERR_GET_WORKFLOW: { http: 500, grpc: GrpcStatus.INTERNAL },
+  ERR_WORKFLOW_NAME_MISSING: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT },
+  ERR_WORKFLOW_ALREADY_EXISTS: { http: 409, grpc: GrpcStatus.ALREADY_EXISTS },
+  ERR_INSTANCE_ID_PROVIDED_MISSING: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT },
+  ERR_INSTANCE_ID_INVALID: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT },
+  ERR_INSTANCE_ID_TOO_LONG: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT },
+  ERR_INSTANCE_ID_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND },
+  ERR_WORKFLOW_COMPONENT_NOT_FOUND: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT },
+  ERR_TERMINATE_WORKFLOW: { http: 500, grpc: GrpcStatus.INTERNAL },
+  ERR_WORKFLOW_EVENT_NAME_MISSING: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT },
+  ERR_RAISE_EVENT_WORKFLOW: { http: 500, grpc: GrpcStatus.INTERNAL },
+  ERR_PAUSE_WORKFLOW: { http: 500, grpc: GrpcStatus.INTERNAL },
+  ERR_RESUME_WORKFLOW: { http: 500, grpc: GrpcStatus.INTERNAL },
+  ERR_PURGE_WORKFLOW: { http: 500, grpc: GrpcStatus.INTERNAL },
+
   // Configuration
   ERR_CONFIG_INVALID: { http: 500, grpc: GrpcStatus.INVALID_ARGUMENT },
 } as const satisfies Record<string, { http: number; grpc: GrpcStatus }>;
