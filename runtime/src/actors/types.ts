@@ -1,0 +1,187 @@
+/**
+ * The public boundary of the virtual actor runtime. The workflow engine and the HTTP actor API are clients of
+ * these interfaces only; everything else under `actors/` is implementation.
+ *
+ * Model: an actor is addressed by (type, id), activated on its first message, deactivated after an idle time.
+ * Each actor runs one turn at a time (method call, reminder or timer), in arrival order; different actors run
+ * concurrently. A turn's state writes — and the reminders it creates or deletes through its context — are
+ * committed in ONE store transaction when the turn returns; a turn that throws commits nothing.
+ */
+
+/** Milliseconds since the Unix epoch, from the runtime's clock. */
+export type EpochMs = number;
+
+export type TimerHandle = unknown;
+
+/** Injectable time source: the real one in svcd, the fake one (`FakeClock.advance`) in unit tests. */
+export interface Clock {
+  now(): EpochMs;
+  setTimeout(fn: () => void, ms: number): TimerHandle;
+  clearTimeout(handle: TimerHandle): void;
+}
+
+/**
+ * An actor's view of its state during a turn. Reads are served from the activation's cache (each key is read
+ * from the store at most once per activation); writes are buffered and committed atomically at turn end.
+ * A read after a write in the same turn sees the write.
+ */
+export interface ActorStateTxn {
+  get(key: string): Promise<Buffer | undefined>;
+  /** Like `get` for several keys, with one store round trip for the keys not cached yet. */
+  getMany(keys: readonly string[]): Promise<(Buffer | undefined)[]>;
+  set(key: string, value: Buffer): void;
+  delete(key: string): void;
+}
+
+export interface ReminderOptions {
+  /** Due this many ms from now (default 0: now). Ignored when `dueAt` is given. */
+  dueTimeMs?: number;
+  /** Absolute due time; wins over `dueTimeMs`. A due time in the past fires as soon as possible. */
+  dueAt?: EpochMs;
+  /** Fires again every `periodMs` after each acknowledged fire; absent means one-shot. */
+  periodMs?: number;
+  /** With `periodMs`: the total number of fires (ISO 8601 `R<n>/…`); absent means unlimited. */
+  repetitions?: number;
+  /** The reminder is deleted once `now` passes creation + ttlMs (it never fires after that). */
+  ttlMs?: number;
+  /** Absolute expiry; wins over `ttlMs`. */
+  expiresAt?: EpochMs;
+  data?: Buffer;
+  /**
+   * The due time and period as the client wrote them (e.g. `"0h0m5s"`, `"R3/PT1S"`), handed back unchanged to
+   * app-hosted actors in the reminder callback body. In-process actors can ignore them.
+   */
+  dueTimeText?: string;
+  periodText?: string;
+}
+
+/** A stored reminder as `getReminder` returns it and as a fire describes it. */
+export interface ReminderInfo {
+  readonly actorType: string;
+  readonly actorId: string;
+  readonly name: string;
+  /** The due time of this fire (for `getReminder`: of the next fire). */
+  readonly dueAt: EpochMs;
+  readonly periodMs?: number;
+  /** Fires left including this one, when the reminder has a repetition limit. */
+  readonly repetitionsLeft?: number;
+  readonly expiresAt?: EpochMs;
+  readonly data?: Buffer;
+  readonly dueTimeText?: string;
+  readonly periodText?: string;
+}
+
+export interface TimerOptions {
+  /** Default 0. */
+  dueTimeMs?: number;
+  periodMs?: number;
+  /** With `periodMs`: total number of fires. */
+  repetitions?: number;
+  ttlMs?: number;
+  data?: Buffer;
+  dueTimeText?: string;
+  periodText?: string;
+}
+
+export interface TimerInfo {
+  readonly name: string;
+  readonly dueAt: EpochMs;
+  readonly periodMs?: number;
+  readonly data?: Buffer;
+  readonly dueTimeText?: string;
+  readonly periodText?: string;
+}
+
+/**
+ * What a turn sees. Valid only during the turn it was passed to (and in `onActivate`/`onDeactivate`).
+ *
+ * `createReminder`/`deleteReminder` inside a turn are buffered with the state writes and committed in the same
+ * transaction: state and reminders never disagree after a crash. A reminder created in a turn starts firing
+ * only after the turn committed. Deleting the reminder that is currently firing is allowed (it is not fired again).
+ */
+export interface ActorContext {
+  readonly type: string;
+  readonly id: string;
+  readonly state: ActorStateTxn;
+  readonly clock: Clock;
+  createReminder(name: string, opts: ReminderOptions): void;
+  deleteReminder(name: string): void;
+  /** The committed reminder, with this turn's buffered create/delete applied. */
+  getReminder(name: string): Promise<ReminderInfo | undefined>;
+  /** Timers are in memory: they die with the activation and are not transactional. */
+  createTimer(name: string, opts: TimerOptions): void;
+  deleteTimer(name: string): void;
+}
+
+/**
+ * One actor instance, created by the type's factory on activation. Every callback is a turn.
+ *
+ * `onReminder` returning normally acknowledges the fire: in the turn's transaction a one-shot reminder is
+ * deleted, a periodic one gets its next due time. Throwing leaves the reminder as it was (nothing of the turn is
+ * committed) and the runtime retries it with backoff (100 ms doubling up to 5 s) — the at-least-once path the
+ * workflow engine relies on.
+ */
+export interface Actor {
+  onActivate?(ctx: ActorContext): Promise<void>;
+  invoke(method: string, data: Buffer | undefined, ctx: ActorContext): Promise<Buffer | undefined>;
+  onReminder?(name: string, data: Buffer | undefined, ctx: ActorContext, info: ReminderInfo): Promise<void>;
+  onTimer?(name: string, data: Buffer | undefined, ctx: ActorContext, info: TimerInfo): Promise<void>;
+  /** Called (as a last turn, nothing committed) when the activation ends: idle timeout or runtime stop. */
+  onDeactivate?(ctx: ActorContext): Promise<void>;
+}
+
+export type ActorFactory = (id: string) => Actor;
+
+export interface ActorTypeOptions {
+  /** Overrides the runtime's idle timeout (`--actor-idle-timeout`) for this type. */
+  idleTimeoutMs?: number;
+}
+
+export interface ActorTypeStatus {
+  readonly type: string;
+  readonly count: number;
+}
+
+/** A state operation applied outside a turn (the sidecar actor state API used by app-hosted actors). */
+export type ActorStateOperation = { operation: 'upsert'; key: string; value: Buffer } | { operation: 'delete'; key: string };
+
+export interface ActorRuntime {
+  /**
+   * Registers a type. May be called before or after `start()`; its stored reminders are loaded when both
+   * happened. Registering a type twice throws.
+   */
+  registerType(type: string, factory: ActorFactory, opts?: ActorTypeOptions): void;
+  registeredTypes(): string[];
+  /**
+   * Queues one method turn on (type, id), activating it if needed; resolves with the turn's result after its
+   * writes committed, rejects with the turn's error (nothing committed). `ERR_ACTOR_INSTANCE_MISSING` for an
+   * unregistered type. A turn must not invoke its own actor (re-entrancy is off: that would wait forever).
+   */
+  invoke(type: string, id: string, method: string, data?: Buffer): Promise<Buffer | undefined>;
+  /** Persists a reminder now (own transaction). Replaces a reminder of the same name. */
+  createReminder(type: string, id: string, name: string, opts: ReminderOptions): Promise<void>;
+  /** Deletes a reminder now; deleting a missing reminder is not an error. */
+  deleteReminder(type: string, id: string, name: string): Promise<void>;
+  getReminder(type: string, id: string, name: string): Promise<ReminderInfo | undefined>;
+  /** Timers from outside a turn, for app-hosted actors: activates the actor if needed. */
+  createTimer(type: string, id: string, name: string, opts: TimerOptions): Promise<void>;
+  deleteTimer(type: string, id: string, name: string): Promise<void>;
+  /** Reads an actor's state key straight from the store (or the activation cache). */
+  getState(type: string, id: string, key: string): Promise<Buffer | undefined>;
+  /** Applies operations atomically to an actor's state, outside any turn; keeps the activation cache in step. */
+  applyState(type: string, id: string, ops: readonly ActorStateOperation[]): Promise<void>;
+  start(): Promise<void>;
+  /** Stops the reminder scheduler, refuses new turns, drains queued turns, deactivates every actor. */
+  stop(): Promise<void>;
+  activeCount(type: string): number;
+  status(): ActorTypeStatus[];
+}
+
+/** Where an actor lives. The runtime asks before activating; only `local` is served in this version. */
+export type PlacementResult = { local: true } | { local: false; address: string };
+
+export interface Placement {
+  lookup(type: string, id: string): PlacementResult;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
