@@ -1,0 +1,132 @@
+/**
+ * The transport-free workflow engine boundary. The Durable Task gRPC service (`TaskHubSidecarService`) and the
+ * HTTP workflow API both call this interface and nothing else; neither knows about actors, history or storage.
+ *
+ * Payloads (`input`, `output`, event data) are opaque strings: the engine stores and returns them byte-for-byte
+ * (SDKs put JSON text there; the HTTP API passes the raw request body). `customStatus` is opaque too.
+ *
+ * Errors are `RuntimeError`s with catalogue codes (`runtime/src/errors/codes.ts`):
+ * - `ERR_INSTANCE_ID_NOT_FOUND` (404): the instance does not exist (never started, or purged);
+ * - `ERR_WORKFLOW_ALREADY_EXISTS` (409): start with the ID of a non-terminal instance (that one is untouched);
+ * - `ERR_PURGE_WORKFLOW` (500, gRPC FAILED_PRECONDITION): purge of a non-terminal instance (nothing deleted);
+ * - `ERR_ACTOR_RUNTIME_NOT_FOUND` (500): no actor state store is configured (see `unavailable-engine.ts`);
+ * - the operation's own code (`ERR_START_WORKFLOW`, `ERR_RAISE_EVENT_WORKFLOW`, ...) for storage failures.
+ * Transports may re-map codes to their own wire conventions (e.g. gRPC GetInstance answers `exists:false`).
+ */
+
+/** Status strings exactly as the HTTP API prints them; numeric values on the gRPC wire are in `status.ts`. */
+export type RuntimeStatus =
+  | 'RUNNING'
+  | 'COMPLETED'
+  | 'CONTINUED_AS_NEW'
+  | 'FAILED'
+  | 'CANCELED'
+  | 'TERMINATED'
+  | 'PENDING'
+  | 'SUSPENDED';
+
+/** Statuses after which nothing more happens to an instance (it may be purged or its ID reused). */
+export const TERMINAL_STATUSES: ReadonlySet<RuntimeStatus> = new Set<RuntimeStatus>(['COMPLETED', 'FAILED', 'TERMINATED', 'CANCELED']);
+
+export function isTerminalStatus(status: RuntimeStatus): boolean {
+  return TERMINAL_STATUSES.has(status);
+}
+
+export interface FailureDetails {
+  errorType: string;
+  errorMessage: string;
+  stackTrace?: string;
+  innerFailure?: FailureDetails;
+  isNonRetriable?: boolean;
+}
+
+/** A snapshot of one instance, as both APIs report it. */
+export interface WorkflowInstance {
+  instanceId: string;
+  /** Workflow name given at start. */
+  name: string;
+  runtimeStatus: RuntimeStatus;
+  /** When the instance was created (start requested). */
+  createdAt: Date;
+  /** Time of the last change recorded for the instance. */
+  lastUpdatedAt: Date;
+  /** Only for a scheduled (delayed) start. */
+  scheduledStartTime?: Date;
+  input?: string;
+  output?: string;
+  customStatus?: string;
+  failureDetails?: FailureDetails;
+  /** Set for sub-workflows. */
+  parentInstanceId?: string;
+}
+
+export interface StartWorkflowRequest {
+  /** Workflow name the SDK worker registered. */
+  name: string;
+  /** Generated (UUID v4) when absent or empty. Not validated here: the HTTP API validates its own IDs. */
+  instanceId?: string;
+  /** Raw input text, stored as-is. `undefined` means no input. */
+  input?: string;
+  /** Delayed start: the instance stays PENDING until then. Ignored when not in the future. */
+  scheduledStartTime?: Date;
+}
+
+export interface TerminateOptions {
+  /** Raw output text recorded as the terminated instance's output. */
+  output?: string;
+  /** Also terminate every non-terminal sub-workflow (transitively). */
+  recursive?: boolean;
+}
+
+export interface PurgeOptions {
+  /** Also purge the sub-workflows recorded in the history (transitively). */
+  recursive?: boolean;
+}
+
+export interface WorkflowEngine {
+  /**
+   * Durably creates an instance and schedules its first turn; resolves with the instance ID once stored (it does
+   * not wait for a worker). Existing non-terminal instance → `ERR_WORKFLOW_ALREADY_EXISTS`; an existing terminal
+   * instance is replaced by the new run.
+   */
+  start(req: StartWorkflowRequest): Promise<string>;
+
+  /** `undefined` when the instance does not exist. */
+  get(instanceId: string): Promise<WorkflowInstance | undefined>;
+
+  /**
+   * Delivers an external event. Events raised before the workflow waits for them are kept (in order) and handed
+   * to it; events for a suspended instance are held until resume; events for a terminal instance are dropped.
+   * Unknown instance → `ERR_INSTANCE_ID_NOT_FOUND`.
+   */
+  raiseEvent(instanceId: string, eventName: string, data?: string): Promise<void>;
+
+  /** Requests termination (no-op for a terminal instance). Unknown instance → `ERR_INSTANCE_ID_NOT_FOUND`. */
+  terminate(instanceId: string, opts?: TerminateOptions): Promise<void>;
+
+  /** Requests suspension (no-op when terminal). Unknown instance → `ERR_INSTANCE_ID_NOT_FOUND`. */
+  suspend(instanceId: string, reason?: string): Promise<void>;
+
+  /** Requests resumption (no-op unless suspended). Unknown instance → `ERR_INSTANCE_ID_NOT_FOUND`. */
+  resume(instanceId: string, reason?: string): Promise<void>;
+
+  /**
+   * Deletes a terminal instance's state and reminders; resolves with the number of instances deleted (more than
+   * one when recursive). Unknown instance → `ERR_INSTANCE_ID_NOT_FOUND`; non-terminal → `ERR_PURGE_WORKFLOW`,
+   * and nothing is deleted.
+   */
+  purge(instanceId: string, opts?: PurgeOptions): Promise<number>;
+
+  /**
+   * Resolves with the first snapshot that satisfies `predicate` (checked now, then on every change of the
+   * instance; event-driven, no polling); `undefined` if the instance does not exist or is purged while waiting.
+   * Rejects with `signal.reason` when the signal aborts.
+   */
+  waitUntil(instanceId: string, predicate: (instance: WorkflowInstance) => boolean, signal: AbortSignal): Promise<WorkflowInstance | undefined>;
+
+  /** `waitUntil` status ≠ PENDING. */
+  waitForStart(instanceId: string, signal: AbortSignal): Promise<WorkflowInstance | undefined>;
+
+  /** `waitUntil` the status is terminal (COMPLETED, FAILED, TERMINATED). */
+  waitForCompletion(instanceId: string, signal: AbortSignal): Promise<WorkflowInstance | undefined>;
+}
