@@ -52,6 +52,7 @@ export const ERROR_CODES = {
   ERR_PAUSE_WORKFLOW: { http: 500, grpc: GrpcStatus.INTERNAL },
   ERR_RESUME_WORKFLOW: { http: 500, grpc: GrpcStatus.INTERNAL },
   ERR_PURGE_WORKFLOW: { http: 500, grpc: GrpcStatus.INTERNAL },
+  ERR_PURGE_WORKFLOW_NOT_COMPLETED: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION },
 
   // Configuration
   ERR_CONFIG_INVALID: { http: 500, grpc: GrpcStatus.INVALID_ARGUMENT },
