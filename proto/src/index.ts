@@ -1,1 +1,4 @@
-export {};
+export * from './proto-root.js';
+export * from './components.js';
+export * from './reflection.js';
+export * from './rich-status.js';
