@@ -25,6 +25,7 @@ const bin = path.join(root, '..', 'node_modules', '@grpc', 'proto-loader', 'buil
 const res = spawnSync(process.execPath, [
   bin, '--grpcLib=@grpc/grpc-js', `--outDir=${outDir}`, `--includeDirs=${root}`,
   '--longs=String', '--enums=String', '--defaults', '--oneofs', '--bytes=Buffer', '--keepCase=false',
+  '--importFileExtension=.js',
   ...files,
 ], { cwd: root, stdio: 'inherit' });
 process.exit(res.status ?? 1);

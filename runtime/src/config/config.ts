@@ -33,6 +33,19 @@ export type ParsedCommandLine =
 
 type RawValues = Map<OptionFlag, string | string[]>;
 
+const BOOL_FLAGS = new Set((OPTIONS as readonly OptionDef[]).filter((d) => d.kind === 'bool').map((d) => `--${d.flag}`));
+
+/** A boolean flag may stand alone (`--log-as-json`) or take a value (`--log-as-json false`, `--log-as-json=false`). */
+function withExplicitBooleans(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  argv.forEach((arg, i) => {
+    out.push(arg);
+    const next = argv[i + 1];
+    if (BOOL_FLAGS.has(arg) && (next === undefined || next.startsWith('--'))) out.push('true');
+  });
+  return out;
+}
+
 /** Flags win over env vars, env vars over defaults (DESIGN §2). */
 function collectRawValues(argv: readonly string[], env: NodeJS.ProcessEnv): RawValues | 'help' | 'version' {
   const cliOptions: Record<string, { type: 'string' | 'boolean'; multiple?: boolean }> = {
@@ -45,7 +58,7 @@ function collectRawValues(argv: readonly string[], env: NodeJS.ProcessEnv): RawV
   }
   let parsed: ReturnType<typeof parseArgs>;
   try {
-    parsed = parseArgs({ args: [...argv], options: cliOptions, allowPositionals: false, strict: true });
+    parsed = parseArgs({ args: withExplicitBooleans(argv), options: cliOptions, allowPositionals: false, strict: true });
   } catch (err) {
     throw new RuntimeError('ERR_CONFIG_INVALID', `${(err as Error).message} (see svcd --help)`);
   }

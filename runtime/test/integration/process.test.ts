@@ -1,0 +1,65 @@
+import { expect } from 'chai';
+import { spawnSync } from 'node:child_process';
+import { SvcdProcess, SVCD_MAIN } from '../support/index.js';
+
+describe('svcd process', function () {
+  this.timeout(30_000);
+
+  it('lists every flag in --help and exits 0', () => {
+    const res = spawnSync(process.execPath, [SVCD_MAIN, '--help'], { encoding: 'utf8' });
+    expect(res.status).to.equal(0);
+    for (const flag of ['--app-id', '--http-port', '--grpc-port', '--resources-path', '--components-sockets-folder', '--log-level', '--log-as-json', '--max-request-size', '--metrics-port', '--data-dir', 'SVC_API_TOKEN']) {
+      expect(res.stdout).to.include(flag);
+    }
+  });
+
+  it('exits 2 with a clear message on a bad flag', () => {
+    const res = spawnSync(process.execPath, [SVCD_MAIN, '--http-port', 'eighty'], { encoding: 'utf8' });
+    expect(res.status).to.equal(2);
+    expect(res.stderr).to.match(/invalid --http-port \/ SVC_HTTP_PORT: 'eighty' is not a port number/);
+  });
+
+  it('starts, logs its ports and version, answers health and metadata, and stops gracefully on SIGTERM', async () => {
+    const svcd = await SvcdProcess.start({ appId: 'proc-app' });
+    const started = svcd.output.split('\n').find((l) => l.includes('svcd started'));
+    expect(started, svcd.output).to.be.a('string');
+    const line = JSON.parse(started!) as Record<string, unknown>;
+    expect(line).to.include({ appId: 'proc-app', httpPort: svcd.ports.http, grpcPort: svcd.ports.grpc });
+    expect(line.version).to.match(/^\d+\.\d+\.\d+/);
+
+    expect((await svcd.request('GET', '/v1.0/healthz')).status).to.equal(204);
+    expect((await svcd.request('GET', '/v1.0/healthz/outbound')).status).to.equal(204);
+    const meta = await svcd.request('GET', '/v1.0/metadata');
+    expect(meta.status).to.equal(200);
+    expect(await meta.json()).to.include({ id: 'proc-app' });
+
+    const metrics = await fetch(`http://127.0.0.1:${svcd.ports.metrics}/metrics`);
+    expect(metrics.status).to.equal(200);
+    expect(await metrics.text()).to.match(/app_id="proc-app"/);
+
+    const exit = await svcd.stop();
+    expect(exit.code).to.equal(0);
+    expect(svcd.output).to.include('svcd stopped');
+  });
+
+  it('answers unknown routes and wrong methods with a JSON error', async () => {
+    const svcd = await SvcdProcess.start();
+    try {
+      const res = await svcd.request('GET', '/v1.0/nothing-here');
+      expect(res.status).to.equal(404);
+      expect(await res.json()).to.deep.include({ errorCode: 'ERR_NOT_FOUND' });
+      const wrong = await svcd.request('DELETE', '/v1.0/metadata');
+      expect(wrong.status).to.equal(405);
+      expect(await wrong.json()).to.deep.include({ errorCode: 'ERR_METHOD_NOT_ALLOWED' });
+    } finally {
+      await svcd.stop();
+    }
+  });
+
+  it('exits 1 naming the folder when a resources path does not exist', async () => {
+    const svcd = await SvcdProcess.start({ resourcesPath: '/nonexistent/svc-resources', waitReady: false });
+    const exit = await svcd.exited;
+    expect(exit.code).to.equal(1);
+    expect(svcd.output).to.include('cannot read resources path /nonexistent/svc-resources');
+  });
+});
