@@ -17,6 +17,9 @@ export interface RuntimeConfig {
   readonly listenAddress: string;
   readonly resourcesPaths: readonly string[];
   readonly componentsSocketsFolder: string;
+  readonly pluggableWaitTimeoutMs: number;
+  readonly pluggableProbeTimeoutMs: number;
+  readonly pluggablePingIntervalMs: number;
   readonly dataDir: string;
   readonly logLevel: LogLevel;
   readonly logAsJson: boolean;
@@ -118,6 +121,9 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
     listenAddress: typed(raw, 'listen-address', str),
     resourcesPaths: list('resources-path').map((p) => path.resolve(p)),
     componentsSocketsFolder: path.resolve(typed(raw, 'components-sockets-folder', str)),
+    pluggableWaitTimeoutMs: typed(raw, 'pluggable-wait-timeout', parseDuration),
+    pluggableProbeTimeoutMs: typed(raw, 'pluggable-probe-timeout', parseDuration),
+    pluggablePingIntervalMs: typed(raw, 'pluggable-ping-interval', parseDuration),
     dataDir: path.resolve(typed(raw, 'data-dir', str)),
     logLevel: typed(raw, 'log-level', oneOf<LogLevel>('log-level')),
     logAsJson: typed(raw, 'log-as-json', parseBool),
