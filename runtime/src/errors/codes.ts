@@ -34,6 +34,8 @@ export const ERROR_CODES = {
   ERR_COMPONENT_INIT: { http: 500, grpc: GrpcStatus.INTERNAL },
   ERR_COMPONENT_INIT_TIMEOUT: { http: 500, grpc: GrpcStatus.DEADLINE_EXCEEDED },
   ERR_COMPONENT_UNAVAILABLE: { http: 500, grpc: GrpcStatus.UNAVAILABLE },
+  ERR_PLUGGABLE_SOCKET_NOT_FOUND: { http: 500, grpc: GrpcStatus.FAILED_PRECONDITION },
+  ERR_PLUGGABLE_DISCOVERY: { http: 500, grpc: GrpcStatus.UNAVAILABLE },
 
   // Workflows (HTTP statuses as the reference engine; see docs/workflows.md)
   ERR_ACTOR_RUNTIME_NOT_FOUND: { http: 500, grpc: GrpcStatus.FAILED_PRECONDITION },
