@@ -1,0 +1,122 @@
+import pg from 'pg';
+import { RuntimeError } from '../errors/runtime-error.js';
+import { quotedTableName } from './sql-identifier.js';
+import { mismatch, type PlannedWrite } from './write-plan.js';
+import { VersionedStateStore, type StoredValue } from './versioned-store.js';
+
+export interface PostgresStoreOptions {
+  readonly connectionString: string;
+  /** `table` or `schema.table`. @default 'state' */
+  readonly tableName: string;
+  /** @default 10 */
+  readonly maxConnections: number;
+  readonly connectTimeoutMs: number;
+}
+
+/** Reads `state.postgresql` metadata: `connectionString` (required), `tableName`, `maxConns`. */
+export function postgresOptionsFromMetadata(get: (name: string) => string | undefined): PostgresStoreOptions {
+  const connectionString = get('connectionString');
+  if (!connectionString) throw new RuntimeError('ERR_COMPONENT_SPEC_INVALID', 'metadata connectionString is required (e.g. postgres://user@host:5432/db)');
+  const maxConnections = Number(get('maxConns') || 10);
+  if (!Number.isInteger(maxConnections) || maxConnections < 1) throw new RuntimeError('ERR_COMPONENT_SPEC_INVALID', `metadata maxConns '${get('maxConns')}' must be a positive integer`);
+  return { connectionString, tableName: get('tableName') || 'state', maxConnections, connectTimeoutMs: 10_000 };
+}
+
+type Queryable = Pick<pg.PoolClient, 'query'>;
+
+interface Row {
+  key: string;
+  value: Buffer;
+  version: string;
+}
+
+/**
+ * `state.postgresql`: one row per key. Each write is a single conditional statement (so a concurrent writer is
+ * re-checked by PostgreSQL itself); a batch runs those statements in one SQL transaction.
+ */
+export class PostgresStateStore extends VersionedStateStore {
+  private constructor(
+    private readonly pool: pg.Pool,
+    private readonly table: string,
+  ) {
+    super();
+  }
+
+  /** Connects, creates the table when missing, and so proves the address and credentials work. */
+  static async connect(opts: PostgresStoreOptions): Promise<PostgresStateStore> {
+    const table = quotedTableName(opts.tableName, { allowSchema: true });
+    const pool = new pg.Pool({ connectionString: opts.connectionString, max: opts.maxConnections, connectionTimeoutMillis: opts.connectTimeoutMs });
+    // An idle client losing its connection is dropped by the pool; the next query reconnects or fails with the reason.
+    pool.on('error', () => undefined);
+    try {
+      await inTransaction(pool, async (client) => {
+        // Serialises concurrent first starts, which would otherwise race on CREATE TABLE IF NOT EXISTS.
+        await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`svc-state-table:${table}`]);
+        await client.query(`CREATE TABLE IF NOT EXISTS ${table} (
+          key TEXT NOT NULL PRIMARY KEY,
+          value BYTEA NOT NULL,
+          version BIGINT NOT NULL,
+          update_time TIMESTAMPTZ NOT NULL DEFAULT now()
+        )`);
+      });
+    } catch (err) {
+      await pool.end().catch(() => undefined);
+      throw new Error(`cannot use PostgreSQL table ${opts.tableName}: ${(err as Error).message}`, { cause: err });
+    }
+    return new PostgresStateStore(pool, table);
+  }
+
+  protected async read(key: string): Promise<StoredValue | undefined> {
+    const res = await this.pool.query<Row>(`SELECT value, version FROM ${this.table} WHERE key = $1`, [key]);
+    return res.rows[0];
+  }
+
+  protected async readMany(keys: readonly string[]): Promise<(StoredValue | undefined)[]> {
+    const res = await this.pool.query<Row>(`SELECT key, value, version FROM ${this.table} WHERE key = ANY($1::text[])`, [keys]);
+    const byKey = new Map(res.rows.map((r) => [r.key, r]));
+    return keys.map((k) => byKey.get(k));
+  }
+
+  protected async applyAtomically(writes: readonly PlannedWrite[]): Promise<void> {
+    if (writes.length === 1) return this.#apply(this.pool, writes[0]!);
+    await inTransaction(this.pool, async (client) => {
+      for (const w of writes) await this.#apply(client, w);
+    });
+  }
+
+  async #apply(db: Queryable, w: PlannedWrite): Promise<void> {
+    const t = this.table;
+    const c = w.condition;
+    let res: pg.QueryResult;
+    if (w.kind === 'set') {
+      if (c.kind === 'version') {
+        res = await db.query(`UPDATE ${t} SET value = $2, version = version + 1, update_time = now() WHERE key = $1 AND version = $3`, [w.key, w.value, c.version]);
+      } else {
+        const onConflict = c.kind === 'absent' ? 'DO NOTHING' : `DO UPDATE SET value = excluded.value, version = ${t}.version + 1, update_time = now()`;
+        res = await db.query(`INSERT INTO ${t} (key, value, version) VALUES ($1, $2, 1) ON CONFLICT (key) ${onConflict}`, [w.key, w.value]);
+      }
+    } else {
+      const versionCheck = c.kind === 'version' ? ' AND version = $2' : '';
+      res = await db.query(`DELETE FROM ${t} WHERE key = $1${versionCheck}`, c.kind === 'version' ? [w.key, c.version] : [w.key]);
+    }
+    if (res.rowCount === 0 && c.kind !== 'any') throw mismatch(w);
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}
+
+async function inTransaction(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<void>): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await work(client);
+    await client.query('COMMIT');
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
+}

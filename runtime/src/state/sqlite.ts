@@ -1,0 +1,122 @@
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { RuntimeError } from '../errors/runtime-error.js';
+import { quotedTableName } from './sql-identifier.js';
+import { applyInOrder, type PlannedWrite } from './write-plan.js';
+import { VersionedStateStore, type StoredValue } from './versioned-store.js';
+
+const SYNCHRONOUS_MODES = ['OFF', 'NORMAL', 'FULL', 'EXTRA'] as const;
+export type SqliteSynchronous = (typeof SYNCHRONOUS_MODES)[number];
+
+export interface SqliteStoreOptions {
+  /** Database file, or `:memory:`. */
+  readonly databasePath: string;
+  /** @default 'state' */
+  readonly tableName: string;
+  /**
+   * @default 'NORMAL' — in WAL mode every committed write survives a crash (kill -9) of the process; only a power
+   * loss or OS crash can drop the last commits. `FULL` also survives those, at the price of an fsync per write
+   * (which blocks the event loop, since better-sqlite3 is synchronous).
+   */
+  readonly synchronous: SqliteSynchronous;
+  /** How long a write waits for another process holding the database lock. @default 5000 */
+  readonly busyTimeoutMs: number;
+}
+
+/**
+ * Reads `state.sqlite` metadata: `databasePath` (or `connectionString`, a path, relative to the data dir),
+ * default `<dataDir>/<componentName>.db`; `tableName`; `synchronous`; `busyTimeout` (ms).
+ */
+export function sqliteOptionsFromMetadata(get: (name: string) => string | undefined, ctx: { componentName: string; dataDir: string }): SqliteStoreOptions {
+  const file = get('databasePath') || get('connectionString') || `${ctx.componentName}.db`;
+  const databasePath = file === ':memory:' ? file : path.resolve(ctx.dataDir, file.replace(/^file:/, ''));
+  const synchronous = (get('synchronous') || 'NORMAL').toUpperCase();
+  if (!(SYNCHRONOUS_MODES as readonly string[]).includes(synchronous)) {
+    throw new RuntimeError('ERR_COMPONENT_SPEC_INVALID', `metadata synchronous '${synchronous}' must be one of ${SYNCHRONOUS_MODES.join(', ')}`);
+  }
+  const busy = Number(get('busyTimeout') || 5000);
+  if (!Number.isInteger(busy) || busy < 0) throw new RuntimeError('ERR_COMPONENT_SPEC_INVALID', `metadata busyTimeout '${get('busyTimeout')}' must be milliseconds`);
+  return { databasePath, tableName: get('tableName') || 'state', synchronous: synchronous as SqliteSynchronous, busyTimeoutMs: busy };
+}
+
+interface Row {
+  value: Buffer;
+  version: number;
+}
+
+/** `state.sqlite`: the embedded default, one file in WAL mode. Every batch runs in one IMMEDIATE transaction. */
+export class SqliteStateStore extends VersionedStateStore {
+  readonly #db: Database.Database;
+  readonly #select: Database.Statement<[string], Row>;
+  readonly #version: Database.Statement<[string], { version: number }>;
+  readonly #upsert: Database.Statement<[string, Buffer, number, number]>;
+  readonly #remove: Database.Statement<[string]>;
+  readonly #apply: Database.Transaction<(writes: readonly PlannedWrite[]) => void>;
+
+  private constructor(db: Database.Database, table: string) {
+    super();
+    this.#db = db;
+    this.#select = db.prepare(`SELECT value, version FROM ${table} WHERE key = ?`);
+    this.#version = db.prepare(`SELECT version FROM ${table} WHERE key = ?`);
+    this.#upsert = db.prepare(
+      `INSERT INTO ${table} (key, value, version, update_time) VALUES (?, ?, ?, ?)
+       ON CONFLICT (key) DO UPDATE SET value = excluded.value, version = excluded.version, update_time = excluded.update_time`,
+    );
+    this.#remove = db.prepare(`DELETE FROM ${table} WHERE key = ?`);
+    this.#apply = db.transaction((writes: readonly PlannedWrite[]) => {
+      const now = Date.now();
+      applyInOrder(writes, {
+        version: (key) => this.#version.get(key)?.version,
+        put: (key, value, version) => void this.#upsert.run(key, value, version, now),
+        remove: (key) => void this.#remove.run(key),
+      });
+    });
+  }
+
+  /** Opens (creating when missing) the database file and its table. */
+  static open(opts: SqliteStoreOptions): Promise<SqliteStateStore> {
+    const table = quotedTableName(opts.tableName, { allowSchema: false });
+    if (opts.databasePath !== ':memory:') mkdirSync(path.dirname(opts.databasePath), { recursive: true });
+    let db: Database.Database | undefined;
+    try {
+      db = new Database(opts.databasePath);
+      db.pragma(`busy_timeout = ${opts.busyTimeoutMs}`);
+      db.pragma('journal_mode = WAL');
+      db.pragma(`synchronous = ${opts.synchronous}`);
+      db.exec(`CREATE TABLE IF NOT EXISTS ${table} (
+        key TEXT NOT NULL PRIMARY KEY,
+        value BLOB NOT NULL,
+        version INTEGER NOT NULL,
+        update_time INTEGER NOT NULL
+      )`);
+      return Promise.resolve(new SqliteStateStore(db, table));
+    } catch (err) {
+      db?.close();
+      return Promise.reject(new Error(`cannot open SQLite database ${opts.databasePath}: ${(err as Error).message}`, { cause: err }));
+    }
+  }
+
+  protected read(key: string): Promise<StoredValue | undefined> {
+    return Promise.resolve(this.#select.get(key));
+  }
+
+  protected readMany(keys: readonly string[]): Promise<(StoredValue | undefined)[]> {
+    // One read transaction, so a bulk get sees a single snapshot.
+    return Promise.resolve(this.#db.transaction(() => keys.map((k) => this.#select.get(k)))());
+  }
+
+  protected applyAtomically(writes: readonly PlannedWrite[]): Promise<void> {
+    try {
+      this.#apply.immediate(writes);
+      return Promise.resolve();
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
+  }
+
+  close(): Promise<void> {
+    if (this.#db.open) this.#db.close();
+    return Promise.resolve();
+  }
+}

@@ -1,0 +1,74 @@
+import { formatEtag, planDelete, planOperations, planSet, type PlannedWrite } from './write-plan.js';
+import type {
+  BulkGetItem,
+  DeleteRequest,
+  GetRequest,
+  GetResponse,
+  SetRequest,
+  StateFeature,
+  StateMetadata,
+  TransactionOperation,
+  TransactionalStateStore,
+} from './store.js';
+
+export interface StoredValue {
+  readonly value: Buffer;
+  /** Stores keep versions as numbers or numeric strings (PostgreSQL BIGINT). */
+  readonly version: number | string;
+}
+
+const BUILT_IN_FEATURES: readonly StateFeature[] = ['ETAG', 'TRANSACTIONAL', 'ACTOR'];
+
+/**
+ * The shared shape of every built-in store: a key → (value, version) map. Subclasses read and apply planned
+ * writes atomically; the API surface, ETag rules and bulk semantics live here once.
+ */
+export abstract class VersionedStateStore implements TransactionalStateStore {
+  protected abstract read(key: string): Promise<StoredValue | undefined>;
+  /** Same order and length as `keys`. */
+  protected abstract readMany(keys: readonly string[]): Promise<(StoredValue | undefined)[]>;
+  /** Applies every write in order, or none (throws `StateEtagError('mismatch')` on a failed condition). */
+  protected abstract applyAtomically(writes: readonly PlannedWrite[]): Promise<void>;
+  abstract close(): Promise<void>;
+
+  features(): readonly StateFeature[] {
+    return BUILT_IN_FEATURES;
+  }
+
+  async get(req: GetRequest): Promise<GetResponse | undefined> {
+    const found = await this.read(req.key);
+    return found && { data: found.value, etag: formatEtag(found.version) };
+  }
+
+  async bulkGet(reqs: readonly GetRequest[]): Promise<BulkGetItem[]> {
+    if (reqs.length === 0) return [];
+    const found = await this.readMany(reqs.map((r) => r.key));
+    return reqs.map((r, i) => {
+      const item = found[i];
+      return item ? { key: r.key, data: item.value, etag: formatEtag(item.version) } : { key: r.key };
+    });
+  }
+
+  set(req: SetRequest): Promise<void> {
+    return this.applyAtomically([planSet(req)]);
+  }
+
+  delete(req: DeleteRequest): Promise<void> {
+    return this.applyAtomically([planDelete(req)]);
+  }
+
+  async bulkSet(reqs: readonly SetRequest[]): Promise<void> {
+    const writes = reqs.map(planSet);
+    if (writes.length > 0) await this.applyAtomically(writes);
+  }
+
+  async bulkDelete(reqs: readonly DeleteRequest[]): Promise<void> {
+    const writes = reqs.map(planDelete);
+    if (writes.length > 0) await this.applyAtomically(writes);
+  }
+
+  async transact(ops: readonly TransactionOperation[], _metadata?: StateMetadata): Promise<void> {
+    const writes = planOperations(ops);
+    if (writes.length > 0) await this.applyAtomically(writes);
+  }
+}

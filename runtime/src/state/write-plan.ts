@@ -1,0 +1,92 @@
+/**
+ * ETag and concurrency rules, written once for every built-in store. A request becomes a `PlannedWrite` whose
+ * `condition` says what must hold about the key's current version; stores only evaluate conditions. ETags are
+ * the decimal version numbers the stores issue, so anything else is an invalid ETag.
+ */
+import { StateEtagError, type DeleteRequest, type SetRequest, type TransactionOperation } from './store.js';
+
+/** What must hold about a key's current version for a write to go ahead. */
+export type WriteCondition =
+  | { readonly kind: 'any' }
+  | { readonly kind: 'absent' }
+  | { readonly kind: 'version'; readonly version: number };
+
+/** A delete never requires absence: first-write only matters for deletes that carry an ETag. */
+export type DeleteCondition = Exclude<WriteCondition, { kind: 'absent' }>;
+
+export type PlannedWrite =
+  | { readonly kind: 'set'; readonly key: string; readonly value: Buffer; readonly condition: WriteCondition }
+  | { readonly kind: 'delete'; readonly key: string; readonly condition: DeleteCondition };
+
+/** Versions start at 1; 15 digits keep every version a safe integer in JavaScript and in Lua. */
+const ETAG_PATTERN = /^[1-9][0-9]{0,14}$/;
+
+export function formatEtag(version: number | string): string {
+  return String(version);
+}
+
+function versionFromEtag(key: string, etag: string): number {
+  if (!ETAG_PATTERN.test(etag)) throw new StateEtagError('invalid', key, `invalid etag value for key ${key}: '${etag}' is not an etag issued by this store`);
+  return Number(etag);
+}
+
+/** An empty ETag means "no ETag", as in the reference system (`HasETag`). */
+function hasEtag(etag: string | undefined): etag is string {
+  return etag !== undefined && etag !== '';
+}
+
+export function planSet(req: SetRequest): PlannedWrite {
+  const condition: WriteCondition = hasEtag(req.etag)
+    ? { kind: 'version', version: versionFromEtag(req.key, req.etag) }
+    : req.options?.concurrency === 'first-write'
+      ? { kind: 'absent' }
+      : { kind: 'any' };
+  return { kind: 'set', key: req.key, value: req.value, condition };
+}
+
+export function planDelete(req: DeleteRequest): PlannedWrite {
+  const condition: DeleteCondition = hasEtag(req.etag) ? { kind: 'version', version: versionFromEtag(req.key, req.etag) } : { kind: 'any' };
+  return { kind: 'delete', key: req.key, condition };
+}
+
+/** Plans every operation before any is applied, so an invalid ETag anywhere rejects the whole batch untouched. */
+export function planOperations(ops: readonly TransactionOperation[]): PlannedWrite[] {
+  return ops.map((op) => (op.operation === 'upsert' ? planSet(op.request) : planDelete(op.request)));
+}
+
+export function conditionHolds(condition: WriteCondition, currentVersion: number | undefined): boolean {
+  switch (condition.kind) {
+    case 'any':
+      return true;
+    case 'absent':
+      return currentVersion === undefined;
+    case 'version':
+      return currentVersion === condition.version;
+  }
+}
+
+export function mismatch(write: PlannedWrite): StateEtagError {
+  return write.condition.kind === 'absent'
+    ? new StateEtagError('mismatch', write.key, `key ${write.key} already exists (first-write concurrency without an etag)`)
+    : new StateEtagError('mismatch', write.key);
+}
+
+/** A key space a synchronous store exposes to `applyInOrder`; the caller provides atomicity (transaction or staging). */
+export interface VersionedKeySpace {
+  version(key: string): number | undefined;
+  put(key: string, value: Buffer, version: number): void;
+  remove(key: string): void;
+}
+
+/**
+ * Applies writes one after another, each seeing the effect of the ones before it; throws a mismatch at the
+ * first failed condition (the caller then discards everything, which makes the batch atomic).
+ */
+export function applyInOrder(writes: readonly PlannedWrite[], space: VersionedKeySpace): void {
+  for (const write of writes) {
+    const current = space.version(write.key);
+    if (!conditionHolds(write.condition, current)) throw mismatch(write);
+    if (write.kind === 'set') space.put(write.key, write.value, (current ?? 0) + 1);
+    else if (current !== undefined) space.remove(write.key);
+  }
+}
