@@ -56,6 +56,22 @@ export const ERROR_CODES = {
   ERR_PURGE_WORKFLOW: { http: 500, grpc: GrpcStatus.INTERNAL },
   ERR_PURGE_WORKFLOW_NOT_COMPLETED: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION },
 
+  // Actors
+  ERR_ACTOR_RUNTIME_NOT_FOUND: { http: 500, grpc: GrpcStatus.FAILED_PRECONDITION },
+  ERR_ACTOR_RUNTIME_STOPPING: { http: 503, grpc: GrpcStatus.UNAVAILABLE },
+  ERR_ACTOR_STATE_STORE_INVALID: { http: 500, grpc: GrpcStatus.FAILED_PRECONDITION },
+  ERR_ACTOR_INSTANCE_MISSING: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT },
+  ERR_ACTOR_INVOKE_METHOD: { http: 500, grpc: GrpcStatus.INTERNAL },
+  ERR_ACTOR_STATE_GET: { http: 500, grpc: GrpcStatus.INTERNAL },
+  ERR_ACTOR_STATE_TRANSACTION_SAVE: { http: 500, grpc: GrpcStatus.INTERNAL },
+  ERR_ACTOR_REMINDER_CREATE: { http: 500, grpc: GrpcStatus.INTERNAL },
+  ERR_ACTOR_REMINDER_GET: { http: 500, grpc: GrpcStatus.INTERNAL },
+  ERR_ACTOR_REMINDER_DELETE: { http: 500, grpc: GrpcStatus.INTERNAL },
+  ERR_ACTOR_REMINDER_NON_EXISTENT: { http: 404, grpc: GrpcStatus.NOT_FOUND },
+  ERR_ACTOR_TIMER_CREATE: { http: 500, grpc: GrpcStatus.INTERNAL },
+  ERR_ACTOR_TIMER_DELETE: { http: 500, grpc: GrpcStatus.INTERNAL },
+  ERR_ACTOR_APP_CONFIG: { http: 500, grpc: GrpcStatus.UNAVAILABLE },
+
   // Configuration
   ERR_CONFIG_INVALID: { http: 500, grpc: GrpcStatus.INVALID_ARGUMENT },
 } as const satisfies Record<string, { http: number; grpc: GrpcStatus }>;
