@@ -1,4 +1,4 @@
-import { promises as fs } from 'node:fs';
+import { promises as fs, type Dirent } from 'node:fs';
 import path from 'node:path';
 import * as yaml from 'js-yaml';
 import { RuntimeError } from '../errors/runtime-error.js';
@@ -12,7 +12,7 @@ const YAML_FILE = /\.ya?ml$/i;
 export async function readComponentSpecs(folders: readonly string[], log: Logger): Promise<ComponentSpec[]> {
   const specs: ComponentSpec[] = [];
   for (const folder of folders) {
-    let entries: import('node:fs').Dirent[];
+    let entries: Dirent[];
     try {
       entries = await fs.readdir(folder, { withFileTypes: true });
     } catch (err) {

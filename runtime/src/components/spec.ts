@@ -78,6 +78,7 @@ export function parseComponentSpec(doc: unknown, source: string): ComponentSpec 
   let initTimeoutMs: number | undefined;
   if (spec.initTimeout !== undefined) {
     try {
+      if (typeof spec.initTimeout !== 'string' && typeof spec.initTimeout !== 'number') throw new Error('must be a duration such as 5s');
       initTimeoutMs = parseDuration(String(spec.initTimeout));
     } catch (err) {
       fail(source, 'spec.initTimeout', (err as Error).message);
@@ -96,15 +97,13 @@ export function parseComponentSpec(doc: unknown, source: string): ComponentSpec 
     });
   }
 
-  let scopes: string[] = [];
-  if (doc.scopes !== undefined && doc.scopes !== null) {
-    if (!Array.isArray(doc.scopes) || doc.scopes.some((s) => typeof s !== 'string')) fail(source, 'scopes', 'must be a list of app ids');
-    scopes = doc.scopes as string[];
-  }
+  const rawScopes: unknown = doc.scopes ?? [];
+  if (!Array.isArray(rawScopes) || rawScopes.some((s) => typeof s !== 'string')) fail(source, 'scopes', 'must be a list of app ids');
+  const scopes = rawScopes as string[];
 
   return {
     name,
-    namespace: meta.namespace as string | undefined,
+    namespace: meta.namespace,
     annotations: stringMap(source, 'metadata.annotations', meta.annotations),
     type,
     category: category as ComponentCategory,

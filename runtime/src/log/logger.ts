@@ -18,7 +18,8 @@ function readableStream(out: NodeJS.WritableStream): Writable {
           const fields = Object.entries(rest).map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`);
           const stamp = new Date(Number(time)).toISOString().slice(11, 23);
           const lvl = String(level).toUpperCase().padEnd(5);
-          out.write(`${stamp} ${lvl} ${scope ? `[${String(scope)}] ` : ''}${String(msg ?? '')}${fields.length ? '  ' + fields.join(' ') : ''}\n`);
+          const text = (v: unknown) => (typeof v === 'string' ? v : v === undefined ? '' : JSON.stringify(v));
+          out.write(`${stamp} ${lvl} ${scope ? `[${text(scope)}] ` : ''}${text(msg)}${fields.length ? '  ' + fields.join(' ') : ''}\n`);
         } catch {
           out.write(line + '\n');
         }

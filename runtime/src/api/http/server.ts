@@ -13,7 +13,8 @@ export class HttpApiServer {
   ) {}
 
   async start(): Promise<number> {
-    const server = http.createServer(this.app.callback());
+    const handler = this.app.callback();
+    const server = http.createServer((req, res) => void handler(req, res));
     server.keepAliveTimeout = 65_000;
     this.#server = server;
     await new Promise<void>((resolve, reject) => {
