@@ -56,8 +56,7 @@ export const ERROR_CODES = {
   ERR_PURGE_WORKFLOW: { http: 500, grpc: GrpcStatus.INTERNAL },
   ERR_PURGE_WORKFLOW_NOT_COMPLETED: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION },
 
-  // Actors
-  ERR_ACTOR_RUNTIME_NOT_FOUND: { http: 500, grpc: GrpcStatus.FAILED_PRECONDITION },
+  // Actors (ERR_ACTOR_RUNTIME_NOT_FOUND is listed with the workflow codes)
   ERR_ACTOR_RUNTIME_STOPPING: { http: 503, grpc: GrpcStatus.UNAVAILABLE },
   ERR_ACTOR_STATE_STORE_INVALID: { http: 500, grpc: GrpcStatus.FAILED_PRECONDITION },
   ERR_ACTOR_INSTANCE_MISSING: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT },
