@@ -2,3 +2,4 @@ export * from './proto-root.js';
 export * from './components.js';
 export * from './reflection.js';
 export * from './rich-status.js';
+export * from './durabletask.js';

@@ -1,0 +1,51 @@
+/**
+ * The Durable Task sidecar protocol (`TaskHubSidecarService`, no proto package), spoken by the workflow SDKs on
+ * svcd's gRPC API port. Message types are re-exported so the runtime converts to and from the wire in one place.
+ */
+import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
+import path from 'node:path';
+import type { ProtoGrpcType } from './gen/orchestrator_service.js';
+import { LOADER_OPTIONS } from './proto-root.js';
+
+export type { HistoryEvent, HistoryEvent__Output } from './gen/HistoryEvent.js';
+export type { OrchestratorAction__Output } from './gen/OrchestratorAction.js';
+export type { OrchestratorRequest } from './gen/OrchestratorRequest.js';
+export type { OrchestratorResponse__Output } from './gen/OrchestratorResponse.js';
+export type { ActivityRequest } from './gen/ActivityRequest.js';
+export type { ActivityResponse__Output } from './gen/ActivityResponse.js';
+export type { WorkItem } from './gen/WorkItem.js';
+export type { TaskFailureDetails, TaskFailureDetails__Output } from './gen/TaskFailureDetails.js';
+export type { OrchestrationState } from './gen/OrchestrationState.js';
+export type { OrchestrationStatus } from './gen/OrchestrationStatus.js';
+export type { CreateInstanceRequest__Output } from './gen/CreateInstanceRequest.js';
+export type { CreateInstanceResponse } from './gen/CreateInstanceResponse.js';
+export type { GetInstanceRequest__Output } from './gen/GetInstanceRequest.js';
+export type { GetInstanceResponse } from './gen/GetInstanceResponse.js';
+export type { RaiseEventRequest__Output } from './gen/RaiseEventRequest.js';
+export type { TerminateRequest__Output } from './gen/TerminateRequest.js';
+export type { SuspendRequest__Output } from './gen/SuspendRequest.js';
+export type { ResumeRequest__Output } from './gen/ResumeRequest.js';
+export type { PurgeInstancesRequest__Output } from './gen/PurgeInstancesRequest.js';
+export type { PurgeInstancesResponse } from './gen/PurgeInstancesResponse.js';
+export type { Timestamp, Timestamp__Output } from './gen/google/protobuf/Timestamp.js';
+export type { TaskHubSidecarServiceClient } from './gen/TaskHubSidecarService.js';
+
+export const DURABLETASK_PROTO_FILE = path.join('durabletask', 'orchestrator_service.proto');
+
+export interface DurableTaskProto {
+  /** For `addService` and reflection. */
+  readonly definition: protoLoader.PackageDefinition;
+  readonly grpc: ProtoGrpcType;
+}
+
+let cache: DurableTaskProto | undefined;
+
+/** Loaded once per process. The service path is `/TaskHubSidecarService/<Rpc>`. */
+export function loadDurableTaskProto(): DurableTaskProto {
+  if (!cache) {
+    const definition = protoLoader.loadSync(DURABLETASK_PROTO_FILE, LOADER_OPTIONS);
+    cache = { definition, grpc: grpc.loadPackageDefinition(definition) as unknown as ProtoGrpcType };
+  }
+  return cache;
+}
