@@ -1,0 +1,40 @@
+import type { WorkflowInstance } from './engine.js';
+
+/** Prefix of the free-form `properties` of the Get response (`svc.workflow.input`, ...). */
+const PROPERTY_PREFIX = 'svc.workflow.';
+
+export interface WorkflowInstanceView {
+  instanceID: string;
+  workflowName?: string;
+  createdAt: string;
+  lastUpdatedAt: string;
+  runtimeStatus: string;
+  properties: Record<string, string>;
+}
+
+/**
+ * The Get workflow body (brief §2.1). Absent values are omitted rather than sent as "" so a client can tell
+ * "no input" from "empty input"; a FAILED instance reports its failure, never a stale output.
+ */
+export function instanceView(instance: WorkflowInstance): WorkflowInstanceView {
+  const properties: Record<string, string> = {};
+  const put = (key: string, value: string | undefined) => {
+    if (value !== undefined) properties[PROPERTY_PREFIX + key] = value;
+  };
+  put('input', instance.input);
+  if (instance.failureDetails === undefined) put('output', instance.output);
+  put('custom_status', instance.customStatus);
+  if (instance.failureDetails !== undefined) {
+    put('failure.error_type', instance.failureDetails.errorType);
+    put('failure.error_message', instance.failureDetails.errorMessage);
+    put('failure.stack_trace', instance.failureDetails.stackTrace);
+  }
+  return {
+    instanceID: instance.instanceId,
+    ...(instance.name === '' ? {} : { workflowName: instance.name }),
+    createdAt: instance.createdAt.toISOString(),
+    lastUpdatedAt: instance.lastUpdatedAt.toISOString(),
+    runtimeStatus: instance.runtimeStatus,
+    properties,
+  };
+}

@@ -1,0 +1,97 @@
+import { RuntimeError } from '../../src/errors/runtime-error.js';
+import { isTerminalStatus, type StartWorkflowRequest, type WorkflowEngine, type WorkflowInstance } from '../../src/workflow/engine.js';
+
+/** Runs `fn` as a promise, so a synchronous throw becomes a rejection like the real engine's. */
+function settle<T>(fn: () => T): Promise<T> {
+  return new Promise<T>((resolve) => resolve(fn()));
+}
+
+/**
+ * In-memory stand-in for the engine, for the HTTP route unit tests only (the e2e suites run the real engine). It
+ * records every call so tests can assert that a rejected request never reached the engine.
+ */
+export class FakeWorkflowEngine implements WorkflowEngine {
+  readonly instances = new Map<string, WorkflowInstance>();
+  readonly calls: string[] = [];
+  readonly events: { instanceId: string; name: string; data: string | undefined }[] = [];
+  /** When set, every call rejects with it (a runtime failure that is not a catalogued error). */
+  failWith: Error | undefined;
+
+  private enter(op: string, instanceId: string): WorkflowInstance | undefined {
+    this.calls.push(`${op}:${instanceId}`);
+    if (this.failWith) throw this.failWith;
+    return this.instances.get(instanceId);
+  }
+
+  private existing(op: string, instanceId: string): WorkflowInstance {
+    const instance = this.enter(op, instanceId);
+    if (!instance) throw new RuntimeError('ERR_INSTANCE_ID_NOT_FOUND', `no instance ${instanceId}`);
+    return instance;
+  }
+
+  start(req: StartWorkflowRequest): Promise<string> {
+    return settle(() => {
+      const id = req.instanceId ?? 'generated';
+      const existing = this.enter('start', id);
+      if (existing && !isTerminalStatus(existing.runtimeStatus)) throw new RuntimeError('ERR_WORKFLOW_ALREADY_EXISTS', `instance ${id} is running`);
+      const now = new Date();
+      this.instances.set(id, { instanceId: id, name: req.name, runtimeStatus: 'PENDING', createdAt: now, lastUpdatedAt: now, input: req.input });
+      return id;
+    });
+  }
+
+  get(instanceId: string): Promise<WorkflowInstance | undefined> {
+    return settle(() => {
+      return this.enter('get', instanceId);
+    });
+  }
+
+  raiseEvent(instanceId: string, name: string, data?: string): Promise<void> {
+    return settle(() => {
+      this.existing('raiseEvent', instanceId);
+      this.events.push({ instanceId, name, data });
+    });
+  }
+
+  terminate(instanceId: string): Promise<void> {
+    return settle(() => {
+      const instance = this.existing('terminate', instanceId);
+      if (!isTerminalStatus(instance.runtimeStatus)) instance.runtimeStatus = 'TERMINATED';
+    });
+  }
+
+  suspend(instanceId: string): Promise<void> {
+    return settle(() => {
+      const instance = this.existing('suspend', instanceId);
+      if (instance.runtimeStatus === 'RUNNING') instance.runtimeStatus = 'SUSPENDED';
+    });
+  }
+
+  resume(instanceId: string): Promise<void> {
+    return settle(() => {
+      const instance = this.existing('resume', instanceId);
+      if (instance.runtimeStatus === 'SUSPENDED') instance.runtimeStatus = 'RUNNING';
+    });
+  }
+
+  purge(instanceId: string): Promise<number> {
+    return settle(() => {
+      const instance = this.existing('purge', instanceId);
+      if (!isTerminalStatus(instance.runtimeStatus)) throw new RuntimeError('ERR_PURGE_WORKFLOW', 'not completed');
+      this.instances.delete(instanceId);
+      return 1;
+    });
+  }
+
+  waitUntil(): Promise<WorkflowInstance | undefined> {
+    return Promise.reject(new Error('not used by the HTTP API'));
+  }
+
+  waitForStart(): Promise<WorkflowInstance | undefined> {
+    return Promise.reject(new Error('not used by the HTTP API'));
+  }
+
+  waitForCompletion(): Promise<WorkflowInstance | undefined> {
+    return Promise.reject(new Error('not used by the HTTP API'));
+  }
+}
