@@ -1,0 +1,45 @@
+/**
+ * Store key layout of the actor runtime (docs/actors.md §State layout).
+ *
+ *   <appId>||<actorType>||<actorId>||<key>            one actor state key (the layout Dapr uses)
+ *   <appId>|||reminders||<actorType>||meta             reminder partition count of a type (absent: no reminders)
+ *   <appId>|||reminders||<actorType>||<n>              reminder partition n of a type: every reminder of the
+ *                                                      actors whose id hashes to n, one JSON document
+ *
+ * Actor types may not contain '|', so the reminder keys (`|||`) never collide with a state key.
+ */
+import { createHash } from 'node:crypto';
+import { RuntimeError } from '../errors/runtime-error.js';
+
+export const REMINDER_PARTITIONS = 64;
+
+export function assertValidActorType(type: string): void {
+  if (type === '' || type.includes('|') || type.includes('/')) {
+    throw new RuntimeError('ERR_MALFORMED_REQUEST', `invalid actor type '${type}': must be non-empty without '|' or '/'`);
+  }
+}
+
+export function assertValidActorId(id: string): void {
+  if (id === '' || id.includes('||')) throw new RuntimeError('ERR_MALFORMED_REQUEST', `invalid actor id '${id}': must be non-empty without '||'`);
+}
+
+export class ActorKeys {
+  constructor(private readonly appId: string) {}
+
+  state(type: string, id: string, key: string): string {
+    return `${this.appId}||${type}||${id}||${key}`;
+  }
+
+  reminderMeta(type: string): string {
+    return `${this.appId}|||reminders||${type}||meta`;
+  }
+
+  reminderPartition(type: string, partition: number): string {
+    return `${this.appId}|||reminders||${type}||${partition}`;
+  }
+}
+
+/** Stable across processes and versions: the partition of an actor's reminders must not move on restart. */
+export function reminderPartitionOf(actorId: string, partitions: number): number {
+  return createHash('sha1').update(actorId).digest().readUInt32BE(0) % partitions;
+}

@@ -1,0 +1,353 @@
+import type { Registry } from 'prom-client';
+import { RuntimeError, ensureError } from '../errors/runtime-error.js';
+import type { Logger } from '../log/logger.js';
+import type { TransactionalStateStore } from '../state/store.js';
+import { Activation, type ActivationHost, type Turn } from './activation.js';
+import { RealClock } from './clock.js';
+import { ActorKeys, assertValidActorId, assertValidActorType } from './keys.js';
+import { ActorMetrics, type TurnKind } from './metrics.js';
+import { SingleHostPlacement } from './placement.js';
+import { ReminderScheduler, type ScheduledFire } from './reminder-scheduler.js';
+import { afterFire, isExpired, reminderRecord } from './reminder-schedule.js';
+import { ReminderTable, type ReminderChange, type StoredReminder } from './reminder-table.js';
+import { ActorStateCache } from './state-cache.js';
+import { TurnContext } from './turn-context.js';
+import type {
+  ActorFactory,
+  ActorRuntime,
+  ActorStateOperation,
+  ActorTypeOptions,
+  ActorTypeStatus,
+  Clock,
+  Placement,
+  ReminderInfo,
+  ReminderOptions,
+  TimerOptions,
+} from './types.js';
+
+export const DEFAULT_ACTOR_IDLE_TIMEOUT_MS = 60 * 60_000;
+const RETRY_FIRST_MS = 100;
+const RETRY_MAX_MS = 5_000;
+
+export interface LocalActorRuntimeOptions {
+  readonly appId: string;
+  readonly store: TransactionalStateStore;
+  readonly log: Logger;
+  readonly metrics: Registry;
+  readonly clock?: Clock;
+  readonly placement?: Placement;
+  /** Default idle time before deactivation (`--actor-idle-timeout`). */
+  readonly idleTimeoutMs?: number;
+}
+
+interface RegisteredType {
+  readonly factory: ActorFactory;
+  readonly idleTimeoutMs: number;
+}
+
+const actorKey = (type: string, id: string) => `${type}||${id}`;
+
+/**
+ * The single-process actor runtime: activations, turns and their commits, idle deactivation, and the durable
+ * reminder scheduler. See types.ts for the contract and docs/actors.md for the guarantees.
+ */
+export class LocalActorRuntime implements ActorRuntime, ActivationHost {
+  readonly clock: Clock;
+  readonly #store: TransactionalStateStore;
+  readonly #log: Logger;
+  readonly #keys: ActorKeys;
+  readonly #placement: Placement;
+  readonly #idleTimeoutMs: number;
+  readonly #types = new Map<string, RegisteredType>();
+  readonly #actors = new Map<string, Activation>();
+  readonly #deactivating = new Map<string, Promise<void>>();
+  readonly #reminders: ReminderTable;
+  readonly #scheduler: ReminderScheduler;
+  readonly #metrics: ActorMetrics;
+  readonly #retryAttempts = new Map<string, number>();
+  readonly #loadingTypes = new Set<Promise<void>>();
+  #started = false;
+  #stopping = false;
+
+  constructor(opts: LocalActorRuntimeOptions) {
+    this.clock = opts.clock ?? new RealClock();
+    this.#store = opts.store;
+    this.#log = opts.log;
+    this.#keys = new ActorKeys(opts.appId);
+    this.#placement = opts.placement ?? new SingleHostPlacement();
+    this.#idleTimeoutMs = opts.idleTimeoutMs ?? DEFAULT_ACTOR_IDLE_TIMEOUT_MS;
+    this.#reminders = new ReminderTable(opts.store, this.#keys);
+    this.#scheduler = new ReminderScheduler(this.clock, (fire) => this.#dispatchReminder(fire));
+    this.#metrics = new ActorMetrics(opts.metrics, () => this.status());
+  }
+
+  registerType(type: string, factory: ActorFactory, opts: ActorTypeOptions = {}): void {
+    assertValidActorType(type);
+    if (this.#types.has(type)) throw new RuntimeError('ERR_MALFORMED_REQUEST', `actor type ${type} is already registered`);
+    this.#types.set(type, { factory, idleTimeoutMs: opts.idleTimeoutMs ?? this.#idleTimeoutMs });
+    if (this.#started) this.#trackLoad(this.#loadReminders(type));
+  }
+
+  registeredTypes(): string[] {
+    return [...this.#types.keys()];
+  }
+
+  async start(): Promise<void> {
+    await this.#placement.start();
+    this.#started = true;
+    await Promise.all([...this.#types.keys()].map((t) => this.#loadReminders(t)));
+    this.#scheduler.start();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopping = true;
+    this.#scheduler.stop();
+    await Promise.allSettled([...this.#loadingTypes]);
+    // Drain: queued turns finish (their callers get answers), then every actor is deactivated.
+    await Promise.all([...this.#actors.values()].map((a) => a.whenIdle()));
+    await Promise.all([...this.#actors.values()].map((a) => this.#deactivate(a)));
+    await Promise.all([...this.#deactivating.values()]);
+    await this.#placement.stop();
+    this.#started = false;
+  }
+
+  activeCount(type: string): number {
+    let n = 0;
+    for (const a of this.#actors.values()) if (a.type === type) n++;
+    return n;
+  }
+
+  status(): ActorTypeStatus[] {
+    const counts = new Map<string, number>([...this.#types.keys()].map((t) => [t, 0]));
+    for (const a of this.#actors.values()) counts.set(a.type, (counts.get(a.type) ?? 0) + 1);
+    return [...counts].map(([type, count]) => ({ type, count }));
+  }
+
+  invoke(type: string, id: string, method: string, data?: Buffer): Promise<Buffer | undefined> {
+    return this.#enqueue(type, id, 'method', (ctx) => ctx.actorInvoke(method, data));
+  }
+
+  async createReminder(type: string, id: string, name: string, opts: ReminderOptions): Promise<void> {
+    this.#requireType(type, id);
+    await this.#commitReminders(type, id, [{ name, reminder: reminderRecord(opts, this.clock.now()) }], []);
+  }
+
+  async deleteReminder(type: string, id: string, name: string): Promise<void> {
+    this.#requireType(type, id);
+    await this.#commitReminders(type, id, [{ name, reminder: null }], []);
+  }
+
+  async getReminder(type: string, id: string, name: string): Promise<ReminderInfo | undefined> {
+    this.#requireType(type, id);
+    const stored = await this.#reminders.get(type, id, name);
+    if (!stored) return undefined;
+    const { generation: _generation, ...info } = stored;
+    return info;
+  }
+
+  async createTimer(type: string, id: string, name: string, opts: TimerOptions): Promise<void> {
+    await this.#enqueue(type, id, 'method', async (ctx) => {
+      ctx.createTimer(name, opts);
+      return undefined;
+    });
+  }
+
+  async deleteTimer(type: string, id: string, name: string): Promise<void> {
+    this.#requireType(type, id);
+    this.#actors.get(actorKey(type, id))?.clearTimer(name);
+  }
+
+  async getState(type: string, id: string, key: string): Promise<Buffer | undefined> {
+    this.#requireType(type, id);
+    const active = this.#actors.get(actorKey(type, id));
+    if (active) return active.cache.get(key);
+    return (await this.#store.get({ key: this.#keys.state(type, id, key) }))?.data;
+  }
+
+  async applyState(type: string, id: string, ops: readonly ActorStateOperation[]): Promise<void> {
+    this.#requireType(type, id);
+    const writes = new Map<string, Buffer | null>();
+    for (const op of ops) writes.set(op.key, op.operation === 'upsert' ? op.value : null);
+    const cache = this.#actors.get(actorKey(type, id))?.cache ?? this.#cacheFor(type, id);
+    await this.#store.transact(cache.toOperations(writes));
+    this.#actors.get(actorKey(type, id))?.cache.apply(writes);
+  }
+
+  // ---- ActivationHost ----
+
+  async runTurn(activation: Activation, turn: Turn): Promise<Buffer | undefined> {
+    // Latency is real elapsed time even under a fake clock: it measures work, not schedule.
+    const startedAt = performance.now();
+    const ctx = new TurnContext(activation, this.clock, this.#reminders);
+    let ok = false;
+    try {
+      const result = await turn.body(ctx);
+      await this.#commitTurn(activation, ctx);
+      ok = true;
+      return result;
+    } finally {
+      this.#metrics.turn(activation.type, turn.kind, ok, performance.now() - startedAt);
+    }
+  }
+
+  becameIdle(activation: Activation): void {
+    if (activation.closed || activation.idleTimer !== undefined) return;
+    const idleMs = this.#types.get(activation.type)?.idleTimeoutMs ?? this.#idleTimeoutMs;
+    const wait = activation.lastActive + idleMs - this.clock.now();
+    activation.idleTimer = this.clock.setTimeout(() => {
+      activation.idleTimer = undefined;
+      if (activation.closed || !activation.idle) return;
+      if (this.clock.now() - activation.lastActive >= idleMs) void this.#deactivate(activation);
+      else this.becameIdle(activation);
+    }, Math.max(0, wait));
+  }
+
+  timerFailed(activation: Activation, name: string, err: unknown): void {
+    this.#log.warn({ actorType: activation.type, actorId: activation.id, timer: name, err: ensureError(err).message }, 'actor timer callback failed');
+  }
+
+  // ---- internals ----
+
+  #requireType(type: string, id: string): RegisteredType {
+    assertValidActorId(id);
+    const reg = this.#types.get(type);
+    if (!reg) throw new RuntimeError('ERR_ACTOR_INSTANCE_MISSING', `actor type ${type} is not registered in this app`);
+    return reg;
+  }
+
+  #cacheFor(type: string, id: string): ActorStateCache {
+    return new ActorStateCache(this.#store, (key) => this.#keys.state(type, id, key));
+  }
+
+  #enqueue(type: string, id: string, kind: TurnKind, body: (ctx: TurnContext) => Promise<Buffer | undefined>): Promise<Buffer | undefined> {
+    return new Promise((resolve, reject) => {
+      if (this.#stopping || !this.#started) {
+        reject(new RuntimeError('ERR_ACTOR_RUNTIME_STOPPING', this.#stopping ? 'the actor runtime is stopping' : 'the actor runtime is not started'));
+        return;
+      }
+      const reg = this.#requireType(type, id);
+      this.#activation(type, id, reg).enqueue({ kind, body, resolve, reject });
+    });
+  }
+
+  #activation(type: string, id: string, reg: RegisteredType): Activation {
+    const key = actorKey(type, id);
+    const existing = this.#actors.get(key);
+    if (existing) return existing;
+    const placed = this.#placement.lookup(type, id);
+    if (!placed.local) throw new RuntimeError('ERR_ACTOR_INVOKE_METHOD', `actor ${type}/${id} is placed on ${placed.address}; remote actors are not supported yet`);
+    const activation = new Activation(type, id, reg.factory(id), this.#cacheFor(type, id), this);
+    this.#actors.set(key, activation);
+    const previous = this.#deactivating.get(key);
+    if (previous || activation.actor.onActivate) {
+      activation.enqueue({
+        kind: 'activate',
+        body: async (ctx) => {
+          await previous;
+          await activation.actor.onActivate?.(ctx);
+          return undefined;
+        },
+        resolve: () => undefined,
+        reject: (err) => {
+          // An actor that cannot activate serves nobody: fail the queued calls and drop the activation.
+          this.#log.warn({ actorType: type, actorId: id, err: ensureError(err).message }, 'actor activation failed');
+          activation.closed = true;
+          this.#actors.delete(key);
+          activation.rejectQueued(err);
+        },
+      });
+    }
+    return activation;
+  }
+
+  #deactivate(activation: Activation): Promise<void> {
+    const key = actorKey(activation.type, activation.id);
+    if (activation.closed) return this.#deactivating.get(key) ?? Promise.resolve();
+    activation.closed = true;
+    if (this.#actors.get(key) === activation) this.#actors.delete(key);
+    if (activation.idleTimer !== undefined) this.clock.clearTimeout(activation.idleTimer);
+    activation.clearAllTimers();
+    const done = (async () => {
+      try {
+        await activation.actor.onDeactivate?.(new TurnContext(activation, this.clock, this.#reminders));
+      } catch (err) {
+        this.#log.warn({ actorType: activation.type, actorId: activation.id, err: ensureError(err).message }, 'actor onDeactivate failed');
+      }
+    })();
+    this.#deactivating.set(key, done);
+    void done.then(() => {
+      if (this.#deactivating.get(key) === done) this.#deactivating.delete(key);
+    });
+    return done;
+  }
+
+  async #commitTurn(activation: Activation, ctx: TurnContext): Promise<void> {
+    const writes = ctx.state.writes;
+    const stateOps = activation.cache.toOperations(writes);
+    if (ctx.reminderChanges.size > 0) await this.#commitReminders(activation.type, activation.id, [...ctx.reminderChanges.values()], stateOps);
+    else if (stateOps.length > 0) await this.#store.transact(stateOps);
+    activation.cache.apply(writes);
+  }
+
+  /** Commits reminder changes (with state operations) and brings the scheduler in step with what applied. */
+  async #commitReminders(type: string, id: string, changes: ReminderChange[], stateOps: Parameters<ReminderTable['commit']>[3]): Promise<void> {
+    const applied = await this.#reminders.commit(type, id, changes, stateOps);
+    for (const [name, reminder] of applied) {
+      this.#retryAttempts.delete(actorKey(type, id) + '||' + name);
+      if (reminder) this.#schedule(reminder, reminder.dueAt);
+      else this.#scheduler.unschedule({ type, actorId: id, name });
+    }
+  }
+
+  #schedule(r: StoredReminder, at: number): void {
+    this.#scheduler.schedule({ type: r.actorType, actorId: r.actorId, name: r.name, generation: r.generation, at });
+  }
+
+  async #loadReminders(type: string): Promise<void> {
+    const reminders = await this.#reminders.load(type);
+    for (const r of reminders) {
+      // A reminder rescheduled since the load started is already in the scheduler with its newer generation.
+      if (this.#reminders.peek(type, r.actorId, r.name)?.generation === r.generation) this.#schedule(r, r.dueAt);
+    }
+    if (reminders.length > 0) this.#log.info({ actorType: type, reminders: reminders.length }, 'actor reminders loaded');
+  }
+
+  #trackLoad(p: Promise<void>): void {
+    const tracked = p.catch((err: unknown) => this.#log.error({ err: ensureError(err).message }, 'loading actor reminders failed'));
+    this.#loadingTypes.add(tracked);
+    void tracked.then(() => this.#loadingTypes.delete(tracked));
+  }
+
+  #dispatchReminder(fire: ScheduledFire): void {
+    const retryKey = actorKey(fire.type, fire.actorId) + '||' + fire.name;
+    this.#enqueue(fire.type, fire.actorId, 'reminder', (ctx) => this.#reminderTurn(ctx, fire)).then(
+      () => this.#retryAttempts.delete(retryKey),
+      (err: unknown) => {
+        if (this.#stopping) return;
+        const current = this.#reminders.peek(fire.type, fire.actorId, fire.name);
+        if (current?.generation !== fire.generation) return;
+        const attempt = (this.#retryAttempts.get(retryKey) ?? 0) + 1;
+        this.#retryAttempts.set(retryKey, attempt);
+        const delay = Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** (attempt - 1));
+        this.#log.warn({ actorType: fire.type, actorId: fire.actorId, reminder: fire.name, attempt, retryInMs: delay, err: ensureError(err).message }, 'actor reminder failed; retrying');
+        this.#schedule(current, this.clock.now() + delay);
+      },
+    );
+  }
+
+  async #reminderTurn(ctx: TurnContext, fire: ScheduledFire): Promise<undefined> {
+    const r = this.#reminders.peek(fire.type, fire.actorId, fire.name);
+    // Deleted or replaced while queued: the replacement has its own schedule.
+    if (!r || r.generation !== fire.generation) return undefined;
+    const now = this.clock.now();
+    if (isExpired(r, now)) {
+      ctx.acknowledge({ name: r.name, reminder: null, ifGeneration: r.generation });
+      return undefined;
+    }
+    this.#metrics.reminderLag(r.actorType, now - r.dueAt);
+    const { generation: _generation, ...info } = r;
+    await ctx.actorReminder(r.name, r.data, info);
+    ctx.acknowledge({ name: r.name, reminder: afterFire(r, now), ifGeneration: r.generation });
+    return undefined;
+  }
+}

@@ -1,0 +1,82 @@
+import type { TransactionOperation, TransactionalStateStore } from '../state/store.js';
+import type { ActorStateTxn } from './types.js';
+
+/** `null` caches "known absent", so a missing key is not read from the store again either. */
+type Cached = Buffer | null;
+
+/**
+ * The state of one activation: a cache filled on first read of each key. Only committed values enter it,
+ * so a turn that throws leaves it as it was.
+ */
+export class ActorStateCache {
+  readonly #values = new Map<string, Cached>();
+
+  constructor(
+    private readonly store: TransactionalStateStore,
+    private readonly storeKey: (key: string) => string,
+  ) {}
+
+  async get(key: string): Promise<Buffer | undefined> {
+    const cached = this.#values.get(key);
+    if (cached !== undefined) return cached ?? undefined;
+    const res = await this.store.get({ key: this.storeKey(key) });
+    // A write committed while the read was in flight wins over the (older) read.
+    if (!this.#values.has(key)) this.#values.set(key, res?.data ?? null);
+    return this.#values.get(key) ?? undefined;
+  }
+
+  async getMany(keys: readonly string[]): Promise<(Buffer | undefined)[]> {
+    const missing = [...new Set(keys.filter((k) => !this.#values.has(k)))];
+    if (missing.length > 0) {
+      const items = await this.store.bulkGet(missing.map((k) => ({ key: this.storeKey(k) })));
+      missing.forEach((k, i) => {
+        const item = items[i];
+        if (item?.error) throw new Error(`reading actor state key ${k}: ${item.error}`);
+        if (!this.#values.has(k)) this.#values.set(k, item?.data ?? null);
+      });
+    }
+    return keys.map((k) => this.#values.get(k) ?? undefined);
+  }
+
+  /** Records committed writes. */
+  apply(writes: ReadonlyMap<string, Cached>): void {
+    for (const [k, v] of writes) this.#values.set(k, v);
+  }
+
+  toOperations(writes: ReadonlyMap<string, Cached>): TransactionOperation[] {
+    return [...writes].map(([k, v]): TransactionOperation =>
+      v === null ? { operation: 'delete', request: { key: this.storeKey(k) } } : { operation: 'upsert', request: { key: this.storeKey(k), value: v } },
+    );
+  }
+}
+
+/** One turn's view: reads through the cache, writes buffered until the runtime commits them. */
+export class TurnStateTxn implements ActorStateTxn {
+  readonly writes = new Map<string, Cached>();
+
+  constructor(private readonly cache: ActorStateCache) {}
+
+  async get(key: string): Promise<Buffer | undefined> {
+    const w = this.writes.get(key);
+    if (w !== undefined) return w ?? undefined;
+    return this.cache.get(key);
+  }
+
+  async getMany(keys: readonly string[]): Promise<(Buffer | undefined)[]> {
+    const fromCache = await this.cache.getMany(keys.filter((k) => !this.writes.has(k)));
+    let i = 0;
+    return keys.map((k) => {
+      const w = this.writes.get(k);
+      if (w !== undefined) return w ?? undefined;
+      return fromCache[i++];
+    });
+  }
+
+  set(key: string, value: Buffer): void {
+    this.writes.set(key, value);
+  }
+
+  delete(key: string): void {
+    this.writes.set(key, null);
+  }
+}

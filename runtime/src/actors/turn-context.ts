@@ -1,0 +1,75 @@
+import { reminderRecord } from './reminder-schedule.js';
+import type { ReminderChange, ReminderTable } from './reminder-table.js';
+import { TurnStateTxn, type ActorStateCache } from './state-cache.js';
+import type { Actor, ActorContext, Clock, ReminderInfo, ReminderOptions, TimerOptions } from './types.js';
+
+/** What a turn's context needs from its activation. */
+export interface TimerHost {
+  setTimer(name: string, opts: TimerOptions): void;
+  clearTimer(name: string): void;
+}
+
+export interface TurnTarget extends TimerHost {
+  readonly type: string;
+  readonly id: string;
+  readonly actor: Actor;
+  readonly cache: ActorStateCache;
+}
+
+/** The context of one turn: buffered state writes and reminder changes, committed together by the runtime. */
+export class TurnContext implements ActorContext {
+  readonly state: TurnStateTxn;
+  /** Last change per reminder name in this turn. */
+  readonly reminderChanges = new Map<string, ReminderChange>();
+
+  readonly type: string;
+  readonly id: string;
+
+  constructor(
+    private readonly target: TurnTarget,
+    readonly clock: Clock,
+    private readonly reminders: ReminderTable,
+  ) {
+    this.type = target.type;
+    this.id = target.id;
+    this.state = new TurnStateTxn(target.cache);
+  }
+
+  actorInvoke(method: string, data: Buffer | undefined): Promise<Buffer | undefined> {
+    return this.target.actor.invoke(method, data, this);
+  }
+
+  async actorReminder(name: string, data: Buffer | undefined, info: ReminderInfo): Promise<void> {
+    await this.target.actor.onReminder?.(name, data, this, info);
+  }
+
+  createReminder(name: string, opts: ReminderOptions): void {
+    this.reminderChanges.set(name, { name, reminder: reminderRecord(opts, this.clock.now()) });
+  }
+
+  deleteReminder(name: string): void {
+    this.reminderChanges.set(name, { name, reminder: null });
+  }
+
+  async getReminder(name: string): Promise<ReminderInfo | undefined> {
+    const change = this.reminderChanges.get(name);
+    if (change) return change.reminder ? { ...change.reminder, actorType: this.type, actorId: this.id, name } : undefined;
+    const stored = await this.reminders.get(this.type, this.id, name);
+    if (!stored) return undefined;
+    const { generation: _generation, ...info } = stored;
+    return info;
+  }
+
+  createTimer(name: string, opts: TimerOptions): void {
+    this.target.setTimer(name, opts);
+  }
+
+  deleteTimer(name: string): void {
+    this.target.clearTimer(name);
+  }
+
+  /** Adds the acknowledgement of a fired reminder unless the turn itself already decided that reminder's fate. */
+  acknowledge(change: ReminderChange): void {
+    if (!this.reminderChanges.has(change.name)) this.reminderChanges.set(change.name, change);
+  }
+}
