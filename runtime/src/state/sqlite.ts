@@ -75,7 +75,8 @@ export class SqliteStateStore extends VersionedStateStore {
   }
 
   /** Opens (creating when missing) the database file and its table. */
-  static open(opts: SqliteStoreOptions): Promise<SqliteStateStore> {
+  // eslint-disable-next-line @typescript-eslint/require-await -- async so every failure is a rejection
+  static async open(opts: SqliteStoreOptions): Promise<SqliteStateStore> {
     const table = quotedTableName(opts.tableName, { allowSchema: false });
     if (opts.databasePath !== ':memory:') mkdirSync(path.dirname(opts.databasePath), { recursive: true });
     let db: Database.Database | undefined;
@@ -90,10 +91,10 @@ export class SqliteStateStore extends VersionedStateStore {
         version INTEGER NOT NULL,
         update_time INTEGER NOT NULL
       )`);
-      return Promise.resolve(new SqliteStateStore(db, table));
+      return new SqliteStateStore(db, table);
     } catch (err) {
       db?.close();
-      return Promise.reject(new Error(`cannot open SQLite database ${opts.databasePath}: ${(err as Error).message}`, { cause: err }));
+      throw new Error(`cannot open SQLite database ${opts.databasePath}: ${(err as Error).message}`, { cause: err });
     }
   }
 

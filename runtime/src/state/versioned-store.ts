@@ -49,12 +49,12 @@ export abstract class VersionedStateStore implements TransactionalStateStore {
     });
   }
 
-  set(req: SetRequest): Promise<void> {
-    return this.applyAtomically([planSet(req)]);
+  async set(req: SetRequest): Promise<void> {
+    await this.applyAtomically([planSet(req)]);
   }
 
-  delete(req: DeleteRequest): Promise<void> {
-    return this.applyAtomically([planDelete(req)]);
+  async delete(req: DeleteRequest): Promise<void> {
+    await this.applyAtomically([planDelete(req)]);
   }
 
   async bulkSet(reqs: readonly SetRequest[]): Promise<void> {

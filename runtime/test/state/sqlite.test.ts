@@ -1,0 +1,49 @@
+import Database from 'better-sqlite3';
+import { expect } from 'chai';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { SqliteStateStore, sqliteOptionsFromMetadata } from '../../src/state/sqlite.js';
+import { describeStateStoreConformance } from '../conformance/state-store-conformance.js';
+
+const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-sqlite-store-'));
+const metadata = (md: Record<string, string>) => (name: string) => md[name];
+
+describeStateStoreConformance(
+  'state.sqlite',
+  () => SqliteStateStore.open(sqliteOptionsFromMetadata(metadata({}), { componentName: 'conformance', dataDir: dir })),
+  () => Promise.resolve(rmSync(dir, { recursive: true, force: true })),
+);
+
+describe('state.sqlite specifics', () => {
+  it('puts the database in <dataDir>/<componentName>.db in WAL mode', async () => {
+    const work = mkdtempSync(path.join(os.tmpdir(), 'svc-sqlite-wal-'));
+    const opts = sqliteOptionsFromMetadata(metadata({}), { componentName: 'mystore', dataDir: work });
+    expect(opts.databasePath).to.equal(path.join(work, 'mystore.db'));
+    const store = await SqliteStateStore.open(opts);
+    await store.set({ key: 'k', value: Buffer.from('"v"') });
+    const db = new Database(opts.databasePath, { readonly: true });
+    expect(db.pragma('journal_mode', { simple: true })).to.equal('wal');
+    expect(db.prepare('SELECT value FROM state WHERE key = ?').pluck().get('k')).to.deep.equal(Buffer.from('"v"'));
+    db.close();
+    await store.close();
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it('reads databasePath, connectionString, tableName and synchronous from metadata', () => {
+    const ctx = { componentName: 'c', dataDir: '/data' };
+    expect(sqliteOptionsFromMetadata(metadata({ databasePath: 'x/y.db' }), ctx).databasePath).to.equal('/data/x/y.db');
+    expect(sqliteOptionsFromMetadata(metadata({ connectionString: '/abs/z.db' }), ctx).databasePath).to.equal('/abs/z.db');
+    expect(sqliteOptionsFromMetadata(metadata({ connectionString: 'file:rel.db' }), ctx).databasePath).to.equal('/data/rel.db');
+    const opts = sqliteOptionsFromMetadata(metadata({ tableName: 'kv', synchronous: 'full' }), ctx);
+    expect([opts.tableName, opts.synchronous]).to.deep.equal(['kv', 'FULL']);
+    expect(() => sqliteOptionsFromMetadata(metadata({ synchronous: 'sometimes' }), ctx)).to.throw(/synchronous/);
+  });
+
+  it('refuses a table name that is not an identifier', async () => {
+    const opts = sqliteOptionsFromMetadata(metadata({ tableName: 'state; DROP TABLE x' }), { componentName: 'c', dataDir: dir });
+    let failure: unknown;
+    await SqliteStateStore.open(opts).catch((err: unknown) => (failure = err));
+    expect(String(failure)).to.match(/tableName/);
+  });
+});
