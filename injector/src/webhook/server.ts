@@ -1,0 +1,34 @@
+import https from 'node:https';
+import type Koa from 'koa';
+import type { KeyPairPem } from '../certs/generate.js';
+
+/** The HTTPS listener; `rotate` swaps the serving certificate for new connections. */
+export class WebhookServer {
+  private readonly server: https.Server;
+
+  constructor(app: Koa, pair: KeyPairPem) {
+    this.server = https.createServer({ cert: pair.cert, key: pair.key, minVersion: 'TLSv1.2' }, app.callback());
+  }
+
+  start(host: string, port: number): Promise<number> {
+    return new Promise((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(port, host, () => {
+        this.server.off('error', reject);
+        const address = this.server.address();
+        resolve(typeof address === 'object' && address ? address.port : port);
+      });
+    });
+  }
+
+  rotate(pair: KeyPairPem): void {
+    this.server.setSecureContext({ cert: pair.cert, key: pair.key });
+  }
+
+  stop(): Promise<void> {
+    return new Promise((resolve) => {
+      this.server.close(() => resolve());
+      this.server.closeIdleConnections();
+    });
+  }
+}
