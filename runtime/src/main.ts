@@ -13,6 +13,7 @@ import { registerBuiltinComponents } from './components/builtins.js';
 import { loadStandaloneComponents } from './components/disk-loader.js';
 import { ComponentManager } from './components/manager.js';
 import { componentProblems, componentsMetadata } from './components/metadata.js';
+import { PluggableComponents } from './components/pluggable/pluggable-components.js';
 import { ComponentRegistry } from './components/registry.js';
 import { parseCommandLine, type RuntimeConfig } from './config/config.js';
 import { ensureError } from './errors/runtime-error.js';
@@ -26,6 +27,13 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
   const metrics = createMetricsRegistry(config.appId);
   const registry = new ComponentRegistry();
   registerBuiltinComponents(registry);
+  const pluggable = new PluggableComponents(registry, {
+    folder: config.componentsSocketsFolder,
+    probeTimeoutMs: config.pluggableProbeTimeoutMs,
+    waitTimeoutMs: config.pluggableWaitTimeoutMs,
+    pingIntervalMs: config.pluggablePingIntervalMs,
+    log: log.child({ scope: 'pluggable' }),
+  });
 
   const components = new ComponentManager(registry, { appId: config.appId, dataDir: config.dataDir, log }, config.componentInitTimeoutMs);
   let ready = false;
@@ -57,7 +65,9 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
     .add({
       name: 'components',
       start: async () => {
+        await pluggable.discover();
         const specs = await loadStandaloneComponents(config.resourcesPaths, config.appId, log);
+        await pluggable.awaitSocketsFor(specs);
         await components.initAll(specs, log);
       },
       stop: () => components.closeAll(log),

@@ -1,0 +1,200 @@
+import * as grpc from '@grpc/grpc-js';
+import { RuntimeError, ensureError } from '../../errors/runtime-error.js';
+import type { Logger } from '../../log/logger.js';
+import { COMPONENT_CHANNEL_OPTIONS, unixTarget } from './channel-options.js';
+
+/** Metadata key naming the component instance on every call: one socket may serve many instances. */
+export const INSTANCE_METADATA_KEY = 'x-component-instance';
+/** Bound on every call, so a component that hangs cannot hang API requests forever. */
+const CALL_TIMEOUT_MS = 30_000;
+
+export interface ConnectionOptions {
+  /** The Component's metadata.name. */
+  readonly instance: string;
+  /** The Component's spec.type, for messages. */
+  readonly type: string;
+  readonly socketPath: string;
+  readonly pingIntervalMs: number;
+  readonly log: Logger;
+}
+
+/** What the API adapter on top of a connection does to set up and check its instance. */
+export interface ConnectionHooks {
+  /**
+   * Init (and Features) for this instance. Run before the first call and again after every reconnection: a
+   * restarted component lost its per-instance state.
+   */
+  readonly handshake: () => Promise<void>;
+  /** The Ping of the component's API. */
+  readonly ping: (deadline: Date) => Promise<unknown>;
+}
+
+type ClientCtor<C> = new (address: string, credentials: grpc.ChannelCredentials, options?: grpc.ClientOptions) => C;
+/** Starts one unary call, e.g. `(md, o, cb) => client.Get(req, md, o, cb)`. */
+export type UnaryInvoke<Res> = (metadata: grpc.Metadata, options: grpc.CallOptions, cb: grpc.requestCallback<Res>) => unknown;
+
+/** A gRPC error from the component or from reaching it. */
+export function isServiceError(err: unknown): err is grpc.ServiceError {
+  return err instanceof Error && typeof (err as Partial<grpc.ServiceError>).code === 'number' && (err as Partial<grpc.ServiceError>).metadata instanceof grpc.Metadata;
+}
+
+/** The code of a failure to reach the component at all (as opposed to an answer it gave). */
+function isUnreachable(err: unknown): boolean {
+  return isServiceError(err) && (err.code === grpc.status.UNAVAILABLE || err.code === grpc.status.DEADLINE_EXCEEDED);
+}
+
+/**
+ * One component instance's channel to its socket. Calls fail fast while the component is down (no waitForReady);
+ * losing the connection marks the instance for a new handshake, which runs before the next call (or at the next
+ * ping), so a component that comes back on the same socket is initialised again without restarting svcd.
+ */
+export class ComponentConnection {
+  readonly #channel: grpc.Channel;
+  readonly #interceptor: grpc.Interceptor;
+  #needsHandshake = true;
+  #handshaking: Promise<void> | undefined;
+  #hooks: ConnectionHooks | undefined;
+  #health: { ok: boolean; reason?: string } = { ok: false, reason: 'not initialised yet' };
+  #timer: NodeJS.Timeout | undefined;
+  #closed = false;
+
+  constructor(private readonly opts: ConnectionOptions) {
+    this.#channel = new grpc.Channel(unixTarget(opts.socketPath), grpc.credentials.createInsecure(), COMPONENT_CHANNEL_OPTIONS);
+    this.#interceptor = (options, nextCall) =>
+      new grpc.InterceptingCall(nextCall(options), {
+        start: (metadata, listener, next) => {
+          metadata.set(INSTANCE_METADATA_KEY, opts.instance);
+          next(metadata, listener);
+        },
+      });
+  }
+
+  get instance(): string {
+    return this.opts.instance;
+  }
+
+  /** A client of one service over this instance's channel. */
+  client<C>(Ctor: ClientCtor<C>): C {
+    return new Ctor(unixTarget(this.opts.socketPath), grpc.credentials.createInsecure(), {
+      channelOverride: this.#channel,
+      interceptors: [this.#interceptor],
+    });
+  }
+
+  /** First handshake, then health pings; throws when the component cannot be initialised. */
+  async start(hooks: ConnectionHooks): Promise<void> {
+    this.#hooks = hooks;
+    await this.#ensureHandshake();
+    this.#watchConnectivity(this.#channel.getConnectivityState(false));
+    this.#timer = setInterval(() => void this.#checkHealth(), this.opts.pingIntervalMs);
+    this.#timer.unref();
+  }
+
+  /** A unary call, for the handshake itself (no handshake first, no error mapping). */
+  raw<Res>(invoke: UnaryInvoke<Res>, deadline?: Date): Promise<Res> {
+    return new Promise<Res>((resolve, reject) => {
+      invoke(new grpc.Metadata(), { deadline: deadline ?? new Date(Date.now() + CALL_TIMEOUT_MS) }, (err, res) => {
+        if (err) reject(err);
+        else resolve(res as Res);
+      });
+    });
+  }
+
+  /**
+   * A unary call on behalf of an API request: handshake first if the connection was lost; failures to reach the
+   * component become ERR_COMPONENT_UNAVAILABLE naming it, other errors are left to the caller to map.
+   */
+  async call<Res>(invoke: UnaryInvoke<Res>): Promise<Res> {
+    try {
+      await this.#ensureHandshake();
+      return await this.raw(invoke);
+    } catch (err) {
+      if (!isUnreachable(err) && !isRuntimeUnavailable(err)) throw err;
+      this.#markDown(err);
+      throw this.unavailableError(err);
+    }
+  }
+
+  unavailableError(err: unknown): RuntimeError {
+    if (isRuntimeUnavailable(err)) return err;
+    return new RuntimeError(
+      'ERR_COMPONENT_UNAVAILABLE',
+      `pluggable component ${this.opts.instance} (${this.opts.type}) is unavailable on socket ${this.opts.socketPath}: ${ensureError(err).message}`,
+      { cause: err },
+    );
+  }
+
+  health(): { ok: boolean; reason?: string } {
+    return this.#health;
+  }
+
+  close(): Promise<void> {
+    this.#closed = true;
+    clearInterval(this.#timer);
+    this.#channel.close();
+    return Promise.resolve();
+  }
+
+  #ensureHandshake(): Promise<void> {
+    if (!this.#needsHandshake) return Promise.resolve();
+    this.#handshaking ??= (async () => {
+      try {
+        await this.#hooks?.handshake();
+        this.#needsHandshake = false;
+        this.#setHealth({ ok: true });
+      } catch (err) {
+        if (isUnreachable(err)) throw this.unavailableError(err);
+        throw err;
+      } finally {
+        this.#handshaking = undefined;
+      }
+    })();
+    return this.#handshaking;
+  }
+
+  /** Any move away from READY means a new connection (maybe a new process): handshake again before using it. */
+  #watchConnectivity(current: grpc.connectivityState): void {
+    if (this.#closed) return;
+    this.#channel.watchConnectivityState(current, Infinity, () => {
+      if (this.#closed) return;
+      const next = this.#channel.getConnectivityState(false);
+      if (current === grpc.connectivityState.READY && next !== grpc.connectivityState.READY) {
+        this.#needsHandshake = true;
+        this.opts.log.debug({ component: this.opts.instance, state: grpc.connectivityState[next] }, 'pluggable component connection lost');
+      }
+      this.#watchConnectivity(next);
+    });
+  }
+
+  async #checkHealth(): Promise<void> {
+    try {
+      const wasDown = this.#needsHandshake;
+      await this.#ensureHandshake();
+      if (wasDown) {
+        this.opts.log.info({ component: this.opts.instance, socket: this.opts.socketPath }, 'pluggable component reachable again; initialised it again');
+        return;
+      }
+      await this.#hooks?.ping(new Date(Date.now() + Math.min(this.opts.pingIntervalMs, CALL_TIMEOUT_MS)));
+      this.#setHealth({ ok: true });
+    } catch (err) {
+      this.#markDown(err);
+    }
+  }
+
+  #markDown(err: unknown): void {
+    if (isUnreachable(err) || isRuntimeUnavailable(err)) this.#needsHandshake = true;
+    this.#setHealth({ ok: false, reason: `pluggable component ${this.opts.instance} (${this.opts.type}) is not healthy: ${ensureError(err).message}` });
+  }
+
+  #setHealth(next: { ok: boolean; reason?: string }): void {
+    if (this.#health.ok !== next.ok && !this.#closed) {
+      if (next.ok) this.opts.log.info({ component: this.opts.instance }, 'pluggable component healthy');
+      else this.opts.log.warn({ component: this.opts.instance, reason: next.reason }, 'pluggable component unhealthy');
+    }
+    this.#health = next;
+  }
+}
+
+function isRuntimeUnavailable(err: unknown): err is RuntimeError {
+  return err instanceof RuntimeError && err.code === 'ERR_COMPONENT_UNAVAILABLE';
+}
