@@ -1,6 +1,6 @@
 import type { TransactionOperation, TransactionalStateStore } from '../state/store.js';
-import { ActorKeys, REMINDER_PARTITIONS, reminderPartitionOf } from './keys.js';
-import type { EpochMs, ReminderInfo } from './types.js';
+import { REMINDER_PARTITIONS, type ActorKeys, reminderPartitionOf } from './keys.js';
+import type { ReminderInfo } from './types.js';
 
 /** A reminder as held in memory. `generation` tells a re-created reminder from the one that was firing. */
 export interface StoredReminder extends ReminderInfo {
@@ -203,7 +203,7 @@ function fromJson(type: string, j: ReminderJson, generation: number): StoredRemi
     actorType: type,
     actorId: j.id,
     name: j.n,
-    dueAt: j.due as EpochMs,
+    dueAt: j.due,
     generation,
     ...(j.per !== undefined && { periodMs: j.per }),
     ...(j.reps !== undefined && { repetitionsLeft: j.reps }),

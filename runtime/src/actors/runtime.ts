@@ -146,15 +146,20 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
   }
 
   async createTimer(type: string, id: string, name: string, opts: TimerOptions): Promise<void> {
-    await this.#enqueue(type, id, 'method', async (ctx) => {
+    await this.#enqueue(type, id, 'method', (ctx) => {
       ctx.createTimer(name, opts);
-      return undefined;
+      return Promise.resolve(undefined);
     });
   }
 
-  async deleteTimer(type: string, id: string, name: string): Promise<void> {
-    this.#requireType(type, id);
+  deleteTimer(type: string, id: string, name: string): Promise<void> {
+    try {
+      this.#requireType(type, id);
+    } catch (err) {
+      return Promise.reject(ensureError(err));
+    }
     this.#actors.get(actorKey(type, id))?.clearTimer(name);
+    return Promise.resolve();
   }
 
   async getState(type: string, id: string, key: string): Promise<Buffer | undefined> {

@@ -11,7 +11,8 @@
 /** Milliseconds since the Unix epoch, from the runtime's clock. */
 export type EpochMs = number;
 
-export type TimerHandle = unknown;
+/** Opaque; only for `clearTimeout`. */
+export type TimerHandle = object | number;
 
 /** Injectable time source: the real one in svcd, the fake one (`FakeClock.advance`) in unit tests. */
 export interface Clock {

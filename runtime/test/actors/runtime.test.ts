@@ -1,0 +1,495 @@
+import { expect } from 'chai';
+import { Registry } from 'prom-client';
+import { FakeClock, settle } from '../../src/actors/clock.js';
+import { LocalActorRuntime } from '../../src/actors/runtime.js';
+import type { Actor, ActorContext, ReminderInfo } from '../../src/actors/types.js';
+import { isRuntimeError } from '../../src/errors/runtime-error.js';
+import { createLogger } from '../../src/log/logger.js';
+import { InMemoryStateStore } from '../../src/state/in-memory.js';
+import type { GetRequest, StateMetadata, TransactionOperation } from '../../src/state/store.js';
+
+/** The real in-memory store, counting reads and transactions, with an injectable commit failure. */
+class CountingStore extends InMemoryStateStore {
+  gets: string[] = [];
+  transactions: TransactionOperation[][] = [];
+  failNextTransact = false;
+
+  override get(req: GetRequest) {
+    this.gets.push(req.key);
+    return super.get(req);
+  }
+
+  override async transact(ops: readonly TransactionOperation[], metadata?: StateMetadata): Promise<void> {
+    if (this.failNextTransact) {
+      this.failNextTransact = false;
+      throw new Error('injected commit failure');
+    }
+    this.transactions.push([...ops]);
+    return super.transact(ops, metadata);
+  }
+}
+
+interface Deferred {
+  promise: Promise<void>;
+  resolve: () => void;
+}
+function deferred(): Deferred {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+const log = createLogger({ level: 'error', json: true });
+const text = (b: Buffer | undefined) => b?.toString('utf8');
+
+function setup(opts: { idleTimeoutMs?: number; store?: CountingStore; clock?: FakeClock } = {}) {
+  const clock = opts.clock ?? new FakeClock();
+  const store = opts.store ?? new CountingStore();
+  const runtime = new LocalActorRuntime({ appId: 'app', store, log, metrics: new Registry(), clock, ...(opts.idleTimeoutMs !== undefined && { idleTimeoutMs: opts.idleTimeoutMs }) });
+  return { clock, store, runtime };
+}
+
+/** Records every reminder fire with the clock time it ran at. */
+function reminderRecorder(fires: { id: string; name: string; at: number; dueAt: number; data?: string }[], onFire?: (ctx: ActorContext, info: ReminderInfo) => Promise<void>) {
+  return (id: string): Actor => ({
+    invoke: () => Promise.resolve(undefined),
+    async onReminder(name, data, ctx, info) {
+      fires.push({ id, name, at: ctx.clock.now(), dueAt: info.dueAt, ...(data !== undefined && { data: text(data) }) });
+      await onFire?.(ctx, info);
+    },
+  });
+}
+
+describe('actors: turns', () => {
+  it('runs one turn at a time per actor, in arrival order, under concurrent callers', async () => {
+    const { runtime } = setup();
+    const log: string[] = [];
+    let inside = 0;
+    let maxInside = 0;
+    runtime.registerType('counter', () => ({
+      async invoke(method, data, ctx) {
+        inside++;
+        maxInside = Math.max(maxInside, inside);
+        log.push(`start ${text(data)}`);
+        const n = Number(text(await ctx.state.get('n')) ?? '0');
+        await settle(1); // yield to other callers mid-turn
+        ctx.state.set('n', Buffer.from(String(n + 1)));
+        log.push(`end ${text(data)}`);
+        inside--;
+        return Buffer.from(String(n + 1));
+      },
+    }));
+    await runtime.start();
+    const callers = Array.from({ length: 3 }, (_, c) => Array.from({ length: 10 }, (_, i) => `${c}-${i}`));
+    // Three callers interleave their calls; the actor sees them in the order they arrived.
+    const arrival: string[] = [];
+    const results = await Promise.all(
+      callers.flatMap((calls) =>
+        calls.map((label) => {
+          arrival.push(label);
+          return runtime.invoke('counter', 'a', 'inc', Buffer.from(label));
+        }),
+      ),
+    );
+    expect(maxInside).to.equal(1);
+    expect(log.filter((l) => l.startsWith('start')).map((l) => l.slice(6))).to.deep.equal(arrival);
+    expect(results.map(text).sort((a, b) => Number(a) - Number(b))).to.deep.equal(Array.from({ length: 30 }, (_, i) => String(i + 1)));
+    expect(text(await runtime.getState('counter', 'a', 'n'))).to.equal('30');
+    await runtime.stop();
+  });
+
+  it('runs different actors concurrently', async () => {
+    const { runtime } = setup();
+    const gate = deferred();
+    runtime.registerType('t', () => ({
+      async invoke(method) {
+        if (method === 'block') await gate.promise;
+        return Buffer.from(method);
+      },
+    }));
+    await runtime.start();
+    const blocked = runtime.invoke('t', 'a', 'block');
+    expect(text(await runtime.invoke('t', 'b', 'free'))).to.equal('free');
+    gate.resolve();
+    expect(text(await blocked)).to.equal('block');
+    await runtime.stop();
+  });
+
+  it('fails only the throwing call and discards its buffered writes and reminders', async () => {
+    const { runtime, store } = setup();
+    runtime.registerType('t', () => ({
+      invoke(method, data, ctx) {
+        ctx.state.set('k', Buffer.from(method));
+        ctx.createReminder('r', { dueTimeMs: 1000 });
+        if (method === 'boom') return Promise.reject(new Error('turn failed'));
+        return Promise.resolve(undefined);
+      },
+    }));
+    await runtime.start();
+    await runtime.invoke('t', 'a', 'first');
+    await runtime.deleteReminder('t', 'a', 'r');
+    const before = store.transactions.length;
+    const err = await runtime.invoke('t', 'a', 'boom').catch((e: unknown) => e);
+    expect((err as Error).message).to.equal('turn failed');
+    expect(store.transactions.length).to.equal(before);
+    expect(text(await runtime.getState('t', 'a', 'k'))).to.equal('first');
+    expect(await runtime.getReminder('t', 'a', 'r')).to.equal(undefined);
+    await runtime.invoke('t', 'a', 'second');
+    expect(text(await runtime.getState('t', 'a', 'k'))).to.equal('second');
+    await runtime.stop();
+  });
+
+  it('commits a turn in one transaction and keeps the cache unchanged when the commit fails', async () => {
+    const { runtime, store } = setup();
+    runtime.registerType('t', () => ({
+      async invoke(method, data, ctx) {
+        if (method === 'read') return ctx.state.get('x');
+        ctx.state.set('x', Buffer.from(method));
+        ctx.state.set('y', Buffer.from(method));
+        ctx.state.delete('z');
+        ctx.createReminder('r', { dueTimeMs: 60_000 });
+        return undefined;
+      },
+    }));
+    await runtime.start();
+    await runtime.invoke('t', 'a', 'v1');
+    expect(store.transactions).to.have.length(1);
+    const keys = store.transactions[0]!.map((op) => `${op.operation} ${op.request.key}`);
+    expect(keys).to.include.members(['upsert app||t||a||x', 'upsert app||t||a||y', 'delete app||t||a||z']);
+    expect(keys.some((k) => k.startsWith('upsert app|||reminders||t||'))).to.equal(true);
+    store.failNextTransact = true;
+    const err = await runtime.invoke('t', 'a', 'v2').catch((e: unknown) => e);
+    expect((err as Error).message).to.equal('injected commit failure');
+    expect(text(await runtime.invoke('t', 'a', 'read'))).to.equal('v1');
+    await runtime.stop();
+  });
+
+  it('reads each state key from the store at most once per activation', async () => {
+    const { runtime, store } = setup();
+    runtime.registerType('t', () => ({
+      async invoke(method, data, ctx) {
+        const [a, b] = await ctx.state.getMany(['a', 'b']);
+        await ctx.state.get('a');
+        await ctx.state.get('missing');
+        ctx.state.set('a', Buffer.from(String(Number(text(a) ?? '0') + 1)));
+        return b;
+      },
+    }));
+    await runtime.start();
+    for (let i = 0; i < 5; i++) await runtime.invoke('t', 'a', 'm');
+    const actorReads = store.gets.filter((k) => k.startsWith('app||t||a||'));
+    expect(actorReads).to.deep.equal(['app||t||a||missing']); // a and b came in one bulkGet, once
+    expect(text(await runtime.getState('t', 'a', 'a'))).to.equal('5');
+    await runtime.stop();
+  });
+
+  it('rejects calls to unregistered types with ERR_ACTOR_INSTANCE_MISSING', async () => {
+    const { runtime } = setup();
+    await runtime.start();
+    const err = await runtime.invoke('nope', 'a', 'm').catch((e: unknown) => e);
+    expect(isRuntimeError(err, 'ERR_ACTOR_INSTANCE_MISSING')).to.equal(true);
+    await runtime.stop();
+  });
+
+  it('drains queued turns on stop and refuses new ones', async () => {
+    const { runtime } = setup();
+    const gate = deferred();
+    let deactivated = 0;
+    runtime.registerType('t', () => ({
+      async invoke(method, data, ctx) {
+        await gate.promise;
+        ctx.state.set('k', Buffer.from(method));
+        return Buffer.from(method);
+      },
+      onDeactivate: () => Promise.resolve(void deactivated++),
+    }));
+    await runtime.start();
+    const a = runtime.invoke('t', 'a', 'one');
+    const b = runtime.invoke('t', 'a', 'two');
+    const stopping = runtime.stop();
+    const refused = await runtime.invoke('t', 'b', 'x').catch((e: unknown) => e);
+    expect(isRuntimeError(refused, 'ERR_ACTOR_RUNTIME_STOPPING')).to.equal(true);
+    gate.resolve();
+    expect([text(await a), text(await b)]).to.deep.equal(['one', 'two']);
+    await stopping;
+    expect(deactivated).to.equal(1);
+    expect(runtime.activeCount('t')).to.equal(0);
+  });
+});
+
+describe('actors: idle deactivation', () => {
+  it('deactivates after the idle timeout, and a new message activates it again with fresh state reads', async () => {
+    const { runtime, clock, store } = setup({ idleTimeoutMs: 1000 });
+    const events: string[] = [];
+    runtime.registerType('t', (id) => ({
+      onActivate: () => Promise.resolve(void events.push(`activate ${id}`)),
+      async invoke(method, data, ctx) {
+        await ctx.state.get('k');
+        return undefined;
+      },
+      onDeactivate: () => Promise.resolve(void events.push(`deactivate ${id}`)),
+    }));
+    await runtime.start();
+    await runtime.invoke('t', 'a', 'm');
+    await clock.advance(600);
+    await runtime.invoke('t', 'a', 'm'); // activity resets the idle time
+    await clock.advance(999);
+    expect(runtime.activeCount('t')).to.equal(1);
+    await clock.advance(1);
+    expect(runtime.activeCount('t')).to.equal(0);
+    expect(events).to.deep.equal(['activate a', 'deactivate a']);
+    await runtime.invoke('t', 'a', 'm');
+    expect(events).to.deep.equal(['activate a', 'deactivate a', 'activate a']);
+    expect(store.gets.filter((k) => k === 'app||t||a||k')).to.have.length(2);
+    await runtime.stop();
+  });
+
+  it('does not deactivate an actor while a turn runs, and honours a per-type idle timeout', async () => {
+    const { runtime, clock } = setup({ idleTimeoutMs: 1000 });
+    const gate = deferred();
+    runtime.registerType('slow', () => ({ invoke: async () => (await gate.promise, undefined) }));
+    runtime.registerType('quick', () => ({ invoke: () => Promise.resolve(undefined) }), { idleTimeoutMs: 100 });
+    await runtime.start();
+    const pending = runtime.invoke('slow', 'a', 'm');
+    await runtime.invoke('quick', 'b', 'm');
+    await clock.advance(5000);
+    expect(runtime.activeCount('slow')).to.equal(1);
+    expect(runtime.activeCount('quick')).to.equal(0);
+    gate.resolve();
+    await pending;
+    await clock.advance(999);
+    expect(runtime.activeCount('slow')).to.equal(1);
+    await clock.advance(1);
+    expect(runtime.activeCount('slow')).to.equal(0);
+    await runtime.stop();
+  });
+});
+
+describe('actors: reminders', () => {
+  it('fires a one-shot reminder at its due time, once, with its data, then deletes it', async () => {
+    const { runtime, clock } = setup();
+    const fires: { id: string; name: string; at: number; dueAt: number; data?: string }[] = [];
+    runtime.registerType('t', reminderRecorder(fires));
+    await runtime.start();
+    const t0 = clock.now();
+    await runtime.createReminder('t', 'a', 'r', { dueTimeMs: 5000, data: Buffer.from('payload') });
+    expect((await runtime.getReminder('t', 'a', 'r'))?.dueAt).to.equal(t0 + 5000);
+    await clock.advance(4999);
+    expect(fires).to.have.length(0);
+    await clock.advance(1);
+    expect(fires).to.deep.equal([{ id: 'a', name: 'r', at: t0 + 5000, dueAt: t0 + 5000, data: 'payload' }]);
+    await clock.advance(60_000);
+    expect(fires).to.have.length(1);
+    expect(await runtime.getReminder('t', 'a', 'r')).to.equal(undefined);
+    await runtime.stop();
+  });
+
+  it('fires reminders of many actors in due-time order', async () => {
+    const { runtime, clock } = setup();
+    const fires: { id: string; name: string; at: number; dueAt: number }[] = [];
+    runtime.registerType('t', reminderRecorder(fires));
+    await runtime.start();
+    const t0 = clock.now();
+    const dues = [700, 100, 500, 300, 900, 200];
+    for (const [i, d] of dues.entries()) await runtime.createReminder('t', `a${i}`, 'r', { dueTimeMs: d });
+    await clock.advance(1000);
+    expect(fires.map((f) => f.at - t0)).to.deep.equal([...dues].sort((a, b) => a - b));
+    await runtime.stop();
+  });
+
+  it('fires a periodic reminder every period and stops after its repetitions', async () => {
+    const { runtime, clock } = setup();
+    const fires: { id: string; name: string; at: number; dueAt: number }[] = [];
+    runtime.registerType('t', reminderRecorder(fires));
+    await runtime.start();
+    const t0 = clock.now();
+    await runtime.createReminder('t', 'a', 'forever', { dueTimeMs: 1000, periodMs: 500 });
+    await runtime.createReminder('t', 'b', 'thrice', { dueTimeMs: 1000, periodMs: 500, repetitions: 3 });
+    await clock.advance(3000);
+    expect(fires.filter((f) => f.name === 'forever').map((f) => f.at - t0)).to.deep.equal([1000, 1500, 2000, 2500, 3000]);
+    expect(fires.filter((f) => f.name === 'thrice').map((f) => f.at - t0)).to.deep.equal([1000, 1500, 2000]);
+    expect(await runtime.getReminder('t', 'b', 'thrice')).to.equal(undefined);
+    expect((await runtime.getReminder('t', 'a', 'forever'))?.dueAt).to.equal(t0 + 3500);
+    await runtime.stop();
+  });
+
+  it('stops firing and deletes a reminder when its TTL ends', async () => {
+    const { runtime, clock } = setup();
+    const fires: { id: string; name: string; at: number; dueAt: number }[] = [];
+    runtime.registerType('t', reminderRecorder(fires));
+    await runtime.start();
+    const t0 = clock.now();
+    await runtime.createReminder('t', 'a', 'r', { dueTimeMs: 1000, periodMs: 1000, ttlMs: 3500 });
+    await clock.advance(10_000);
+    expect(fires.map((f) => f.at - t0)).to.deep.equal([1000, 2000, 3000]);
+    expect(await runtime.getReminder('t', 'a', 'r')).to.equal(undefined);
+    const bad = await runtime.createReminder('t', 'a', 'bad', { dueTimeMs: 1000, ttlMs: 500 }).catch((e: unknown) => e);
+    expect(isRuntimeError(bad, 'ERR_MALFORMED_REQUEST')).to.equal(true);
+    await runtime.stop();
+  });
+
+  it('is safe to delete a reminder while it fires (from outside, or from the firing turn)', async () => {
+    const { runtime, clock } = setup();
+    const fires: { id: string; name: string; at: number; dueAt: number }[] = [];
+    const gate = deferred();
+    runtime.registerType(
+      't',
+      reminderRecorder(fires, async (ctx, info) => {
+        if (ctx.id === 'outside') await gate.promise;
+        if (ctx.id === 'inside') ctx.deleteReminder(info.name);
+      }),
+    );
+    await runtime.start();
+    await runtime.createReminder('t', 'outside', 'r', { dueTimeMs: 100, periodMs: 100 });
+    await runtime.createReminder('t', 'inside', 'r', { dueTimeMs: 100, periodMs: 100 });
+    await clock.advance(100);
+    expect(fires.map((f) => f.id).sort()).to.deep.equal(['inside', 'outside']);
+    await runtime.deleteReminder('t', 'outside', 'r'); // while its turn is still running
+    gate.resolve();
+    await settle();
+    await clock.advance(1000);
+    expect(fires).to.have.length(2);
+    expect(await runtime.getReminder('t', 'outside', 'r')).to.equal(undefined);
+    expect(await runtime.getReminder('t', 'inside', 'r')).to.equal(undefined);
+    await runtime.stop();
+  });
+
+  it('does not fire a reminder deleted while its turn was queued behind another turn', async () => {
+    const { runtime, clock } = setup();
+    const fires: { id: string; name: string; at: number; dueAt: number }[] = [];
+    const gate = deferred();
+    runtime.registerType('t', (id) => ({
+      invoke: async () => (await gate.promise, undefined),
+      onReminder: (name, data, ctx) => Promise.resolve(void fires.push({ id, name, at: ctx.clock.now(), dueAt: 0 })),
+    }));
+    await runtime.start();
+    const busy = runtime.invoke('t', 'a', 'block');
+    await runtime.createReminder('t', 'a', 'r', { dueTimeMs: 10 });
+    await clock.advance(10); // dispatched, queued behind the blocked turn
+    await runtime.deleteReminder('t', 'a', 'r');
+    gate.resolve();
+    await busy;
+    await settle();
+    expect(fires).to.have.length(0);
+    await runtime.stop();
+  });
+
+  it('retries a failing reminder with backoff, committing nothing of the failed turns, until it succeeds', async () => {
+    const { runtime, clock } = setup();
+    const attempts: number[] = [];
+    runtime.registerType('t', () => ({
+      invoke: () => Promise.resolve(undefined),
+      onReminder(name, data, ctx) {
+        attempts.push(ctx.clock.now());
+        ctx.state.set('attempt', Buffer.from(String(attempts.length)));
+        return attempts.length < 4 ? Promise.reject(new Error('not yet')) : Promise.resolve();
+      },
+    }));
+    await runtime.start();
+    const t0 = clock.now();
+    await runtime.createReminder('t', 'a', 'r', { dueTimeMs: 0 });
+    await clock.advance(10_000);
+    expect(attempts.map((t) => t - t0)).to.deep.equal([0, 100, 300, 700]);
+    expect(text(await runtime.getState('t', 'a', 'attempt'))).to.equal('4');
+    expect(await runtime.getReminder('t', 'a', 'r')).to.equal(undefined);
+    await runtime.stop();
+  });
+
+  it('commits reminders created in a turn with its state, and starts them only after the commit', async () => {
+    const { runtime, clock, store } = setup();
+    const fires: { id: string; name: string; at: number; dueAt: number }[] = [];
+    runtime.registerType('t', (id) => ({
+      async invoke(method, data, ctx) {
+        ctx.state.set('scheduled', Buffer.from('yes'));
+        ctx.createReminder('wake', { dueTimeMs: 0, data: Buffer.from('d') });
+        expect((await ctx.getReminder('wake'))?.name).to.equal('wake');
+        if (method === 'fail') throw new Error('no');
+        return undefined;
+      },
+      onReminder: (name, data, ctx) => Promise.resolve(void fires.push({ id, name, at: ctx.clock.now(), dueAt: 0 })),
+    }));
+    await runtime.start();
+    await runtime.invoke('t', 'x', 'fail').catch(() => undefined);
+    await clock.advance(1000);
+    expect(fires).to.have.length(0);
+    await runtime.invoke('t', 'y', 'ok');
+    expect(store.transactions).to.have.length(1);
+    await clock.advance(0);
+    expect(fires.map((f) => f.id)).to.deep.equal(['y']);
+    await runtime.stop();
+  });
+
+  it('survives a restart: overdue reminders fire once at start-up, acknowledged ones never again', async () => {
+    const store = new CountingStore();
+    const clock = new FakeClock();
+    const t0 = clock.now();
+    const fires: { id: string; name: string; at: number; dueAt: number }[] = [];
+    const first = setup({ store, clock }).runtime;
+    first.registerType('t', reminderRecorder(fires));
+    await first.start();
+    await first.createReminder('t', 'a', 'once', { dueTimeMs: 100 });
+    await first.createReminder('t', 'b', 'later', { dueTimeMs: 5000 });
+    await first.createReminder('t', 'c', 'periodic', { dueTimeMs: 1000, periodMs: 1000 });
+    await clock.advance(100); // 'once' fires and is acknowledged
+    await first.stop();
+
+    await clock.advance(10_500); // down for a while: 'later' and several periods of 'periodic' are missed
+    const second = setup({ store, clock }).runtime;
+    second.registerType('t', reminderRecorder(fires));
+    await second.start();
+    await clock.advance(0);
+    // Overdue reminders fire in due-time order (periodic was due at 1000, later at 5000).
+    expect(fires.map((f) => `${f.id}/${f.name}@${f.at - t0}`)).to.deep.equal(['a/once@100', 'c/periodic@10600', 'b/later@10600']);
+    await clock.advance(400); // the periodic reminder continues on its grid, missed periods are not replayed
+    expect(fires.map((f) => `${f.id}/${f.name}@${f.at - t0}`)).to.deep.equal(['a/once@100', 'c/periodic@10600', 'b/later@10600', 'c/periodic@11000']);
+    await second.stop();
+  });
+
+  it('loads the reminders of a type registered after start', async () => {
+    const store = new CountingStore();
+    const clock = new FakeClock();
+    const fires: { id: string; name: string; at: number; dueAt: number }[] = [];
+    const first = setup({ store, clock }).runtime;
+    first.registerType('late', reminderRecorder(fires));
+    await first.start();
+    await first.createReminder('late', 'a', 'r', { dueTimeMs: 50 });
+    await first.stop();
+    const second = setup({ store, clock }).runtime;
+    await second.start();
+    second.registerType('late', reminderRecorder(fires));
+    await clock.advance(100);
+    expect(fires.map((f) => f.id)).to.deep.equal(['a']);
+    await second.stop();
+  });
+});
+
+describe('actors: timers', () => {
+  it('fires periodic timers as turns and drops them with the activation', async () => {
+    const { runtime, clock } = setup({ idleTimeoutMs: 1000 });
+    const ticks: number[] = [];
+    runtime.registerType('t', () => ({
+      invoke(method, data, ctx) {
+        if (method === 'start') ctx.createTimer('tick', { dueTimeMs: 100, periodMs: 200, data: Buffer.from('x') });
+        if (method === 'stop') ctx.deleteTimer('tick');
+        return Promise.resolve(undefined);
+      },
+      onTimer: (name, data, ctx) => Promise.resolve(void ticks.push(ctx.clock.now())),
+    }));
+    await runtime.start();
+    const t0 = clock.now();
+    await runtime.invoke('t', 'a', 'start');
+    await clock.advance(700);
+    expect(ticks.map((t) => t - t0)).to.deep.equal([100, 300, 500, 700]);
+    // Timer turns are not activity: the actor still deactivates 1000 ms after its last call, and the timer dies.
+    await clock.advance(300);
+    expect(runtime.activeCount('t')).to.equal(0);
+    const count = ticks.length;
+    await clock.advance(5000);
+    expect(ticks).to.have.length(count);
+    await runtime.invoke('t', 'b', 'start');
+    await runtime.invoke('t', 'b', 'stop');
+    await clock.advance(1000);
+    expect(ticks).to.have.length(count);
+    await runtime.stop();
+  });
+});
