@@ -24,7 +24,7 @@ interface ActiveTimer {
   readonly info: TimerInfo;
   readonly expiresAt: EpochMs | undefined;
   repetitionsLeft: number | undefined;
-  handle: TimerHandle;
+  handle: TimerHandle | undefined;
 }
 
 /**
@@ -110,7 +110,7 @@ export class Activation implements TimerHost {
   clearTimer(name: string): void {
     const t = this.#timers.get(name);
     if (!t) return;
-    this.host.clock.clearTimeout(t.handle);
+    if (t.handle !== undefined) this.host.clock.clearTimeout(t.handle);
     this.#timers.delete(name);
   }
 
