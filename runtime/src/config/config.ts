@@ -27,6 +27,8 @@ export interface RuntimeConfig {
   readonly maxRequestSizeBytes: number;
   readonly componentInitTimeoutMs: number;
   readonly shutdownGracePeriodMs: number;
+  readonly appPort: number;
+  readonly actorIdleTimeoutMs: number;
 }
 
 export type ParsedCommandLine =
@@ -131,6 +133,8 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
     maxRequestSizeBytes: typed(raw, 'max-request-size', parseSize),
     componentInitTimeoutMs: typed(raw, 'component-init-timeout', parseDuration),
     shutdownGracePeriodMs: typed(raw, 'shutdown-grace-period', parseDuration),
+    appPort: typed(raw, 'app-port', parsePort),
+    actorIdleTimeoutMs: typed(raw, 'actor-idle-timeout', parseDuration),
   };
   return { kind: 'run', config };
 }

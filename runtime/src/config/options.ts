@@ -38,6 +38,8 @@ export const OPTIONS = [
   { flag: 'api-token', env: 'SVC_API_TOKEN', kind: 'string', envOnly: true, description: 'API token required on every API but health (env only)' },
   { flag: 'max-request-size', env: 'SVC_MAX_REQUEST_SIZE', kind: 'size', description: 'Largest accepted request body (e.g. 4Mi, 512Ki, 1048576)', default: '4Mi' },
   { flag: 'component-init-timeout', env: 'SVC_COMPONENT_INIT_TIMEOUT', kind: 'duration', description: 'Default init timeout per component when spec.initTimeout is unset', default: '5s' },
+  { flag: 'app-port', env: 'SVC_APP_PORT', kind: 'port', description: 'Port of the app on 127.0.0.1 (actor callbacks, /dapr/config); 0 means no app channel', default: '0' },
+  { flag: 'actor-idle-timeout', env: 'SVC_ACTOR_IDLE_TIMEOUT', kind: 'duration', description: 'Idle time after which an actor is deactivated (an app may set its own in /dapr/config)', default: '60m' },
   { flag: 'shutdown-grace-period', env: 'SVC_SHUTDOWN_GRACE_PERIOD', kind: 'duration', description: 'How long a graceful stop waits for in-flight work', default: '5s' },
 ] as const satisfies readonly OptionDef[];
 
