@@ -7,6 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { createHttpApp } from './api/http/app.js';
 import { healthRoutes } from './api/http/routes/health.js';
 import { metadataRoutes } from './api/http/routes/metadata.js';
+import { stateRoutes } from './api/http/routes/state.js';
 import { HttpApiServer } from './api/http/server.js';
 import { GrpcApiServer } from './api/grpc/server.js';
 import { registerBuiltinComponents } from './components/builtins.js';
@@ -20,6 +21,7 @@ import { ensureError } from './errors/runtime-error.js';
 import { createLogger, type Logger } from './log/logger.js';
 import { createMetricsRegistry, MetricsServer } from './metrics/metrics.js';
 import { Lifecycle } from './util/lifecycle.js';
+import { StateApi } from './state/state-api.js';
 import { RUNTIME_VERSION } from './version.js';
 
 async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<void>> {
@@ -43,6 +45,7 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
     log,
     groups: [
       healthRoutes({ ready: () => ready, outboundProblems: () => componentProblems(components) }),
+      stateRoutes(new StateApi({ appId: config.appId, namespace: process.env.NAMESPACE, stores: components }), config.maxRequestSizeBytes),
       metadataRoutes([
         () => ({ id: config.appId, runtimeVersion: RUNTIME_VERSION }),
         () => componentsMetadata(components),

@@ -1,3 +1,4 @@
+import { ensureError } from '../errors/runtime-error.js';
 import { applyInOrder, type PlannedWrite } from './write-plan.js';
 import { VersionedStateStore, type StoredValue } from './versioned-store.js';
 
@@ -29,7 +30,7 @@ export class InMemoryStateStore extends VersionedStateStore {
         remove: (key) => staged.set(key, undefined),
       });
     } catch (err) {
-      return Promise.reject(err as Error);
+      return Promise.reject(ensureError(err));
     }
     for (const [key, entry] of staged) {
       if (entry) this.#entries.set(key, entry);

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { RuntimeError } from '../errors/runtime-error.js';
+import { ensureError, RuntimeError } from '../errors/runtime-error.js';
 import { quotedTableName } from './sql-identifier.js';
 import { applyInOrder, type PlannedWrite } from './write-plan.js';
 import { VersionedStateStore, type StoredValue } from './versioned-store.js';
@@ -112,7 +112,7 @@ export class SqliteStateStore extends VersionedStateStore {
       this.#apply.immediate(writes);
       return Promise.resolve();
     } catch (err) {
-      return Promise.reject(err as Error);
+      return Promise.reject(ensureError(err));
     }
   }
 
