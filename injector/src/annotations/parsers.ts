@@ -23,8 +23,8 @@ export function parsePositiveInt(raw: string): number {
 }
 
 export function parsePort(raw: string): number {
-  const n = parseNonNegativeInt(raw);
-  if (n < 1 || n > 65535) throw new Error(`'${raw}' is not a port number (1-65535)`);
+  const n = /^\s*\d+\s*$/.test(raw) ? Number(raw.trim()) : NaN;
+  if (!(n >= 1 && n <= 65535)) throw new Error(`'${raw}' is not a port number (1-65535)`);
   return n;
 }
 

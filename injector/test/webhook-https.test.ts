@@ -1,0 +1,116 @@
+import { spawnSync } from 'node:child_process';
+import { expect } from 'chai';
+import { INJECTOR_OPTIONS } from '../src/config/options.js';
+import { NO_API_ACCESS_WARNING } from '../src/patch/build-patch.js';
+import { INJECTOR_MAIN, InjectorProcess, writeTestCerts } from './support/injector-process.js';
+import { applyAndValidate, container, makePod } from './support/pods.js';
+import type { AdmissionReview } from '../src/webhook/admission.js';
+import type { V1Pod } from '@kubernetes/client-node';
+
+const CONTROLLER = { username: 'system:serviceaccount:kube-system:replicaset-controller', groups: ['system:serviceaccounts'] };
+
+function review(pod: V1Pod, overrides: Record<string, unknown> = {}): object {
+  return {
+    apiVersion: 'admission.k8s.io/v1',
+    kind: 'AdmissionReview',
+    request: { uid: `uid-${Math.random().toString(36).slice(2)}`, kind: { group: '', version: 'v1', kind: 'Pod' }, operation: 'CREATE', namespace: 'shop', userInfo: CONTROLLER, object: pod, ...overrides },
+  };
+}
+
+function decodePatch(res: AdmissionReview): Parameters<typeof applyAndValidate>[1] {
+  return JSON.parse(Buffer.from(res.response!.patch!, 'base64').toString('utf8')) as Parameters<typeof applyAndValidate>[1];
+}
+
+describe('svc-injector over HTTPS (real process, no Kubernetes API)', function () {
+  let injector: InjectorProcess;
+
+  before(async () => {
+    injector = await InjectorProcess.start({ certs: writeTestCerts(), args: ['--sidecar-image', 'svc/svcd:e2e'] });
+  });
+  after(async () => injector?.stop());
+
+  it('injects an annotated pod created by a controller, echoing the request uid', async () => {
+    const pod = makePod({ annotations: { 'svc.io/pluggable-components': 'comp' }, containers: [{ name: 'app', image: 'a' }, { name: 'comp', image: 'c' }] });
+    const body = review(pod) as { request: { uid: string } };
+    const res = await injector.request({ path: '/mutate', body });
+    expect(res.status).to.equal(200);
+    const out = res.body as AdmissionReview;
+    expect(out).to.deep.include({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview' });
+    expect(out.response).to.deep.include({ uid: body.request.uid, allowed: true, patchType: 'JSONPatch' });
+    const patched = applyAndValidate(pod, decodePatch(out));
+    expect(container(patched, 'svcd').image).to.equal('svc/svcd:e2e');
+    expect(container(patched, 'comp').volumeMounts?.[0]?.name).to.equal('svc-components-sockets');
+  });
+
+  it('inject mode without API access: allowed with a warning', async () => {
+    const pod = makePod({ annotations: { 'svc.io/inject-pluggable-components': 'true' } });
+    const out = (await injector.request({ path: '/mutate', body: review(pod) })).body as AdmissionReview;
+    expect(out.response?.allowed).to.equal(true);
+    expect(out.response?.warnings).to.deep.equal([NO_API_ACCESS_WARNING]);
+    expect(applyAndValidate(pod, decodePatch(out)).spec?.containers.map((c) => c.name)).to.deep.equal(['app', 'svcd']);
+  });
+
+  it('admits unchanged: other kinds, other operations, pods not opted in, pods with svcd already', async () => {
+    const pod = makePod();
+    const variants = [
+      review(pod, { kind: { group: 'apps', version: 'v1', kind: 'Deployment' } }),
+      review(pod, { operation: 'UPDATE' }),
+      review(makePod({ annotations: { 'svc.io/enabled': 'false' } })),
+      review(makePod({ containers: [{ name: 'app', image: 'a' }, { name: 'svcd', image: 's' }] })),
+    ];
+    for (const v of variants) {
+      const out = (await injector.request({ path: '/mutate', body: v })).body as AdmissionReview;
+      expect(out.response?.allowed).to.equal(true);
+      expect(out.response).to.not.have.property('patch');
+      expect(out.response).to.not.have.property('warnings');
+    }
+  });
+
+  it('admits pods of untrusted creators unchanged, with a warning; trusts system:masters by default', async () => {
+    const pod = makePod();
+    const untrusted = (await injector.request({ path: '/mutate', body: review(pod, { userInfo: { username: 'alice', groups: ['system:authenticated'] } }) })).body as AdmissionReview;
+    expect(untrusted.response).to.not.have.property('patch');
+    expect(untrusted.response?.warnings?.[0]).to.contain('created by alice');
+    const admin = (await injector.request({ path: '/mutate', body: review(pod, { userInfo: { username: 'kubernetes-admin', groups: ['system:masters'] } }) })).body as AdmissionReview;
+    expect(admin.response?.patchType).to.equal('JSONPatch');
+  });
+
+  it('denies a pod whose annotations cannot be honoured, with the reason', async () => {
+    const out = (await injector.request({ path: '/mutate', body: review(makePod({ annotations: { 'svc.io/http-port': '0' } })) })).body as AdmissionReview;
+    expect(out.response?.allowed).to.equal(false);
+    expect(out.response?.status?.code).to.equal(400);
+    expect(out.response?.status?.message).to.contain("svc.io/http-port: '0' is not a port number");
+    expect(out.response).to.not.have.property('patch');
+  });
+
+  it('answers bad requests with coded errors', async () => {
+    const cases: Array<[Parameters<InjectorProcess['request']>[0], number, string]> = [
+      [{ path: '/mutate', body: '{}', contentType: 'text/plain' }, 415, 'ERR_UNSUPPORTED_MEDIA_TYPE'],
+      [{ path: '/mutate', body: '' }, 400, 'ERR_MALFORMED_REQUEST'],
+      [{ path: '/mutate', body: '{"kind":' }, 400, 'ERR_MALFORMED_REQUEST'],
+      [{ path: '/mutate', body: { kind: 'AdmissionReview', apiVersion: 'admission.k8s.io/v1', request: {} } }, 400, 'ERR_MALFORMED_REQUEST'],
+      [{ path: '/mutate', method: 'GET' }, 405, 'ERR_METHOD_NOT_ALLOWED'],
+      [{ path: '/nope', method: 'GET' }, 404, 'ERR_NOT_FOUND'],
+    ];
+    for (const [req, status, code] of cases) {
+      const res = await injector.request(req);
+      expect(res.status, `${req.method ?? 'POST'} ${req.path} ${String(req.body)}`).to.equal(status);
+      expect((res.body as { errorCode: string }).errorCode).to.equal(code);
+      expect((res.body as { message: string }).message).to.be.a('string').and.not.equal('');
+    }
+    // Still serving after the bad input.
+    expect((await injector.request({ path: '/healthz', method: 'GET' })).status).to.equal(200);
+  });
+
+  it('lists every flag and env var in --help and refuses unknown flags', () => {
+    const help = spawnSync(process.execPath, [INJECTOR_MAIN, '--help'], { encoding: 'utf8' });
+    expect(help.status).to.equal(0);
+    for (const def of INJECTOR_OPTIONS) expect(help.stdout).to.contain(`--${def.flag}`).and.contain(def.env);
+    const bad = spawnSync(process.execPath, [INJECTOR_MAIN, '--no-such-flag'], { encoding: 'utf8' });
+    expect(bad.status).to.equal(2);
+    expect(bad.stderr).to.contain('--no-such-flag');
+    const noTls = spawnSync(process.execPath, [INJECTOR_MAIN], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+    expect(noTls.status).to.equal(2);
+    expect(noTls.stderr).to.contain('--tls-cert-file');
+  });
+});
