@@ -1,0 +1,63 @@
+import { expect } from 'chai';
+import { decodeBulkGetBody, decodeSaveBody, decodeTransactionBody } from '../../src/api/http/state-body.js';
+import { isRuntimeError } from '../../src/errors/runtime-error.js';
+
+const body = (s: string) => Buffer.from(s, 'utf8');
+
+function malformed(fn: () => unknown, message: RegExp): void {
+  try {
+    fn();
+  } catch (err) {
+    expect(isRuntimeError(err, 'ERR_MALFORMED_REQUEST'), String(err)).to.equal(true);
+    expect((err as Error).message).to.match(message);
+    return;
+  }
+  expect.fail('expected ERR_MALFORMED_REQUEST');
+}
+
+describe('state request bodies', () => {
+  it('decodes save items with raw values and optional fields', () => {
+    const items = decodeSaveBody(body('[{"key":"a","value": {"z":1, "a":2} ,"etag":"3","metadata":{"m":"v"},"options":{"concurrency":"first-write"}},{"Key":"b","Value":"x"}]'));
+    expect(items).to.have.length(2);
+    expect(items[0]!.value!.toString()).to.equal('{"z":1, "a":2}');
+    expect(items[0]).to.deep.include({ key: 'a', etag: '3', metadata: { m: 'v' }, options: { concurrency: 'first-write', consistency: undefined } });
+    expect(items[1]).to.deep.include({ key: 'b' });
+    expect(items[1]!.value!.toString()).to.equal('"x"');
+  });
+
+  it('leaves a missing value and key for the API to reject', () => {
+    const [item] = decodeSaveBody(body('[{"value":null}]'));
+    expect(item).to.deep.include({ key: '', value: undefined });
+  });
+
+  it('rejects bodies of the wrong shape with the field path', () => {
+    malformed(() => decodeSaveBody(body('{"key":"a"}')), /body must be a JSON array/);
+    malformed(() => decodeSaveBody(body('[1]')), /\[0\] must be an object/);
+    malformed(() => decodeSaveBody(body('[{"key":5,"value":1}]')), /\[0\]\.key must be a string/);
+    malformed(() => decodeSaveBody(body('[{"key":"a","value":1,"etag":7}]')), /\[0\]\.etag must be a string/);
+    malformed(() => decodeSaveBody(body('[{"key":"a","value":1,"metadata":{"m":1}}]')), /\[0\]\.metadata\.m must be a string/);
+    malformed(() => decodeSaveBody(body('[{"key":"a","value":1,"options":"strong"}]')), /\[0\]\.options must be a JSON object/);
+    malformed(() => decodeSaveBody(body('[{"key":"a",')), /failed deserializing HTTP body/);
+    malformed(() => decodeSaveBody(Buffer.from([0x5b, 0xff, 0x5d])), /not valid UTF-8/);
+  });
+
+  it('decodes bulk get bodies', () => {
+    expect(decodeBulkGetBody(body('{"keys":["a","b"],"parallelism":10,"metadata":{"x":"y"}}'))).to.deep.equal({ keys: ['a', 'b'], metadata: { x: 'y' } });
+    expect(decodeBulkGetBody(body('{}'))).to.deep.equal({ keys: [], metadata: {} });
+    malformed(() => decodeBulkGetBody(body('{"keys":"a"}')), /keys must be a JSON array/);
+    malformed(() => decodeBulkGetBody(body('{"keys":[1]}')), /keys\[0\] must be a string/);
+  });
+
+  it('decodes transactions with raw values', () => {
+    const tx = decodeTransactionBody(
+      body('{"operations":[{"operation":"upsert","request":{"key":"a","value":[1, 2]}},{"operation":"delete","request":{"key":"b","etag":"1"}}],"metadata":{"p":"q"}}'),
+    );
+    expect(tx.metadata).to.deep.equal({ p: 'q' });
+    expect(tx.operations.map((o) => o.operation)).to.deep.equal(['upsert', 'delete']);
+    expect(tx.operations[0]!.request.value!.toString()).to.equal('[1, 2]');
+    expect(tx.operations[1]!.request).to.deep.include({ key: 'b', etag: '1', value: undefined });
+    malformed(() => decodeTransactionBody(body('{"operations":[{"request":{"key":"a"}}]}')), /operations\[0\]\.operation is required/);
+    malformed(() => decodeTransactionBody(body('{"operations":[{"operation":"upsert"}]}')), /operations\[0\]\.request is required/);
+    malformed(() => decodeTransactionBody(body('[]')), /body must be a JSON object/);
+  });
+});

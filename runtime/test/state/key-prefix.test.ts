@@ -1,0 +1,54 @@
+import { expect } from 'chai';
+import { isRuntimeError } from '../../src/errors/runtime-error.js';
+import { assertValidStateKey, StateKeyMapper, stateKeyPrefix } from '../../src/state/key-prefix.js';
+
+const ctx = { appId: 'myapp', storeName: 'mystore', namespace: undefined };
+
+function rejects(fn: () => unknown, message: RegExp): void {
+  try {
+    fn();
+  } catch (err) {
+    expect(isRuntimeError(err, 'ERR_MALFORMED_REQUEST'), String(err)).to.equal(true);
+    expect((err as Error).message).to.match(message);
+    return;
+  }
+  expect.fail('expected ERR_MALFORMED_REQUEST');
+}
+
+describe('state key prefixing', () => {
+  it('follows the keyPrefix strategies, matched without case', () => {
+    expect(stateKeyPrefix(undefined, ctx)).to.equal('myapp');
+    expect(stateKeyPrefix('AppID', ctx)).to.equal('myapp');
+    expect(stateKeyPrefix('none', ctx)).to.equal(undefined);
+    expect(stateKeyPrefix('name', ctx)).to.equal('mystore');
+    expect(stateKeyPrefix('namespace', ctx)).to.equal('myapp');
+    expect(stateKeyPrefix('namespace', { ...ctx, namespace: 'prod' })).to.equal('prod.myapp');
+    expect(stateKeyPrefix('Shared-Prefix', ctx)).to.equal('shared-prefix');
+  });
+
+  it('uses no prefix for appid and namespace when the app id is empty', () => {
+    expect(stateKeyPrefix('appid', { ...ctx, appId: '' })).to.equal(undefined);
+    expect(stateKeyPrefix('namespace', { ...ctx, appId: '', namespace: 'prod' })).to.equal(undefined);
+  });
+
+  it('rejects a custom prefix containing the separator', () => {
+    rejects(() => stateKeyPrefix('a||b', ctx), /keyPrefix 'a\|\|b' can't contain '\|\|'/);
+  });
+
+  it('maps keys to store keys and back', () => {
+    const m = new StateKeyMapper('myapp');
+    expect(m.toStoreKey('order-1')).to.equal('myapp||order-1');
+    expect(m.fromStoreKey('myapp||order-1')).to.equal('order-1');
+    expect(m.fromStoreKey('other||order-1')).to.equal('other||order-1');
+    const none = new StateKeyMapper(undefined);
+    expect(none.toStoreKey('k')).to.equal('k');
+    expect(none.fromStoreKey('k')).to.equal('k');
+  });
+
+  it('rejects empty keys, keys with the separator and keys with NUL', () => {
+    rejects(() => assertValidStateKey(''), /"key" is a required field/);
+    rejects(() => assertValidStateKey('a||b'), /can't contain/);
+    rejects(() => new StateKeyMapper('p').toStoreKey('x\u0000y'), /NUL/);
+    assertValidStateKey('ключ 🔑 a|b /?#');
+  });
+});
