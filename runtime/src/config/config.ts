@@ -28,6 +28,8 @@ export interface RuntimeConfig {
   readonly componentInitTimeoutMs: number;
   readonly shutdownGracePeriodMs: number;
   readonly appPort: number;
+  readonly namespace: string | undefined;
+  readonly kubeconfig: string | undefined;
   readonly actorIdleTimeoutMs: number;
 }
 
@@ -134,6 +136,8 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
     componentInitTimeoutMs: typed(raw, 'component-init-timeout', parseDuration),
     shutdownGracePeriodMs: typed(raw, 'shutdown-grace-period', parseDuration),
     appPort: typed(raw, 'app-port', parsePort),
+    namespace: typed(raw, 'namespace', str) || undefined,
+    kubeconfig: typed(raw, 'kubeconfig', str) || undefined,
     actorIdleTimeoutMs: typed(raw, 'actor-idle-timeout', parseDuration),
   };
   return { kind: 'run', config };

@@ -40,6 +40,8 @@ export const OPTIONS = [
   { flag: 'component-init-timeout', env: 'SVC_COMPONENT_INIT_TIMEOUT', kind: 'duration', description: 'Default init timeout per component when spec.initTimeout is unset', default: '5s' },
   { flag: 'app-port', env: 'SVC_APP_PORT', kind: 'port', description: 'Port of the app on 127.0.0.1 (actor callbacks, /dapr/config); 0 means no app channel', default: '0' },
   { flag: 'actor-idle-timeout', env: 'SVC_ACTOR_IDLE_TIMEOUT', kind: 'duration', description: 'Idle time after which an actor is deactivated (an app may set its own in /dapr/config)', default: '60m' },
+  { flag: 'namespace', env: 'NAMESPACE', kind: 'string', description: 'Namespace of this pod: kubernetes mode reads its Components, both modes skip Components of other namespaces (the injector sets it from the downward API)', default: '' },
+  { flag: 'kubeconfig', env: 'KUBECONFIG', kind: 'string', description: 'kubeconfig for kubernetes mode outside a pod (tests); in a pod the service account is used', default: '' },
   { flag: 'shutdown-grace-period', env: 'SVC_SHUTDOWN_GRACE_PERIOD', kind: 'duration', description: 'How long a graceful stop waits for in-flight work', default: '5s' },
 ] as const satisfies readonly OptionDef[];
 

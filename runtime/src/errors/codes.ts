@@ -73,6 +73,8 @@ export const ERROR_CODES = {
 
   // Configuration
   ERR_CONFIG_INVALID: { http: 500, grpc: GrpcStatus.INVALID_ARGUMENT },
+  // Kubernetes mode: the API server could not be read (or refused)
+  ERR_KUBERNETES_API: { http: 500, grpc: GrpcStatus.UNAVAILABLE },
 } as const satisfies Record<string, { http: number; grpc: GrpcStatus }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

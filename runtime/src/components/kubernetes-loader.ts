@@ -1,0 +1,73 @@
+/**
+ * Kubernetes mode: the Components of this pod's namespace, read from the API server (in-cluster service account,
+ * or a kubeconfig for tests), parsed and filtered exactly like the disk loader's (same parser, same namespace /
+ * duplicate / scope rules). Needs only get/list on components.svc.io in that namespace.
+ */
+import { existsSync } from 'node:fs';
+import { ApiException, CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
+import { RuntimeError } from '../errors/runtime-error.js';
+import type { Logger } from '../log/logger.js';
+import { selectComponents } from './select.js';
+import { isComponentDocument, parseComponentSpec, type ComponentSpec } from './spec.js';
+
+/** Lists the raw Component objects of a namespace. */
+export interface ComponentObjectLister {
+  list(namespace: string): Promise<unknown[]>;
+}
+
+const IN_CLUSTER_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
+const ATTEMPTS = 5;
+
+export class ApiServerComponentLister implements ComponentObjectLister {
+  private readonly api: CustomObjectsApi;
+
+  constructor(kc: KubeConfig) {
+    this.api = kc.makeApiClient(CustomObjectsApi);
+  }
+
+  /** Retries what may be transient (the API server restarting, a network blip); a 4xx is final. */
+  async list(namespace: string): Promise<unknown[]> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const list = (await this.api.listNamespacedCustomObject({ group: 'svc.io', version: 'v1alpha1', namespace, plural: 'components' })) as { items?: unknown[] };
+        return list.items ?? [];
+      } catch (err) {
+        const status = err instanceof ApiException ? (err as ApiException<unknown>).code : undefined;
+        const final = (status !== undefined && status >= 400 && status < 500) || attempt >= ATTEMPTS;
+        if (final) {
+          const hint = status === 403 ? ' (the pod service account needs get/list on components.svc.io in its namespace)' : '';
+          throw new RuntimeError('ERR_KUBERNETES_API', `cannot list components.svc.io in namespace ${namespace}: ${(err as Error).message}${hint}`, { cause: err });
+        }
+        await new Promise((resolve) => setTimeout(resolve, 250 * 2 ** attempt));
+      }
+    }
+  }
+}
+
+export function kubernetesConfig(kubeconfigPath: string | undefined): KubeConfig {
+  const kc = new KubeConfig();
+  if (kubeconfigPath) kc.loadFromFile(kubeconfigPath);
+  else if (process.env.KUBERNETES_SERVICE_HOST && existsSync(IN_CLUSTER_TOKEN)) kc.loadFromCluster();
+  else throw new RuntimeError('ERR_CONFIG_INVALID', '--mode kubernetes needs the in-cluster service account or --kubeconfig / KUBECONFIG');
+  return kc;
+}
+
+export async function loadKubernetesComponents(opts: {
+  appId: string;
+  namespace: string | undefined;
+  log: Logger;
+  lister: ComponentObjectLister;
+}): Promise<ComponentSpec[]> {
+  if (!opts.namespace) throw new RuntimeError('ERR_CONFIG_INVALID', '--mode kubernetes needs --namespace / NAMESPACE (the injector sets it from the downward API)');
+  const objects = await opts.lister.list(opts.namespace);
+  const specs: ComponentSpec[] = [];
+  for (const obj of objects) {
+    // List items carry apiVersion and kind; add them when a server leaves them out.
+    const doc = { apiVersion: 'svc.io/v1alpha1', kind: 'Component', ...(obj as object) };
+    if (!isComponentDocument(doc)) continue;
+    const name = (doc as { metadata?: { name?: string } }).metadata?.name ?? '(unnamed)';
+    specs.push(parseComponentSpec(doc, `kubernetes: ${opts.namespace}/${name}`));
+  }
+  opts.log.info({ namespace: opts.namespace, listed: specs.length }, 'components read from the Kubernetes API');
+  return selectComponents(specs, { appId: opts.appId, namespace: opts.namespace, log: opts.log });
+}
