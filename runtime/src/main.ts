@@ -4,7 +4,9 @@
  * SIGTERM/SIGINT. This file only wires; every part lives in its own module.
  */
 import { mkdirSync } from 'node:fs';
+import { ActorHost } from './actors/host.js';
 import { createHttpApp } from './api/http/app.js';
+import { actorRoutes } from './api/http/routes/actors.js';
 import { healthRoutes } from './api/http/routes/health.js';
 import { metadataRoutes } from './api/http/routes/metadata.js';
 import { stateRoutes } from './api/http/routes/state.js';
@@ -38,6 +40,16 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
   });
 
   const components = new ComponentManager(registry, { appId: config.appId, dataDir: config.dataDir, log }, config.componentInitTimeoutMs);
+  const actors = new ActorHost({
+    appId: config.appId,
+    components,
+    log,
+    metrics,
+    idleTimeoutMs: config.actorIdleTimeoutMs,
+    appPort: config.appPort,
+    appConfigWaitMs: 30_000,
+    drainTimeoutMs: config.shutdownGracePeriodMs,
+  });
   let ready = false;
 
   const httpApp = createHttpApp({
@@ -49,7 +61,9 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
       metadataRoutes([
         () => ({ id: config.appId, runtimeVersion: RUNTIME_VERSION }),
         () => componentsMetadata(components),
+        () => actors.metadata(),
       ]),
+      actorRoutes(() => actors.requireRuntime(), config.maxRequestSizeBytes),
     ],
   });
   const httpServer = new HttpApiServer(httpApp, config.listenAddress, config.httpPort);
@@ -75,6 +89,7 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
       },
       stop: () => components.closeAll(log),
     })
+    .add(actors)
     .add({ name: 'grpc-api', start: async () => void (ports.grpc = await grpcServer.start()), stop: () => grpcServer.stop(config.shutdownGracePeriodMs) })
     .add({ name: 'http-api', start: async () => void (ports.http = await httpServer.start()), stop: () => httpServer.stop(config.shutdownGracePeriodMs) });
 

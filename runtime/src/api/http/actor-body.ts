@@ -1,0 +1,80 @@
+import { parseDueTime, parsePeriod, parseTtl } from '../../actors/durations.js';
+import type { ActorStateOperation, ReminderOptions, TimerOptions } from '../../actors/types.js';
+import { RuntimeError } from '../../errors/runtime-error.js';
+import { parseJsonBody } from './body.js';
+
+function malformed(message: string): RuntimeError {
+  return new RuntimeError('ERR_MALFORMED_REQUEST', message);
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function optionalString(body: Record<string, unknown>, field: string): string | undefined {
+  const v = body[field];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'string') throw malformed(`${field} must be a string`);
+  return v;
+}
+
+/** `data` is any JSON; it is kept as its JSON text and handed back as JSON. */
+function jsonData(body: Record<string, unknown>): Buffer | undefined {
+  return body.data === undefined || body.data === null ? undefined : Buffer.from(JSON.stringify(body.data));
+}
+
+function objectBody(raw: Buffer): Record<string, unknown> {
+  if (raw.length === 0) return {};
+  const body = parseJsonBody(raw);
+  if (!isRecord(body)) throw malformed('the request body must be a JSON object');
+  return body;
+}
+
+/** `{"dueTime","period","ttl","data"}` of a reminder create. */
+export function decodeReminderBody(raw: Buffer, now: number): ReminderOptions {
+  const body = objectBody(raw);
+  const dueTime = optionalString(body, 'dueTime');
+  const period = optionalString(body, 'period');
+  const ttl = optionalString(body, 'ttl');
+  const expiresAt = parseTtl(ttl, now);
+  const data = jsonData(body);
+  return {
+    dueAt: parseDueTime(dueTime, now),
+    ...parsePeriod(period),
+    ...(expiresAt !== undefined && { expiresAt }),
+    ...(data !== undefined && { data }),
+    ...(dueTime !== undefined && { dueTimeText: dueTime }),
+    ...(period !== undefined && { periodText: period }),
+  };
+}
+
+/** `{"dueTime","period","ttl","data","callback"}` of a timer create. */
+export function decodeTimerBody(raw: Buffer, now: number): TimerOptions {
+  const opts = decodeReminderBody(raw, now);
+  return {
+    dueTimeMs: Math.max(0, (opts.dueAt ?? now) - now),
+    ...(opts.periodMs !== undefined && { periodMs: opts.periodMs }),
+    ...(opts.repetitions !== undefined && { repetitions: opts.repetitions }),
+    ...(opts.expiresAt !== undefined && { ttlMs: opts.expiresAt - now }),
+    ...(opts.data !== undefined && { data: opts.data }),
+    ...(opts.dueTimeText !== undefined && { dueTimeText: opts.dueTimeText }),
+    ...(opts.periodText !== undefined && { periodText: opts.periodText }),
+  };
+}
+
+/** `[{"operation":"upsert"|"delete","request":{"key","value"}}]` of an actor state transaction. */
+export function decodeActorStateTransaction(raw: Buffer): ActorStateOperation[] {
+  const body = parseJsonBody(raw);
+  if (!Array.isArray(body)) throw malformed('the actor state transaction must be a JSON array of operations');
+  return body.map((op: unknown, i): ActorStateOperation => {
+    if (!isRecord(op) || !isRecord(op.request)) throw malformed(`operation ${i} must be {"operation","request":{"key",...}}`);
+    const key = op.request.key;
+    if (typeof key !== 'string' || key === '') throw malformed(`operation ${i}: request.key must be a non-empty string`);
+    if (op.operation === 'upsert') {
+      const value = op.request.value;
+      return { operation: 'upsert', key, value: Buffer.from(value === undefined ? 'null' : JSON.stringify(value)) };
+    }
+    if (op.operation === 'delete') return { operation: 'delete', key };
+    throw malformed(`operation ${i}: operation must be "upsert" or "delete", got ${JSON.stringify(op.operation)}`);
+  });
+}
