@@ -14,6 +14,7 @@ import { HttpApiServer } from './api/http/server.js';
 import { GrpcApiServer } from './api/grpc/server.js';
 import { registerBuiltinComponents } from './components/builtins.js';
 import { loadStandaloneComponents } from './components/disk-loader.js';
+import { ApiServerComponentLister, kubernetesConfig, loadKubernetesComponents } from './components/kubernetes-loader.js';
 import { ComponentManager } from './components/manager.js';
 import { componentProblems, componentsMetadata } from './components/metadata.js';
 import { PluggableComponents } from './components/pluggable/pluggable-components.js';
@@ -83,7 +84,10 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
       name: 'components',
       start: async () => {
         await pluggable.discover();
-        const specs = await loadStandaloneComponents(config.resourcesPaths, config.appId, log);
+        const specs =
+          config.mode === 'kubernetes'
+            ? await loadKubernetesComponents({ appId: config.appId, namespace: config.namespace, log, lister: new ApiServerComponentLister(kubernetesConfig(config.kubeconfig)) })
+            : await loadStandaloneComponents(config.resourcesPaths, config.appId, log);
         await pluggable.awaitSocketsFor(specs);
         await components.initAll(specs, log);
       },
