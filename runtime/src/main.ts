@@ -26,6 +26,9 @@ import { createMetricsRegistry, MetricsServer } from './metrics/metrics.js';
 import { Lifecycle } from './util/lifecycle.js';
 import { StateApi } from './state/state-api.js';
 import { RUNTIME_VERSION } from './version.js';
+import { durableTaskService } from './workflow/grpc/service.js';
+import { WorkflowHost } from './workflow/host.js';
+import { workflowHttpRoutes } from './workflow/http-routes.js';
 
 async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<void>> {
   mkdirSync(config.dataDir, { recursive: true });
@@ -51,6 +54,7 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
     appConfigWaitMs: 30_000,
     drainTimeoutMs: config.shutdownGracePeriodMs,
   });
+  const workflows = new WorkflowHost({ appId: config.appId, actorRuntime: () => actors.runtime, metrics, log });
   let ready = false;
 
   const httpApp = createHttpApp({
@@ -63,12 +67,16 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
         () => ({ id: config.appId, runtimeVersion: RUNTIME_VERSION }),
         () => componentsMetadata(components),
         () => actors.metadata(),
+        () => workflows.metadata(),
       ]),
       actorRoutes(() => actors.requireRuntime(), config.maxRequestSizeBytes),
+      workflowHttpRoutes({ engine: workflows.engine, maxBodyBytes: config.maxRequestSizeBytes }),
     ],
   });
   const httpServer = new HttpApiServer(httpApp, config.listenAddress, config.httpPort);
   const grpcServer = new GrpcApiServer(config.listenAddress, config.grpcPort);
+  const durableTask = durableTaskService({ engine: workflows.engine, hub: () => workflows.hub, apiToken: config.apiToken, log });
+  grpcServer.addService(durableTask.definition, durableTask.implementation);
   const metricsServer = new MetricsServer(metrics, config.listenAddress, config.metricsPort);
   const ports: Record<string, number> = {};
 
@@ -94,7 +102,10 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
       stop: () => components.closeAll(log),
     })
     .add(actors)
+    .add(workflows)
     .add({ name: 'grpc-api', start: async () => void (ports.grpc = await grpcServer.start()), stop: () => grpcServer.stop(config.shutdownGracePeriodMs) })
+    // Stops before the gRPC server: workers' GetWorkItems streams end with status OK, so SDK workers reconnect.
+    .add({ name: 'workflow-workers', start: () => Promise.resolve(), stop: () => workflows.closeWorkers() })
     .add({ name: 'http-api', start: async () => void (ports.http = await httpServer.start()), stop: () => httpServer.stop(config.shutdownGracePeriodMs) });
 
   try {

@@ -1,0 +1,262 @@
+/**
+ * `WorkflowEngine` on the actor runtime: every operation is a turn on the instance's orchestration actor, and
+ * the worker side (the gRPC `GetWorkItems` streams) plugs in through `WorkerHub`.
+ */
+import { randomUUID } from 'node:crypto';
+import type { ActorRuntime } from '../actors/types.js';
+import type { ErrorCode } from '../errors/codes.js';
+import { RuntimeError, ensureError, isRuntimeError } from '../errors/runtime-error.js';
+import type { Logger } from '../log/logger.js';
+import { WorkDispatcher, type WorkerConnection } from './dispatcher.js';
+import { isTerminalStatus, type PurgeOptions, type StartWorkflowRequest, type TerminateOptions, type WorkflowEngine, type WorkflowInstance } from './engine.js';
+import { newEvent, type HistoryEvent } from './history.js';
+import type { WorkerAction } from './instance.js';
+import type { WorkflowMetrics } from './metrics.js';
+import { OrchestrationActor, decode, encode, fromSnapshot, type CompletionPayload, type InstanceSnapshot } from './orchestration-actor.js';
+import { InstanceWatchers } from './watchers.js';
+
+/** The worker side of the engine, used by the Durable Task gRPC service. */
+export interface WorkerHub {
+  readonly workerCount: number;
+  connect(worker: WorkerConnection): void;
+  disconnect(worker: WorkerConnection): void;
+  /** Records a worker's orchestration result; unknown or stale results are ignored. */
+  completeOrchestration(instanceId: string, actions: WorkerAction[], customStatus: string | undefined): Promise<void>;
+  /** Records an activity result (exactly once per scheduled task); unknown or stale results are ignored. */
+  completeActivity(instanceId: string, taskId: number, outcome: { result?: string } | { failureDetails: NonNullable<WorkflowInstance['failureDetails']> }): Promise<void>;
+  /** Ends every worker stream cleanly (before the gRPC server stops). */
+  closeWorkers(): void;
+}
+
+export interface ActorWorkflowEngineOptions {
+  readonly runtime: ActorRuntime;
+  readonly appId: string;
+  readonly metrics: WorkflowMetrics;
+  readonly log: Logger;
+}
+
+export class ActorWorkflowEngine implements WorkflowEngine, WorkerHub {
+  readonly actorType: string;
+  readonly #runtime: ActorRuntime;
+  readonly #metrics: WorkflowMetrics;
+  readonly #log: Logger;
+  readonly #dispatcher: WorkDispatcher;
+  readonly #watchers: InstanceWatchers;
+  readonly #turnStarted = new Map<string, number>();
+
+  constructor(opts: ActorWorkflowEngineOptions) {
+    this.actorType = `svc.internal.${opts.appId}.workflow`;
+    this.#runtime = opts.runtime;
+    this.#metrics = opts.metrics;
+    this.#log = opts.log;
+    this.#dispatcher = new WorkDispatcher(undefined, {
+      dispatched: (item) => {
+        if (item.kind === 'orchestration') this.#turnStarted.set(item.instanceId, performance.now());
+      },
+      workersChanged: (n) => this.#metrics.connectedWorkers.set(n),
+    });
+    this.#watchers = new InstanceWatchers((id) => this.get(id));
+    const deps = {
+      actorType: this.actorType,
+      runtime: this.#runtime,
+      dispatcher: this.#dispatcher,
+      metrics: this.#metrics,
+      log: this.#log,
+      changed: (id: string) => this.#watchers.notify(id),
+    };
+    this.#runtime.registerType(this.actorType, (id) => new OrchestrationActor(id, deps));
+  }
+
+  // ---- client side ----
+
+  async start(req: StartWorkflowRequest): Promise<string> {
+    const instanceId = req.instanceId && req.instanceId !== '' ? req.instanceId : randomUUID();
+    await this.#op('start', 'ERR_START_WORKFLOW', `error starting workflow '${req.name}'`, () =>
+      this.#invoke(instanceId, 'create', {
+        name: req.name,
+        instanceId,
+        ...(req.input !== undefined ? { input: req.input } : {}),
+        ...(req.scheduledStartTime ? { scheduledStartTime: req.scheduledStartTime.getTime() } : {}),
+      }),
+    );
+    return instanceId;
+  }
+
+  async get(instanceId: string): Promise<WorkflowInstance | undefined> {
+    return this.#op('get', 'ERR_GET_WORKFLOW', `error while getting workflow info on instance '${instanceId}'`, async () => {
+      const snap = decode<InstanceSnapshot>(await this.#invoke(instanceId, 'get'));
+      return snap ? fromSnapshot(snap) : undefined;
+    });
+  }
+
+  async raiseEvent(instanceId: string, eventName: string, data?: string): Promise<void> {
+    await this.#addEvent('raise_event', 'ERR_RAISE_EVENT_WORKFLOW', `error raising event on workflow '${instanceId}'`, instanceId, {
+      type: 'EventRaised',
+      name: eventName,
+      ...(data !== undefined ? { input: data } : {}),
+    });
+  }
+
+  async terminate(instanceId: string, opts: TerminateOptions = {}): Promise<void> {
+    await this.#addEvent('terminate', 'ERR_TERMINATE_WORKFLOW', `error terminating workflow '${instanceId}'`, instanceId, {
+      type: 'ExecutionTerminated',
+      ...(opts.output !== undefined ? { input: opts.output } : {}),
+      recurse: opts.recursive === true,
+    });
+  }
+
+  async suspend(instanceId: string, reason?: string): Promise<void> {
+    await this.#addEvent('suspend', 'ERR_PAUSE_WORKFLOW', `error pausing workflow ${instanceId}`, instanceId, {
+      type: 'ExecutionSuspended',
+      ...(reason !== undefined ? { input: reason } : {}),
+    });
+  }
+
+  async resume(instanceId: string, reason?: string): Promise<void> {
+    await this.#addEvent('resume', 'ERR_RESUME_WORKFLOW', `error resuming workflow ${instanceId}`, instanceId, {
+      type: 'ExecutionResumed',
+      ...(reason !== undefined ? { input: reason } : {}),
+    });
+  }
+
+  async purge(instanceId: string, opts: PurgeOptions = {}): Promise<number> {
+    return this.#op('purge', 'ERR_PURGE_WORKFLOW', `error purging workflow ${instanceId}`, async () => {
+      // Check the whole tree first: a refusal must leave everything in place.
+      const tree = await this.#tree(instanceId, opts.recursive === true);
+      if (!tree) throw new RuntimeError('ERR_INSTANCE_ID_NOT_FOUND', `unable to find workflow with the provided instance ID: ${instanceId}`);
+      const live = tree.find((n) => !n.terminal);
+      if (live) {
+        throw new RuntimeError('ERR_PURGE_WORKFLOW', `error purging workflow ${instanceId}: workflow '${live.id}' has not completed; only completed, failed or terminated workflows can be purged`, {
+          grpcStatus: 9, // FAILED_PRECONDITION
+        });
+      }
+      let deleted = 0;
+      for (const node of tree.reverse()) {
+        try {
+          await this.#invoke(node.id, 'purge');
+          deleted++;
+        } catch (err) {
+          if (!isRuntimeError(err, 'ERR_INSTANCE_ID_NOT_FOUND') || node.id === instanceId) throw err;
+        }
+      }
+      return deleted;
+    });
+  }
+
+  waitUntil(instanceId: string, predicate: (i: WorkflowInstance) => boolean, signal: AbortSignal): Promise<WorkflowInstance | undefined> {
+    return this.#watchers.waitUntil(instanceId, predicate, signal);
+  }
+
+  waitForStart(instanceId: string, signal: AbortSignal): Promise<WorkflowInstance | undefined> {
+    return this.waitUntil(instanceId, (i) => i.runtimeStatus !== 'PENDING', signal);
+  }
+
+  waitForCompletion(instanceId: string, signal: AbortSignal): Promise<WorkflowInstance | undefined> {
+    return this.waitUntil(instanceId, (i) => isTerminalStatus(i.runtimeStatus), signal);
+  }
+
+  // ---- worker side ----
+
+  get workerCount(): number {
+    return this.#dispatcher.workerCount;
+  }
+
+  connect(worker: WorkerConnection): void {
+    this.#dispatcher.connect(worker);
+  }
+
+  disconnect(worker: WorkerConnection): void {
+    this.#dispatcher.disconnect(worker);
+  }
+
+  closeWorkers(): void {
+    this.#dispatcher.closeAll();
+  }
+
+  async completeOrchestration(instanceId: string, actions: WorkerAction[], customStatus: string | undefined): Promise<void> {
+    const item = this.#dispatcher.claimOrchestration(instanceId);
+    if (!item) {
+      this.#log.debug({ instanceId }, 'orchestration result without a pending work item ignored');
+      return;
+    }
+    const started = this.#turnStarted.get(instanceId);
+    this.#turnStarted.delete(instanceId);
+    const payload: CompletionPayload = {
+      plan: { generation: item.generation, historyLength: item.historyLength, seqs: item.seqs, orchestratorStarted: item.newEvents[0] as HistoryEvent },
+      actions,
+      ...(customStatus !== undefined ? { customStatus } : {}),
+    };
+    try {
+      await this.#invoke(instanceId, 'complete', payload);
+      if (started !== undefined) this.#metrics.turnLatency.observe((performance.now() - started) / 1000);
+    } catch (err) {
+      // Nothing was recorded; the instance's lease offers the batch again.
+      this.#log.warn({ instanceId, err: ensureError(err).message }, 'recording an orchestration result failed');
+    } finally {
+      this.#dispatcher.release(item);
+    }
+  }
+
+  async completeActivity(instanceId: string, taskId: number, outcome: { result?: string } | { failureDetails: NonNullable<WorkflowInstance['failureDetails']> }): Promise<void> {
+    const item = this.#dispatcher.claimActivity(instanceId, taskId);
+    if (!item) {
+      this.#log.debug({ instanceId, taskId }, 'activity result without a pending work item ignored');
+      return;
+    }
+    const event =
+      'failureDetails' in outcome
+        ? newEvent({ type: 'TaskFailed', taskScheduledId: taskId, failureDetails: outcome.failureDetails }, Date.now())
+        : newEvent({ type: 'TaskCompleted', taskScheduledId: taskId, ...(outcome.result !== undefined ? { result: outcome.result } : {}) }, Date.now());
+    try {
+      await this.#invoke(instanceId, 'activityResult', { event, generation: item.generation });
+    } catch (err) {
+      // Not recorded: the activity's reminder runs it again.
+      this.#log.warn({ instanceId, taskId, err: ensureError(err).message }, 'recording an activity result failed');
+    } finally {
+      this.#dispatcher.release(item);
+    }
+  }
+
+  // ---- helpers ----
+
+  #invoke(instanceId: string, method: string, payload?: unknown): Promise<Buffer | undefined> {
+    return this.#runtime.invoke(this.actorType, instanceId, method, payload === undefined ? undefined : encode(payload));
+  }
+
+  async #addEvent(operation: string, code: ErrorCode, context: string, instanceId: string, body: Parameters<typeof newEvent>[0]): Promise<void> {
+    await this.#op(operation, code, context, () => this.#invoke(instanceId, 'event', { event: newEvent(body, Date.now()) }));
+  }
+
+  /** The instance and (when recursive) its sub-workflows, parents first; undefined when the root is unknown. */
+  async #tree(instanceId: string, recursive: boolean): Promise<{ id: string; terminal: boolean }[] | undefined> {
+    const out: { id: string; terminal: boolean }[] = [];
+    const seen = new Set<string>();
+    const queue = [instanceId];
+    while (queue.length > 0) {
+      const id = queue.shift() as string;
+      if (seen.has(id)) continue;
+      seen.add(id);
+      const node = decode<{ terminal: boolean; children: string[] }>(await this.#invoke(id, 'tree'));
+      if (!node) {
+        if (id === instanceId) return undefined;
+        continue;
+      }
+      out.push({ id, terminal: node.terminal });
+      if (recursive) queue.push(...node.children);
+    }
+    return out;
+  }
+
+  /** Runs an operation: counts it, keeps catalogue errors, wraps anything else in the operation's code. */
+  async #op<T>(operation: string, code: ErrorCode, context: string, body: () => Promise<T>): Promise<T> {
+    try {
+      const out = await body();
+      this.#metrics.operations.inc({ operation, status: 'success' });
+      return out;
+    } catch (err) {
+      this.#metrics.operations.inc({ operation, status: 'failure' });
+      if (err instanceof RuntimeError) throw err;
+      throw new RuntimeError(code, `${context}: ${ensureError(err).message}`, { cause: err });
+    }
+  }
+}

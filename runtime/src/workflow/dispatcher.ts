@@ -1,0 +1,209 @@
+/**
+ * Hands work items to connected SDK workers and matches their answers. Transport-free: the gRPC service wraps
+ * each `GetWorkItems` stream in a `WorkerConnection`.
+ *
+ * - At most one orchestration item per instance exists here (queued or with a worker): the engine never runs two
+ *   turns of one instance at once.
+ * - Items wait in a FIFO while no worker can take them and go out as soon as one connects or has room; several
+ *   workers share the work round robin, each holding at most `maxPerWorker` unanswered items (SDK workers drop
+ *   what exceeds their own local queue).
+ * - When a worker disconnects, the items it held go back to the head of the queue and are handed out again.
+ * - Everything here is in memory: after a crash the actors' lease reminders offer the work again.
+ */
+import type { TurnPlan } from './instance.js';
+
+export interface OrchestrationItem extends TurnPlan {
+  kind: 'orchestration';
+  instanceId: string;
+}
+
+export interface ActivityItem {
+  kind: 'activity';
+  instanceId: string;
+  generation: number;
+  taskId: number;
+  name: string;
+  input?: string;
+}
+
+export type WorkItem = OrchestrationItem | ActivityItem;
+
+export interface WorkerConnection {
+  readonly id: number;
+  /** Writes the item to the worker; false when the connection is already gone. */
+  send(item: WorkItem): boolean;
+  /** Ends the connection cleanly (status OK). */
+  close(): void;
+}
+
+interface Held {
+  item: WorkItem;
+  worker?: WorkerConnection;
+  claimed?: boolean;
+}
+
+const DEFAULT_MAX_PER_WORKER = 100;
+
+const itemKey = (item: WorkItem) => (item.kind === 'orchestration' ? `o|${item.instanceId}` : `a|${item.instanceId}|${item.taskId}`);
+
+export interface DispatcherEvents {
+  dispatched?(item: WorkItem): void;
+  workersChanged?(count: number): void;
+}
+
+export class WorkDispatcher {
+  readonly #held = new Map<string, Held>();
+  readonly #queue: string[] = [];
+  readonly #workers: WorkerConnection[] = [];
+  readonly #load = new Map<number, number>();
+  #next = 0;
+
+  constructor(
+    private readonly maxPerWorker = DEFAULT_MAX_PER_WORKER,
+    private readonly events: DispatcherEvents = {},
+  ) {}
+
+  get workerCount(): number {
+    return this.#workers.length;
+  }
+
+  /** Is an orchestration item of this instance queued or with a worker? */
+  hasOrchestration(instanceId: string): boolean {
+    return this.#held.has(`o|${instanceId}`);
+  }
+
+  hasActivity(instanceId: string, taskId: number): boolean {
+    return this.#held.has(`a|${instanceId}|${taskId}`);
+  }
+
+  /** Queues an item; false (and nothing queued) when an item with the same key is already here. */
+  offer(item: WorkItem): boolean {
+    const k = itemKey(item);
+    if (this.#held.has(k)) return false;
+    this.#held.set(k, { item });
+    this.#queue.push(k);
+    this.#pump();
+    return true;
+  }
+
+  /** Withdraws a queued orchestration item not yet sent to a worker (terminate must not wait for a worker). */
+  withdrawQueuedOrchestration(instanceId: string): boolean {
+    const k = `o|${instanceId}`;
+    const held = this.#held.get(k);
+    if (!held || held.worker || held.claimed) return false;
+    this.#held.delete(k);
+    this.#queue.splice(this.#queue.indexOf(k), 1);
+    return true;
+  }
+
+  /** Forgets queued or sent activity items of cancelled work (their results would be dropped anyway). */
+  dropActivity(instanceId: string, taskId: number): void {
+    this.#take(`a|${instanceId}|${taskId}`);
+  }
+
+  /**
+   * Claims the item a worker answered: it leaves its worker (a disconnect no longer hands it out again) but stays
+   * here, so no second item for the same instance/task is queued while the answer is being recorded. Undefined
+   * for an unknown, stale or already claimed answer. Pair with `release`.
+   */
+  claimOrchestration(instanceId: string): OrchestrationItem | undefined {
+    return this.#claim(`o|${instanceId}`) as OrchestrationItem | undefined;
+  }
+
+  claimActivity(instanceId: string, taskId: number): ActivityItem | undefined {
+    return this.#claim(`a|${instanceId}|${taskId}`) as ActivityItem | undefined;
+  }
+
+  /** Forgets a claimed item once its answer is recorded (or could not be). */
+  release(item: WorkItem): void {
+    const k = itemKey(item);
+    if (this.#held.get(k)?.item === item) this.#held.delete(k);
+  }
+
+  connect(worker: WorkerConnection): void {
+    this.#workers.push(worker);
+    this.#load.set(worker.id, 0);
+    this.events.workersChanged?.(this.#workers.length);
+    this.#pump();
+  }
+
+  /** The worker is gone: what it held is handed out again, first. */
+  disconnect(worker: WorkerConnection): void {
+    const i = this.#workers.indexOf(worker);
+    if (i < 0) return;
+    this.#workers.splice(i, 1);
+    this.#load.delete(worker.id);
+    const back: string[] = [];
+    for (const [k, held] of this.#held) {
+      if (held.worker === worker) {
+        delete held.worker;
+        back.push(k);
+      }
+    }
+    this.#queue.unshift(...back);
+    this.events.workersChanged?.(this.#workers.length);
+    this.#pump();
+  }
+
+  /** Ends every worker stream cleanly (shutdown). Held items stay for the actors' leases after restart. */
+  closeAll(): void {
+    for (const w of this.#workers.splice(0)) w.close();
+    this.#load.clear();
+    this.events.workersChanged?.(0);
+  }
+
+  #claim(k: string): WorkItem | undefined {
+    const held = this.#held.get(k);
+    if (!held || held.claimed) return undefined;
+    if (!held.worker) return undefined; // queued, never sent: not an answer to anything
+    this.#unassign(held);
+    held.claimed = true;
+    return held.item;
+  }
+
+  #unassign(held: Held): void {
+    if (!held.worker) return;
+    this.#load.set(held.worker.id, Math.max(0, (this.#load.get(held.worker.id) ?? 1) - 1));
+    delete held.worker;
+    this.#pump();
+  }
+
+  #take(k: string): void {
+    const held = this.#held.get(k);
+    if (!held) return;
+    this.#held.delete(k);
+    if (held.worker) this.#unassign(held);
+    else {
+      const qi = this.#queue.indexOf(k);
+      if (qi >= 0) this.#queue.splice(qi, 1);
+    }
+  }
+
+  #pump(): void {
+    while (this.#queue.length > 0) {
+      const worker = this.#pickWorker();
+      if (!worker) return;
+      const k = this.#queue.shift() as string;
+      const held = this.#held.get(k);
+      if (!held) continue;
+      held.worker = worker;
+      this.#load.set(worker.id, (this.#load.get(worker.id) ?? 0) + 1);
+      if (!worker.send(held.item)) {
+        // The stream died under us: its disconnect puts this item back.
+        continue;
+      }
+      this.events.dispatched?.(held.item);
+    }
+  }
+
+  #pickWorker(): WorkerConnection | undefined {
+    for (let n = 0; n < this.#workers.length; n++) {
+      const w = this.#workers[(this.#next + n) % this.#workers.length] as WorkerConnection;
+      if ((this.#load.get(w.id) ?? 0) < this.maxPerWorker) {
+        this.#next = (this.#next + n + 1) % this.#workers.length;
+        return w;
+      }
+    }
+    return undefined;
+  }
+}

@@ -1,0 +1,198 @@
+/**
+ * `TaskHubSidecarService` (Durable Task sidecar protocol) on the gRPC API port: the worker side (Hello,
+ * GetWorkItems, Complete*Task) feeds the engine's `WorkerHub`, the client side calls `WorkflowEngine`.
+ */
+import * as grpc from '@grpc/grpc-js';
+import type {
+  ActivityResponse__Output,
+  CreateInstanceRequest__Output,
+  CreateInstanceResponse,
+  GetInstanceRequest__Output,
+  GetInstanceResponse,
+  OrchestratorResponse__Output,
+  PurgeInstancesRequest__Output,
+  PurgeInstancesResponse,
+  RaiseEventRequest__Output,
+  ResumeRequest__Output,
+  SuspendRequest__Output,
+  TerminateRequest__Output,
+} from '@svc/proto';
+import { loadDurableTaskProto } from '@svc/proto';
+import { RuntimeError, isRuntimeError, ensureError } from '../../errors/runtime-error.js';
+import type { Logger } from '../../log/logger.js';
+import type { WorkerHub } from '../actor-engine.js';
+import type { WorkerConnection } from '../dispatcher.js';
+import { isTerminalStatus, type WorkflowEngine, type WorkflowInstance } from '../engine.js';
+import { fromTimestamp, fromWireActions, fromWireFailure, nonEmptyText, text, toWireState, toWireWorkItem } from './wire.js';
+import { optional } from '../optional.js';
+
+const TOKEN_HEADERS = ['svc-api-token', 'dapr-api-token'];
+
+export interface DurableTaskServiceOptions {
+  readonly engine: WorkflowEngine;
+  /** The worker side; undefined while workflows are unavailable (no actor state store): workers are told so. */
+  readonly hub: () => WorkerHub | undefined;
+  readonly apiToken?: string;
+  readonly log: Logger;
+}
+
+type Call = grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerWritableStream<unknown, unknown>;
+
+/** The service definition and its implementation, ready for `GrpcApiServer.addService`. */
+export function durableTaskService(opts: DurableTaskServiceOptions): { definition: grpc.ServiceDefinition; implementation: grpc.UntypedServiceImplementation } {
+  const { engine, log } = opts;
+  let nextWorkerId = 1;
+
+  const authorized = (call: Call): boolean => {
+    if (!opts.apiToken) return true;
+    return TOKEN_HEADERS.some((h) => call.metadata.get(h).some((v) => v.toString() === opts.apiToken));
+  };
+
+  /** Runs a unary handler: token check, error → gRPC status with the catalogue's code. */
+  function unary<Req, Res>(name: string, body: (req: Req, signal: AbortSignal) => Promise<Res>): grpc.handleUnaryCall<Req, Res> {
+    return (call, callback) => {
+      if (!authorized(call as Call)) {
+        callback({ code: grpc.status.UNAUTHENTICATED, details: 'authentication failed: missing or invalid svc-api-token metadata' });
+        return;
+      }
+      const abort = new AbortController();
+      call.on('cancelled', () => abort.abort(new Error('call cancelled')));
+      body(call.request, abort.signal).then(
+        (res) => callback(null, res),
+        (err: unknown) => {
+          if (abort.signal.aborted) return;
+          if (isRuntimeError(err)) callback({ code: err.grpcStatus, details: err.message });
+          else {
+            log.warn({ rpc: name, err: ensureError(err).message }, 'workflow gRPC call failed');
+            callback({ code: grpc.status.INTERNAL, details: ensureError(err).message });
+          }
+        },
+      );
+    };
+  }
+
+  const instanceResponse = (i: WorkflowInstance | undefined, withPayloads: boolean): GetInstanceResponse =>
+    i ? { exists: true, orchestrationState: toWireState(i, withPayloads) } : { exists: false };
+
+  const implementation: grpc.UntypedServiceImplementation = {
+    Hello: unary<unknown, object>('Hello', () => Promise.resolve({})),
+
+    StartInstance: unary<CreateInstanceRequest__Output, CreateInstanceResponse>('StartInstance', async (req) => {
+      const scheduled = fromTimestamp(req.scheduledStartTimestamp);
+      const instanceId = await engine.start({
+        name: req.name,
+        instanceId: req.instanceId,
+        ...optional('input', nonEmptyText(req.input)),
+        ...(scheduled ? { scheduledStartTime: new Date(scheduled) } : {}),
+      });
+      return { instanceId };
+    }),
+
+    GetInstance: unary<GetInstanceRequest__Output, GetInstanceResponse>('GetInstance', async (req) =>
+      instanceResponse(await engine.get(req.instanceId), req.getInputsAndOutputs),
+    ),
+
+    WaitForInstanceStart: unary<GetInstanceRequest__Output, GetInstanceResponse>('WaitForInstanceStart', async (req, signal) =>
+      instanceResponse(await engine.waitForStart(req.instanceId, signal), req.getInputsAndOutputs),
+    ),
+
+    WaitForInstanceCompletion: unary<GetInstanceRequest__Output, GetInstanceResponse>('WaitForInstanceCompletion', async (req, signal) =>
+      instanceResponse(await engine.waitForCompletion(req.instanceId, signal), req.getInputsAndOutputs),
+    ),
+
+    RaiseEvent: unary<RaiseEventRequest__Output, object>('RaiseEvent', async (req) => {
+      await engine.raiseEvent(req.instanceId, req.name, text(req.input));
+      return {};
+    }),
+
+    // Terminate, suspend and resume answer once the instance shows the new status, as the SDKs expect.
+    TerminateInstance: unary<TerminateRequest__Output, object>('TerminateInstance', async (req, signal) => {
+      await engine.terminate(req.instanceId, { ...optional('output', text(req.output)), recursive: req.recursive });
+      await engine.waitForCompletion(req.instanceId, signal);
+      return {};
+    }),
+
+    SuspendInstance: unary<SuspendRequest__Output, object>('SuspendInstance', async (req, signal) => {
+      await engine.suspend(req.instanceId, nonEmptyText(req.reason));
+      await engine.waitUntil(req.instanceId, (i) => i.runtimeStatus === 'SUSPENDED' || isTerminalStatus(i.runtimeStatus), signal);
+      return {};
+    }),
+
+    ResumeInstance: unary<ResumeRequest__Output, object>('ResumeInstance', async (req, signal) => {
+      await engine.resume(req.instanceId, nonEmptyText(req.reason));
+      await engine.waitUntil(req.instanceId, (i) => i.runtimeStatus !== 'SUSPENDED', signal);
+      return {};
+    }),
+
+    PurgeInstances: unary<PurgeInstancesRequest__Output, PurgeInstancesResponse>('PurgeInstances', async (req) => {
+      if (req.request !== 'instanceId') {
+        throw new RuntimeError('ERR_PURGE_WORKFLOW', 'multi-instance purge (purgeInstanceFilter) is not implemented', { grpcStatus: grpc.status.UNIMPLEMENTED });
+      }
+      try {
+        return { deletedInstanceCount: await engine.purge(req.instanceId ?? '', { recursive: req.recursive }) };
+      } catch (err) {
+        if (isRuntimeError(err, 'ERR_INSTANCE_ID_NOT_FOUND')) return { deletedInstanceCount: 0 };
+        throw err;
+      }
+    }),
+
+    GetWorkItems: (call: grpc.ServerWritableStream<unknown, unknown>) => {
+      if (!authorized(call)) {
+        call.emit('error', { code: grpc.status.UNAUTHENTICATED, details: 'authentication failed: missing or invalid svc-api-token metadata' });
+        return;
+      }
+      const hub = opts.hub();
+      if (!hub) {
+        call.emit('error', { code: grpc.status.FAILED_PRECONDITION, details: 'workflows are unavailable: no actor state store is configured' });
+        return;
+      }
+      let open = true;
+      const worker: WorkerConnection = {
+        id: nextWorkerId++,
+        send: (item) => {
+          if (!open) return false;
+          call.write(toWireWorkItem(item));
+          return true;
+        },
+        close: () => {
+          if (!open) return;
+          open = false;
+          call.end();
+        },
+      };
+      const gone = () => {
+        if (!open) return;
+        open = false;
+        hub.disconnect(worker);
+        log.info({ worker: worker.id, workers: hub.workerCount }, 'workflow worker disconnected');
+      };
+      call.on('cancelled', gone);
+      call.on('close', gone);
+      call.on('error', gone);
+      log.info({ worker: worker.id, userAgent: call.metadata.get('user-agent')[0]?.toString() }, 'workflow worker connected');
+      hub.connect(worker);
+    },
+
+    CompleteOrchestratorTask: completeOrchestrator('CompleteOrchestratorTask'),
+    CompleteWorkflowTask: completeOrchestrator('CompleteWorkflowTask'),
+
+    CompleteActivityTask: unary<ActivityResponse__Output, object>('CompleteActivityTask', async (req) => {
+      const hub = opts.hub();
+      if (!hub) return {};
+      const failureDetails = fromWireFailure(req.failureDetails);
+      await hub.completeActivity(req.instanceId, req.taskId, failureDetails ? { failureDetails } : optional('result', nonEmptyText(req.result)));
+      return {};
+    }),
+  };
+
+  function completeOrchestrator(name: string) {
+    return unary<OrchestratorResponse__Output, object>(name, async (req) => {
+      await opts.hub()?.completeOrchestration(req.instanceId, fromWireActions(req.actions), text(req.customStatus));
+      return {};
+    });
+  }
+
+  const proto = loadDurableTaskProto();
+  return { definition: proto.grpc.TaskHubSidecarService.service, implementation };
+}
+

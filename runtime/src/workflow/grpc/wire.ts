@@ -1,0 +1,212 @@
+/**
+ * Conversions between the engine's transport-free model and the Durable Task protobuf messages (as loaded by
+ * @grpc/proto-loader: camelCase fields, wrappers as `{value}`, timestamps as `{seconds, nanos}`, enums as names).
+ * The one place that knows the wire shape.
+ */
+import type {
+  ActivityRequest,
+  HistoryEvent as WireEvent,
+  HistoryEvent__Output as WireEventOut,
+  OrchestrationState,
+  OrchestrationStatus,
+  OrchestratorAction__Output,
+  OrchestratorRequest,
+  TaskFailureDetails,
+  TaskFailureDetails__Output,
+  Timestamp,
+  Timestamp__Output,
+  WorkItem as WireWorkItem,
+} from '@svc/proto';
+import type { WorkItem } from '../dispatcher.js';
+import type { FailureDetails, RuntimeStatus, WorkflowInstance } from '../engine.js';
+import type { CompletionStatus, HistoryEvent } from '../history.js';
+import type { WorkerAction } from '../instance.js';
+import { optional } from '../optional.js';
+
+type StringValue = { value: string } | null;
+
+const sv = (v: string | undefined): StringValue => (v === undefined ? null : { value: v });
+
+/** A present StringValue's text; `undefined` when absent. */
+export const text = (v: { value: string } | null | undefined): string | undefined => (v ? v.value : undefined);
+
+/** Like `text`, but the empty string (what SDKs send for "nothing") also means absent. */
+export const nonEmptyText = (v: { value: string } | null | undefined): string | undefined => (v && v.value !== '' ? v.value : undefined);
+
+export function toTimestamp(ms: number): Timestamp {
+  const seconds = Math.floor(ms / 1000);
+  return { seconds, nanos: Math.round((ms - seconds * 1000) * 1e6) };
+}
+
+/** Epoch ms, or undefined for an absent timestamp. */
+export function fromTimestamp(ts: Timestamp__Output | null | undefined): number | undefined {
+  if (!ts) return undefined;
+  return Number(ts.seconds) * 1000 + Math.floor(ts.nanos / 1e6);
+}
+
+/** Never CANCELED: the SDKs cannot parse it (sdk-clients §0.7); the engine does not produce it either. */
+export function toWireStatus(status: RuntimeStatus): OrchestrationStatus {
+  return `ORCHESTRATION_STATUS_${status === 'CANCELED' ? 'TERMINATED' : status}`;
+}
+
+const COMPLETION_STATUSES: Record<string, CompletionStatus> = {
+  ORCHESTRATION_STATUS_COMPLETED: 'COMPLETED',
+  ORCHESTRATION_STATUS_FAILED: 'FAILED',
+  ORCHESTRATION_STATUS_TERMINATED: 'TERMINATED',
+  ORCHESTRATION_STATUS_CANCELED: 'TERMINATED',
+  ORCHESTRATION_STATUS_CONTINUED_AS_NEW: 'CONTINUED_AS_NEW',
+};
+
+export function toWireFailure(f: FailureDetails | undefined): TaskFailureDetails | null {
+  if (!f) return null;
+  return {
+    errorType: f.errorType,
+    errorMessage: f.errorMessage,
+    stackTrace: sv(f.stackTrace),
+    innerFailure: toWireFailure(f.innerFailure),
+    isNonRetriable: f.isNonRetriable === true,
+  };
+}
+
+export function fromWireFailure(f: TaskFailureDetails__Output | null | undefined): FailureDetails | undefined {
+  if (!f) return undefined;
+  const out: FailureDetails = { errorType: f.errorType, errorMessage: f.errorMessage };
+  const stack = nonEmptyText(f.stackTrace);
+  if (stack !== undefined) out.stackTrace = stack;
+  const inner = fromWireFailure(f.innerFailure);
+  if (inner) out.innerFailure = inner;
+  if (f.isNonRetriable) out.isNonRetriable = true;
+  return out;
+}
+
+export function toWireEvent(e: HistoryEvent): WireEvent {
+  const head = { eventId: e.eventId, timestamp: toTimestamp(e.timestamp) };
+  switch (e.type) {
+    case 'ExecutionStarted':
+      return {
+        ...head,
+        executionStarted: {
+          name: e.name,
+          input: sv(e.input),
+          orchestrationInstance: { instanceId: e.instanceId, executionId: sv(e.executionId) },
+          parentInstance: e.parent
+            ? { taskScheduledId: e.parent.taskScheduledId, name: sv(e.parent.name), orchestrationInstance: { instanceId: e.parent.instanceId } }
+            : null,
+          scheduledStartTimestamp: e.scheduledStartTime !== undefined ? toTimestamp(e.scheduledStartTime) : null,
+        },
+      };
+    case 'ExecutionCompleted':
+      return { ...head, executionCompleted: { orchestrationStatus: `ORCHESTRATION_STATUS_${e.status}`, result: sv(e.result), failureDetails: toWireFailure(e.failureDetails) } };
+    case 'ExecutionTerminated':
+      return { ...head, executionTerminated: { input: sv(e.input), recurse: e.recurse === true } };
+    case 'TaskScheduled':
+      return { ...head, taskScheduled: { name: e.name, input: sv(e.input) } };
+    case 'TaskCompleted':
+      return { ...head, taskCompleted: { taskScheduledId: e.taskScheduledId, result: sv(e.result) } };
+    case 'TaskFailed':
+      return { ...head, taskFailed: { taskScheduledId: e.taskScheduledId, failureDetails: toWireFailure(e.failureDetails) } };
+    case 'SubOrchestrationInstanceCreated':
+      return { ...head, subOrchestrationInstanceCreated: { instanceId: e.instanceId, name: e.name, input: sv(e.input) } };
+    case 'SubOrchestrationInstanceCompleted':
+      return { ...head, subOrchestrationInstanceCompleted: { taskScheduledId: e.taskScheduledId, result: sv(e.result) } };
+    case 'SubOrchestrationInstanceFailed':
+      return { ...head, subOrchestrationInstanceFailed: { taskScheduledId: e.taskScheduledId, failureDetails: toWireFailure(e.failureDetails) } };
+    case 'TimerCreated':
+      return { ...head, timerCreated: { fireAt: toTimestamp(e.fireAt) } };
+    case 'TimerFired':
+      return { ...head, timerFired: { timerId: e.timerId, fireAt: toTimestamp(e.fireAt) } };
+    case 'OrchestratorStarted':
+      return { ...head, orchestratorStarted: {} };
+    case 'EventSent':
+      return { ...head, eventSent: { instanceId: e.instanceId, name: e.name, input: sv(e.input) } };
+    case 'EventRaised':
+      return { ...head, eventRaised: { name: e.name, input: sv(e.input) } };
+    case 'ExecutionSuspended':
+      return { ...head, executionSuspended: { input: sv(e.input) } };
+    case 'ExecutionResumed':
+      return { ...head, executionResumed: { input: sv(e.input) } };
+  }
+}
+
+/** Only events a worker may hand back (continue-as-new carry-over): raised events. Others are ignored. */
+export function fromWireCarryover(e: WireEventOut): HistoryEvent | undefined {
+  if (e.eventRaised) {
+    const input = text(e.eventRaised.input);
+    return { eventId: -1, timestamp: fromTimestamp(e.timestamp) ?? Date.now(), type: 'EventRaised', name: e.eventRaised.name, ...(input !== undefined ? { input } : {}) };
+  }
+  return undefined;
+}
+
+/** Worker actions in the engine's model; unknown action kinds are skipped. */
+export function fromWireActions(actions: OrchestratorAction__Output[]): WorkerAction[] {
+  const out: WorkerAction[] = [];
+  for (const a of actions) {
+    const id = a.id;
+    if (a.scheduleTask) {
+      out.push({ id, type: 'ScheduleTask', name: a.scheduleTask.name, ...optional('input', text(a.scheduleTask.input)) });
+    } else if (a.createTimer) {
+      out.push({ id, type: 'CreateTimer', fireAt: fromTimestamp(a.createTimer.fireAt) ?? Date.now() });
+    } else if (a.createSubOrchestration) {
+      const c = a.createSubOrchestration;
+      out.push({ id, type: 'CreateSubOrchestration', instanceId: c.instanceId, name: c.name, ...optional('input', text(c.input)) });
+    } else if (a.sendEvent) {
+      const s = a.sendEvent;
+      out.push({ id, type: 'SendEvent', instanceId: s.instance?.instanceId ?? '', name: s.name, ...optional('data', text(s.data)) });
+    } else if (a.terminateOrchestration) {
+      const t = a.terminateOrchestration;
+      out.push({ id, type: 'TerminateOrchestration', instanceId: t.instanceId, recurse: t.recurse, ...optional('reason', text(t.reason)) });
+    } else if (a.completeOrchestration) {
+      const c = a.completeOrchestration;
+      const failureDetails = fromWireFailure(c.failureDetails);
+      out.push({
+        id,
+        type: 'CompleteOrchestration',
+        status: COMPLETION_STATUSES[c.orchestrationStatus] ?? 'COMPLETED',
+        ...optional('result', text(c.result)),
+        ...(failureDetails ? { failureDetails } : {}),
+        carryoverEvents: c.carryoverEvents.flatMap((e) => fromWireCarryover(e) ?? []),
+      });
+    }
+  }
+  return out;
+}
+
+export function toWireWorkItem(item: WorkItem): WireWorkItem {
+  if (item.kind === 'activity') {
+    const activityRequest: ActivityRequest = {
+      name: item.name,
+      input: sv(item.input),
+      orchestrationInstance: { instanceId: item.instanceId },
+      taskId: item.taskId,
+    };
+    return { activityRequest };
+  }
+  const started = item.pastEvents.find((e) => e.type === 'ExecutionStarted') ?? item.newEvents.find((e) => e.type === 'ExecutionStarted');
+  const orchestratorRequest: OrchestratorRequest = {
+    instanceId: item.instanceId,
+    executionId: started?.type === 'ExecutionStarted' ? sv(started.executionId) : null,
+    pastEvents: item.pastEvents.map(toWireEvent),
+    newEvents: item.newEvents.map(toWireEvent),
+  };
+  return { orchestratorRequest };
+}
+
+export function toWireState(i: WorkflowInstance, withPayloads: boolean): OrchestrationState {
+  const state: OrchestrationState = {
+    instanceId: i.instanceId,
+    name: i.name,
+    orchestrationStatus: toWireStatus(i.runtimeStatus),
+    createdTimestamp: toTimestamp(i.createdAt.getTime()),
+    lastUpdatedTimestamp: toTimestamp(i.lastUpdatedAt.getTime()),
+    scheduledStartTimestamp: i.scheduledStartTime ? toTimestamp(i.scheduledStartTime.getTime()) : null,
+    parentInstanceId: sv(i.parentInstanceId),
+  };
+  if (withPayloads) {
+    state.input = sv(i.input);
+    state.output = sv(i.output);
+    state.customStatus = sv(i.customStatus);
+    state.failureDetails = toWireFailure(i.failureDetails);
+  }
+  return state;
+}
+

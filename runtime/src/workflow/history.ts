@@ -1,0 +1,68 @@
+/**
+ * The Durable Task history event model, transport-free. Events are stored as JSON (one per state key) and
+ * converted to the protobuf wire shape only by the gRPC layer (`grpc/wire.ts`). Times are epoch milliseconds.
+ *
+ * Event ids follow the protocol: events created from a worker action carry the action id (TaskScheduled,
+ * TimerCreated, SubOrchestrationInstanceCreated, EventSent, ExecutionCompleted); every other event has -1.
+ */
+import type { FailureDetails } from './engine.js';
+
+export type CompletionStatus = 'COMPLETED' | 'FAILED' | 'TERMINATED' | 'CONTINUED_AS_NEW';
+
+export interface ParentInfo {
+  instanceId: string;
+  name: string;
+  /** Id of the parent's SubOrchestrationInstanceCreated event; the child's completion carries it back. */
+  taskScheduledId: number;
+  /** Parent generation when the child was created: completions for another generation are stale. */
+  generation: number;
+}
+
+export type EventBody =
+  | { type: 'ExecutionStarted'; name: string; input?: string; instanceId: string; executionId: string; parent?: ParentInfo; scheduledStartTime?: number }
+  | { type: 'ExecutionCompleted'; status: CompletionStatus; result?: string; failureDetails?: FailureDetails }
+  | { type: 'ExecutionTerminated'; input?: string; recurse?: boolean }
+  | { type: 'TaskScheduled'; name: string; input?: string }
+  | { type: 'TaskCompleted'; taskScheduledId: number; result?: string }
+  | { type: 'TaskFailed'; taskScheduledId: number; failureDetails: FailureDetails }
+  | { type: 'SubOrchestrationInstanceCreated'; instanceId: string; name: string; input?: string }
+  | { type: 'SubOrchestrationInstanceCompleted'; taskScheduledId: number; result?: string }
+  | { type: 'SubOrchestrationInstanceFailed'; taskScheduledId: number; failureDetails: FailureDetails }
+  | { type: 'TimerCreated'; fireAt: number }
+  | { type: 'TimerFired'; timerId: number; fireAt: number }
+  | { type: 'OrchestratorStarted' }
+  | { type: 'EventSent'; instanceId: string; name: string; input?: string }
+  | { type: 'EventRaised'; name: string; input?: string }
+  | { type: 'ExecutionSuspended'; input?: string }
+  | { type: 'ExecutionResumed'; input?: string };
+
+export type HistoryEvent = { eventId: number; timestamp: number } & EventBody;
+
+export type EventType = EventBody['type'];
+
+export type EventOf<T extends EventType> = Extract<HistoryEvent, { type: T }>;
+
+export function isEvent<T extends EventType>(e: HistoryEvent, type: T): e is EventOf<T> {
+  return e.type === type;
+}
+
+/** An engine-made event (id -1). */
+export function newEvent(body: EventBody, timestamp: number): HistoryEvent {
+  return { eventId: -1, timestamp, ...body };
+}
+
+/** Results that answer an earlier event of this instance, keyed by the id they answer. */
+export function answeredId(e: HistoryEvent): { kind: 'task' | 'child' | 'timer'; id: number } | undefined {
+  switch (e.type) {
+    case 'TaskCompleted':
+    case 'TaskFailed':
+      return { kind: 'task', id: e.taskScheduledId };
+    case 'SubOrchestrationInstanceCompleted':
+    case 'SubOrchestrationInstanceFailed':
+      return { kind: 'child', id: e.taskScheduledId };
+    case 'TimerFired':
+      return { kind: 'timer', id: e.timerId };
+    default:
+      return undefined;
+  }
+}

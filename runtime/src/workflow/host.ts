@@ -1,0 +1,77 @@
+/**
+ * The svcd part that owns the workflow engine. Both APIs are built before start-up against this object (a
+ * `WorkflowEngine`): once the actor runtime runs, calls go to the actor-based engine; without an actor state
+ * store every call answers ERR_ACTOR_RUNTIME_NOT_FOUND.
+ */
+import type { Registry } from 'prom-client';
+import type { ActorRuntime } from '../actors/types.js';
+import type { Logger } from '../log/logger.js';
+import type { Part } from '../util/lifecycle.js';
+import { ActorWorkflowEngine, type WorkerHub } from './actor-engine.js';
+import type { WorkflowEngine } from './engine.js';
+import { WorkflowMetrics } from './metrics.js';
+import { unavailableWorkflowEngine } from './unavailable-engine.js';
+
+export interface WorkflowHostOptions {
+  readonly appId: string;
+  /** The actor runtime once the actor part started (undefined: no actor state store). */
+  readonly actorRuntime: () => ActorRuntime | undefined;
+  readonly metrics: Registry;
+  readonly log: Logger;
+}
+
+export class WorkflowHost implements Part {
+  readonly name = 'workflows';
+  /** Stable for the process lifetime: hand it to the HTTP routes and the gRPC service at construction. */
+  readonly engine: WorkflowEngine;
+  readonly #metrics: WorkflowMetrics;
+  #engine: WorkflowEngine = unavailableWorkflowEngine();
+  #hub: WorkerHub | undefined;
+
+  constructor(private readonly opts: WorkflowHostOptions) {
+    this.#metrics = new WorkflowMetrics(opts.metrics);
+    this.engine = {
+      start: (req) => this.#engine.start(req),
+      get: (id) => this.#engine.get(id),
+      raiseEvent: (id, name, data) => this.#engine.raiseEvent(id, name, data),
+      terminate: (id, o) => this.#engine.terminate(id, o),
+      suspend: (id, reason) => this.#engine.suspend(id, reason),
+      resume: (id, reason) => this.#engine.resume(id, reason),
+      purge: (id, o) => this.#engine.purge(id, o),
+      waitUntil: (id, predicate, signal) => this.#engine.waitUntil(id, predicate, signal),
+      waitForStart: (id, signal) => this.#engine.waitForStart(id, signal),
+      waitForCompletion: (id, signal) => this.#engine.waitForCompletion(id, signal),
+    };
+  }
+
+  /** The worker side, once workflows run. */
+  get hub(): WorkerHub | undefined {
+    return this.#hub;
+  }
+
+  start(): Promise<void> {
+    const runtime = this.opts.actorRuntime();
+    if (!runtime) return Promise.resolve();
+    const engine = new ActorWorkflowEngine({ runtime, appId: this.opts.appId, metrics: this.#metrics, log: this.opts.log.child({ part: 'workflows' }) });
+    this.#engine = engine;
+    this.#hub = engine;
+    return Promise.resolve();
+  }
+
+  /** Ends the workers' GetWorkItems streams with status OK, so SDK workers reconnect after a restart. */
+  closeWorkers(): Promise<void> {
+    this.#hub?.closeWorkers();
+    return Promise.resolve();
+  }
+
+  stop(): Promise<void> {
+    this.#hub = undefined;
+    this.#engine = unavailableWorkflowEngine();
+    return Promise.resolve();
+  }
+
+  /** `/v1.0/metadata` contribution. */
+  metadata(): Record<string, unknown> {
+    return { workflows: { connectedWorkers: this.#hub?.workerCount ?? 0 } };
+  }
+}

@@ -1,0 +1,42 @@
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+
+/** Workflow metrics on the process registry (`svc_workflow_*`). */
+export class WorkflowMetrics {
+  readonly operations: Counter<'operation' | 'status'>;
+  readonly turnLatency: Histogram;
+  readonly activitiesExecuted: Counter<'result'>;
+  readonly completed: Counter<'status'>;
+  readonly connectedWorkers: Gauge;
+
+  constructor(registry: Registry) {
+    this.operations = new Counter({
+      name: 'svc_workflow_operations_total',
+      help: 'Workflow management operations (start, get, raise_event, terminate, suspend, resume, purge) by outcome',
+      labelNames: ['operation', 'status'],
+      registers: [registry],
+    });
+    this.turnLatency = new Histogram({
+      name: 'svc_workflow_turn_latency_seconds',
+      help: 'Time from handing an orchestration work item to a worker until its result is recorded',
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    });
+    this.activitiesExecuted = new Counter({
+      name: 'svc_workflow_activities_executed_total',
+      help: 'Activity results recorded in workflow history, by result (completed, failed, duplicate)',
+      labelNames: ['result'],
+      registers: [registry],
+    });
+    this.completed = new Counter({
+      name: 'svc_workflow_instances_completed_total',
+      help: 'Workflow instances that reached a terminal status',
+      labelNames: ['status'],
+      registers: [registry],
+    });
+    this.connectedWorkers = new Gauge({
+      name: 'svc_workflow_connected_workers',
+      help: 'SDK workers connected through GetWorkItems',
+      registers: [registry],
+    });
+  }
+}

@@ -1,0 +1,392 @@
+/**
+ * The orchestration actor: one per workflow instance (actor id = instance ID). Its turns are short — they never
+ * wait for a worker — and each commits, in ONE actor-state transaction, only the new history events, the inbox
+ * changes, the metadata and its reminders:
+ *
+ *   metadata                 JSON InstanceMeta (versioned)
+ *   history-000000 …         one history event per key, append-only (rewritten only by continue-as-new / reuse)
+ *   inbox-<seq>              one pending event per key
+ *
+ * Reminders (durable, fire after a crash):
+ *   run                      exists while a batch is pending; its period is the lease after which a batch that
+ *                            no worker answered is offered again (after a restart: at once)
+ *   timer-<gen>-<id>         a durable timer; fires TimerFired into the inbox
+ *   activity-<gen>-<taskId>  an activity until its result is recorded (deleted in the result's transaction, so a
+ *                            result is recorded exactly once even though the activity may run more than once)
+ *   msg-<hash>               a message from another instance (child start, child completion, cascade terminate,
+ *                            raised event), delivered as a reminder so no turn ever waits on another actor
+ *
+ * Work items are offered to the dispatcher during the turn; a completion for a batch that did not commit fails
+ * `Instance.fits` and is dropped, and the lease offers the batch again.
+ */
+import { createHash } from 'node:crypto';
+import type { ActorContext, ActorRuntime, Actor } from '../actors/types.js';
+import { RuntimeError } from '../errors/runtime-error.js';
+import type { Logger } from '../log/logger.js';
+import type { WorkflowInstance } from './engine.js';
+import type { WorkDispatcher } from './dispatcher.js';
+import { newEvent, type HistoryEvent, type ParentInfo } from './history.js';
+import { Instance, type InboxEntry, type InstanceMeta, type SideEffects, type TurnPlan, type WorkerAction } from './instance.js';
+import type { WorkflowMetrics } from './metrics.js';
+
+export const LEASE_MS = 5_000;
+
+const RUN = 'run';
+const timerReminder = (generation: number, id: number) => `timer-${generation}-${id}`;
+const activityReminder = (generation: number, id: number) => `activity-${generation}-${id}`;
+const historyKey = (i: number) => `history-${String(i).padStart(6, '0')}`;
+const inboxKey = (seq: number) => `inbox-${seq}`;
+
+export interface StartRequest {
+  name: string;
+  instanceId: string;
+  input?: string;
+  scheduledStartTime?: number;
+  parent?: ParentInfo;
+}
+
+/** Messages between instances, carried in `msg-*` reminders. */
+export type InstanceMessage = { kind: 'start'; request: StartRequest } | { kind: 'event'; event: HistoryEvent; generation?: number };
+
+export interface CompletionPayload {
+  plan: Pick<TurnPlan, 'generation' | 'historyLength' | 'seqs'> & { orchestratorStarted: HistoryEvent };
+  actions: WorkerAction[];
+  customStatus?: string;
+}
+
+export interface ActivityResultPayload {
+  event: HistoryEvent;
+  generation: number;
+}
+
+/** JSON form of `WorkflowInstance` (dates as epoch ms). */
+export type InstanceSnapshot = Omit<WorkflowInstance, 'createdAt' | 'lastUpdatedAt' | 'scheduledStartTime'> & {
+  createdAt: number;
+  lastUpdatedAt: number;
+  scheduledStartTime?: number;
+};
+
+export interface OrchestrationDeps {
+  readonly actorType: string;
+  readonly runtime: ActorRuntime;
+  readonly dispatcher: WorkDispatcher;
+  readonly metrics: WorkflowMetrics;
+  readonly log: Logger;
+  /** Called during a turn that changed the instance; readers queued after the turn see the committed state. */
+  readonly changed: (instanceId: string) => void;
+}
+
+export const encode = (v: unknown): Buffer => Buffer.from(JSON.stringify(v));
+export const decode = <T>(b: Buffer | undefined): T | undefined => (b === undefined || b.length === 0 ? undefined : (JSON.parse(b.toString('utf8')) as T));
+
+export function messageReminderName(identity: string): string {
+  return `msg-${createHash('sha256').update(identity).digest('hex').slice(0, 32)}`;
+}
+
+export class OrchestrationActor implements Actor {
+  #inst: Instance | undefined;
+
+  constructor(
+    private readonly instanceId: string,
+    private readonly deps: OrchestrationDeps,
+  ) {}
+
+  async invoke(method: string, data: Buffer | undefined, ctx: ActorContext): Promise<Buffer | undefined> {
+    return this.#guard(async () => {
+      switch (method) {
+        case 'create':
+          await this.#start(ctx, decode<StartRequest>(data) as StartRequest, false);
+          return undefined;
+        case 'event':
+          return encode(await this.#event(ctx, decode<{ event: HistoryEvent; generation?: number }>(data)!, true));
+        case 'complete':
+          await this.#complete(ctx, decode<CompletionPayload>(data)!);
+          return undefined;
+        case 'activityResult':
+          await this.#activityResult(ctx, decode<ActivityResultPayload>(data)!);
+          return undefined;
+        case 'get': {
+          const inst = await this.#load(ctx);
+          return inst ? encode(toSnapshot(inst.snapshot(this.instanceId))) : undefined;
+        }
+        case 'tree': {
+          const inst = await this.#load(ctx);
+          return inst ? encode({ terminal: inst.isTerminal, children: inst.allChildren() }) : undefined;
+        }
+        case 'purge':
+          return encode(await this.#purge(ctx));
+        default:
+          throw new RuntimeError('ERR_MALFORMED_REQUEST', `unknown workflow actor method '${method}'`);
+      }
+    });
+  }
+
+  async onReminder(name: string, data: Buffer | undefined, ctx: ActorContext): Promise<void> {
+    await this.#guard(async () => {
+      if (name === RUN) return this.#onRun(ctx);
+      if (name.startsWith('timer-')) return this.#onTimer(ctx, decode<{ generation: number; timerId: number; fireAt: number }>(data)!);
+      if (name.startsWith('activity-')) return this.#onActivity(ctx, name, decode<{ generation: number; taskId: number }>(data)!);
+      if (name.startsWith('msg-')) return this.#onMessage(ctx, decode<InstanceMessage>(data)!);
+      this.deps.log.warn({ instanceId: this.instanceId, reminder: name }, 'unknown workflow reminder ignored');
+    });
+  }
+
+  /** A failed turn commits nothing: forget the in-memory copy so the next turn reloads the committed state. */
+  async #guard<T>(body: () => Promise<T>): Promise<T> {
+    try {
+      return await body();
+    } catch (err) {
+      this.#inst = undefined;
+      throw err;
+    }
+  }
+
+  async #load(ctx: ActorContext): Promise<Instance | undefined> {
+    const meta = decode<InstanceMeta>(await ctx.state.get('metadata'));
+    if (!meta) {
+      this.#inst = undefined;
+      return undefined;
+    }
+    if (this.#inst && this.#inst.meta.version === meta.version) return this.#inst;
+    const historyKeys = Array.from({ length: meta.historyLength }, (_, i) => historyKey(i));
+    const values = await ctx.state.getMany([...historyKeys, ...meta.inboxSeqs.map(inboxKey)]);
+    const events = values.map((v, i) => {
+      const e = decode<HistoryEvent>(v);
+      if (!e) throw new Error(`workflow ${this.instanceId}: state key ${i < historyKeys.length ? historyKeys[i] : 'inbox'} is missing`);
+      return e;
+    });
+    const inbox: InboxEntry[] = meta.inboxSeqs.map((seq, i) => ({ seq, event: events[historyKeys.length + i] as HistoryEvent }));
+    this.#inst = new Instance(meta, events.slice(0, historyKeys.length), inbox);
+    return this.#inst;
+  }
+
+  async #start(ctx: ActorContext, req: StartRequest, fromParent: boolean): Promise<void> {
+    const existing = await this.#load(ctx);
+    const now = ctx.clock.now();
+    if (existing && !existing.isTerminal) {
+      if (fromParent && sameParent(existing.meta.parent, req.parent)) return; // duplicate delivery
+      if (fromParent && req.parent) {
+        const parent = req.parent;
+        await this.#send(parent.instanceId, `exists|${this.instanceId}|${parent.instanceId}|${parent.generation}|${parent.taskScheduledId}`, {
+          kind: 'event',
+          generation: parent.generation,
+          event: newEvent(
+            {
+              type: 'SubOrchestrationInstanceFailed',
+              taskScheduledId: parent.taskScheduledId,
+              failureDetails: { errorType: 'WorkflowAlreadyExists', errorMessage: `an active workflow with ID '${this.instanceId}' already exists` },
+            },
+            now,
+          ),
+        });
+        return;
+      }
+      throw new RuntimeError('ERR_WORKFLOW_ALREADY_EXISTS', `an active workflow with ID '${this.instanceId}' already exists`);
+    }
+    if (existing && fromParent && sameParent(existing.meta.parent, req.parent)) return; // already ran for this parent
+    const inst = Instance.create(req, now, existing?.meta);
+    this.#inst = inst;
+    await this.#settle(ctx, inst, []);
+  }
+
+  async #event(ctx: ActorContext, msg: { event: HistoryEvent; generation?: number }, required: boolean): Promise<boolean> {
+    const inst = await this.#load(ctx);
+    if (!inst) {
+      if (required) throw new RuntimeError('ERR_INSTANCE_ID_NOT_FOUND', `unable to find workflow with the provided instance ID: ${this.instanceId}`);
+      return false;
+    }
+    const accepted = inst.accept({ ...msg.event, timestamp: Math.max(msg.event.timestamp, ctx.clock.now()) }, msg.generation);
+    if (accepted) await this.#settle(ctx, inst, []);
+    return accepted;
+  }
+
+  async #activityResult(ctx: ActorContext, p: ActivityResultPayload): Promise<void> {
+    const inst = await this.#load(ctx);
+    if (!inst) return;
+    const taskId = p.event.type === 'TaskCompleted' || p.event.type === 'TaskFailed' ? p.event.taskScheduledId : -1;
+    const accepted = inst.accept({ ...p.event, timestamp: ctx.clock.now() }, p.generation);
+    this.deps.metrics.activitiesExecuted.inc({ result: accepted ? (p.event.type === 'TaskCompleted' ? 'completed' : 'failed') : 'duplicate' });
+    if (!accepted) return;
+    ctx.deleteReminder(activityReminder(p.generation, taskId));
+    await this.#settle(ctx, inst, []);
+  }
+
+  async #complete(ctx: ActorContext, p: CompletionPayload): Promise<void> {
+    const inst = await this.#load(ctx);
+    if (!inst) return;
+    if (!inst.fits(p.plan)) {
+      this.deps.log.debug({ instanceId: this.instanceId }, 'stale orchestration result dropped');
+      await this.#settle(ctx, inst, []);
+      return;
+    }
+    const fx = inst.applyWorkerResult(p.plan, p.actions, p.customStatus, ctx.clock.now());
+    const done = inst.completed;
+    if (done && done.status !== 'CONTINUED_AS_NEW') this.deps.metrics.completed.inc({ status: done.status });
+    await this.#settle(ctx, inst, [fx]);
+  }
+
+  async #onRun(ctx: ActorContext): Promise<void> {
+    const inst = await this.#load(ctx);
+    if (!inst) {
+      ctx.deleteReminder(RUN);
+      return;
+    }
+    await this.#settle(ctx, inst, []);
+  }
+
+  async #onTimer(ctx: ActorContext, t: { generation: number; timerId: number; fireAt: number }): Promise<void> {
+    const inst = await this.#load(ctx);
+    if (!inst) return;
+    if (inst.accept(newEvent({ type: 'TimerFired', timerId: t.timerId, fireAt: t.fireAt }, ctx.clock.now()), t.generation)) await this.#settle(ctx, inst, []);
+  }
+
+  async #onActivity(ctx: ActorContext, name: string, a: { generation: number; taskId: number }): Promise<void> {
+    const inst = await this.#load(ctx);
+    const scheduled = inst && a.generation === inst.meta.generation && !inst.isTerminal ? inst.history.find((e) => e.type === 'TaskScheduled' && e.eventId === a.taskId) : undefined;
+    if (!inst || !scheduled || scheduled.type !== 'TaskScheduled' || !inst.openActivities().includes(a.taskId)) {
+      ctx.deleteReminder(name); // its result is recorded, or it belongs to a run that is over
+      return;
+    }
+    this.deps.dispatcher.offer({
+      kind: 'activity',
+      instanceId: this.instanceId,
+      generation: a.generation,
+      taskId: a.taskId,
+      name: scheduled.name,
+      ...(scheduled.input !== undefined ? { input: scheduled.input } : {}),
+    });
+  }
+
+  async #onMessage(ctx: ActorContext, msg: InstanceMessage): Promise<void> {
+    if (msg.kind === 'start') await this.#start(ctx, msg.request, true);
+    else await this.#event(ctx, msg, false);
+  }
+
+  async #purge(ctx: ActorContext): Promise<{ children: string[] }> {
+    const inst = await this.#load(ctx);
+    if (!inst) throw new RuntimeError('ERR_INSTANCE_ID_NOT_FOUND', `unable to find workflow with the provided instance ID: ${this.instanceId}`);
+    if (!inst.isTerminal) {
+      throw new RuntimeError('ERR_PURGE_WORKFLOW', `error purging workflow ${this.instanceId}: the workflow is ${inst.status}; only a completed, failed or terminated workflow can be purged`, {
+        grpcStatus: 9, // FAILED_PRECONDITION
+      });
+    }
+    for (let i = 0; i < inst.history.length; i++) ctx.state.delete(historyKey(i));
+    for (const seq of inst.meta.inboxSeqs) ctx.state.delete(inboxKey(seq));
+    ctx.state.delete('metadata');
+    ctx.deleteReminder(RUN);
+    const children = inst.allChildren();
+    this.#inst = undefined;
+    this.deps.changed(this.instanceId);
+    return { children };
+  }
+
+  /**
+   * After any change: let the engine apply what it applies itself, hand the next batch to a worker unless one is
+   * out already, carry out side effects, keep the `run` lease in step, persist.
+   */
+  async #settle(ctx: ActorContext, inst: Instance, effects: SideEffects[]): Promise<void> {
+    const now = ctx.clock.now();
+    const dispatcher = this.deps.dispatcher;
+    let batch: TurnPlan | undefined;
+    let startAt: number | undefined;
+    const terminating = inst.inbox.some((i) => i.event.type === 'ExecutionTerminated');
+    if (terminating) dispatcher.withdrawQueuedOrchestration(this.instanceId);
+    if (!dispatcher.hasOrchestration(this.instanceId)) {
+      const plan = inst.plan(now);
+      effects.push(plan.effects);
+      batch = plan.batch;
+      startAt = plan.startAt;
+    }
+    const offers = effects.flatMap((fx) => this.#carryOutLocal(ctx, inst, fx));
+    for (const fx of effects) await this.#sendMessages(fx);
+
+    if (batch || dispatcher.hasOrchestration(this.instanceId)) {
+      if (!(await ctx.getReminder(RUN))) ctx.createReminder(RUN, { dueTimeMs: LEASE_MS, periodMs: LEASE_MS });
+    } else if (startAt !== undefined) {
+      ctx.createReminder(RUN, { dueAt: startAt, periodMs: LEASE_MS });
+    } else if (await ctx.getReminder(RUN)) {
+      ctx.deleteReminder(RUN);
+    }
+    this.#persist(ctx, inst);
+    if (batch) dispatcher.offer({ kind: 'orchestration', instanceId: this.instanceId, ...batch });
+    for (const item of offers) dispatcher.offer(item);
+    this.deps.changed(this.instanceId);
+  }
+
+  /** Reminder side effects (part of this turn's transaction); returns the activity items to offer. */
+  #carryOutLocal(ctx: ActorContext, inst: Instance, fx: SideEffects) {
+    const generation = inst.meta.generation;
+    const offers = fx.activities.map((a) => {
+      ctx.createReminder(activityReminder(generation, a.taskId), { dueTimeMs: LEASE_MS, periodMs: LEASE_MS, data: encode({ generation, taskId: a.taskId }) });
+      return { kind: 'activity' as const, instanceId: this.instanceId, generation, taskId: a.taskId, name: a.name, ...(a.input !== undefined ? { input: a.input } : {}) };
+    });
+    for (const t of fx.timers) ctx.createReminder(timerReminder(generation, t.timerId), { dueAt: t.fireAt, data: encode({ generation, timerId: t.timerId, fireAt: t.fireAt }) });
+    for (const c of fx.cancelledActivities) {
+      ctx.deleteReminder(activityReminder(c.generation, c.id));
+      this.deps.dispatcher.dropActivity(this.instanceId, c.id);
+    }
+    for (const c of fx.cancelledTimers) ctx.deleteReminder(timerReminder(c.generation, c.id));
+    const cancelled = new Set(fx.cancelledActivities.filter((c) => c.generation === generation).map((c) => c.id));
+    return offers.filter((o) => !cancelled.has(o.taskId));
+  }
+
+  /** Messages to other instances: reminders on their actors, named after the message so a re-send replaces it. */
+  async #sendMessages(fx: SideEffects): Promise<void> {
+    for (const c of fx.children) {
+      const p = c.parent;
+      await this.#send(c.instanceId, `start|${p.instanceId}|${p.generation}|${p.taskScheduledId}`, {
+        kind: 'start',
+        request: { name: c.name, instanceId: c.instanceId, parent: p, ...(c.input !== undefined ? { input: c.input } : {}) },
+      });
+    }
+    for (const m of fx.messages) {
+      const identity = `event|${this.instanceId}|${m.instanceId}|${m.event.type}|${m.event.timestamp}|${JSON.stringify(m.event).length}`;
+      await this.#send(m.instanceId, identity, { kind: 'event', event: m.event, ...(m.generation !== undefined ? { generation: m.generation } : {}) });
+    }
+  }
+
+  async #send(target: string, identity: string, msg: InstanceMessage): Promise<void> {
+    if (target === '' || target.includes('||')) {
+      this.deps.log.warn({ instanceId: this.instanceId, target }, 'message to an invalid instance ID dropped');
+      return;
+    }
+    await this.deps.runtime.createReminder(this.deps.actorType, target, messageReminderName(identity), { dueTimeMs: 0, data: encode(msg) });
+  }
+
+  #persist(ctx: ActorContext, inst: Instance): void {
+    const c = inst.takeChanges();
+    if (!c.meta) return;
+    for (let i = c.historyFrom; i < inst.history.length; i++) ctx.state.set(historyKey(i), encode(inst.history[i]));
+    if (c.deleteHistoryFrom) {
+      for (let i = Math.max(c.deleteHistoryFrom.from, inst.history.length); i < c.deleteHistoryFrom.to; i++) ctx.state.delete(historyKey(i));
+    }
+    for (const seq of c.removedInbox) ctx.state.delete(inboxKey(seq));
+    for (const e of c.addedInbox) ctx.state.set(inboxKey(e.seq), encode(e.event));
+    inst.meta.version += 1;
+    ctx.state.set('metadata', encode(inst.meta));
+  }
+}
+
+function sameParent(a: ParentInfo | undefined, b: ParentInfo | undefined): boolean {
+  return a !== undefined && b !== undefined && a.instanceId === b.instanceId && a.generation === b.generation && a.taskScheduledId === b.taskScheduledId;
+}
+
+function toSnapshot(w: WorkflowInstance): InstanceSnapshot {
+  const { createdAt, lastUpdatedAt, scheduledStartTime, ...rest } = w;
+  return {
+    ...rest,
+    createdAt: createdAt.getTime(),
+    lastUpdatedAt: lastUpdatedAt.getTime(),
+    ...(scheduledStartTime ? { scheduledStartTime: scheduledStartTime.getTime() } : {}),
+  };
+}
+
+export function fromSnapshot(s: InstanceSnapshot): WorkflowInstance {
+  const { createdAt, lastUpdatedAt, scheduledStartTime, ...rest } = s;
+  return {
+    ...rest,
+    createdAt: new Date(createdAt),
+    lastUpdatedAt: new Date(lastUpdatedAt),
+    ...(scheduledStartTime !== undefined ? { scheduledStartTime: new Date(scheduledStartTime) } : {}),
+  };
+}

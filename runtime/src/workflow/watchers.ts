@@ -1,0 +1,75 @@
+import type { WorkflowInstance } from './engine.js';
+
+interface Watcher {
+  poke(): void;
+}
+
+/**
+ * Waiters for a condition on an instance (WaitForInstanceStart/Completion, gRPC suspend/resume). Event-driven:
+ * a waiter re-reads the instance only when the instance's actor reports a change, never on a timer.
+ */
+export class InstanceWatchers {
+  readonly #byId = new Map<string, Set<Watcher>>();
+
+  constructor(private readonly read: (instanceId: string) => Promise<WorkflowInstance | undefined>) {}
+
+  get size(): number {
+    return this.#byId.size;
+  }
+
+  /** The instance changed (reported during the changing turn; reads queue behind it and see the commit). */
+  notify(instanceId: string): void {
+    const set = this.#byId.get(instanceId);
+    if (set) for (const w of set) w.poke();
+  }
+
+  waitUntil(instanceId: string, predicate: (i: WorkflowInstance) => boolean, signal: AbortSignal): Promise<WorkflowInstance | undefined> {
+    return new Promise((resolve, reject) => {
+      if (signal.aborted) {
+        reject(signal.reason);
+        return;
+      }
+      let done = false;
+      let checking = false;
+      let again = false;
+      const finish = (settle: () => void) => {
+        if (done) return;
+        done = true;
+        const set = this.#byId.get(instanceId);
+        set?.delete(watcher);
+        if (set?.size === 0) this.#byId.delete(instanceId);
+        signal.removeEventListener('abort', onAbort);
+        settle();
+      };
+      const check = async () => {
+        if (checking) {
+          again = true;
+          return;
+        }
+        checking = true;
+        try {
+          do {
+            again = false;
+            const instance = await this.read(instanceId);
+            if (done) return;
+            if (!instance || predicate(instance)) {
+              finish(() => resolve(instance));
+              return;
+            }
+          } while (again);
+        } catch (err) {
+          finish(() => reject(err));
+        } finally {
+          checking = false;
+        }
+      };
+      const watcher: Watcher = { poke: () => void check() };
+      const onAbort = () => finish(() => reject(signal.reason));
+      signal.addEventListener('abort', onAbort, { once: true });
+      let set = this.#byId.get(instanceId);
+      if (!set) this.#byId.set(instanceId, (set = new Set()));
+      set.add(watcher);
+      void check();
+    });
+  }
+}
