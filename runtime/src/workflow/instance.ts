@@ -288,39 +288,35 @@ export class Instance {
         return result;
       }
     }
-    let suspended = this.#suspended;
-    const selected: InboxEntry[] = [];
-    const drop: number[] = [];
-    const answers = new Set<string>();
-    for (const entry of this.inbox) {
-      const e = entry.event;
-      if (e.type === 'ExecutionSuspended' || e.type === 'ExecutionResumed') {
-        if (selected.length > 0) break; // applied at the head of a later turn, after this batch
-        const wantSuspended = e.type === 'ExecutionSuspended';
-        if (wantSuspended !== suspended && this.#started) this.#appendHistory({ ...e, timestamp: now });
-        suspended = wantSuspended;
-        if (this.#started) {
-          drop.push(entry.seq);
-          continue;
+    let selected: InboxEntry[] = [];
+    for (let rescan = true; rescan; ) {
+      rescan = false;
+      selected = [];
+      const answers = new Set<string>();
+      for (const entry of this.inbox) {
+        const e = entry.event;
+        if (e.type === 'ExecutionSuspended' || e.type === 'ExecutionResumed') {
+          if (selected.length > 0 || !this.#started) break; // applied at the head of a later turn, after this batch
+          if ((e.type === 'ExecutionSuspended') !== this.#suspended) this.#appendHistory({ ...e, timestamp: now });
+          this.#consume([entry.seq]);
+          result.changed = true;
+          rescan = true; // events held by a suspension may be deliverable now
+          break;
         }
-        break; // not started yet: the suspension waits behind ExecutionStarted
-      }
-      if (suspended) continue;
-      const answer = answeredId(e);
-      if (answer) {
-        const k = key(answer.kind, answer.id);
-        if (this.#answered.has(k) || answers.has(k)) {
-          drop.push(entry.seq);
-          continue;
+        if (this.#suspended) continue;
+        const answer = answeredId(e);
+        if (answer) {
+          const k = key(answer.kind, answer.id);
+          if (this.#answered.has(k) || answers.has(k)) {
+            this.#consume([entry.seq]); // a duplicate result
+            result.changed = true;
+            continue;
+          }
+          if (!this.#opened.has(k)) continue; // its request is not in history yet
+          answers.add(k);
         }
-        if (!this.#opened.has(k)) continue; // its request is not in history yet
-        answers.add(k);
+        selected.push(entry);
       }
-      selected.push(entry);
-    }
-    if (drop.length > 0) {
-      this.#consume(drop);
-      result.changed = true;
     }
     if (selected.length > 0) {
       result.batch = {

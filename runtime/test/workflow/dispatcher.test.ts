@@ -1,0 +1,121 @@
+import { expect } from 'chai';
+import { WorkDispatcher, type ActivityItem, type OrchestrationItem, type WorkItem, type WorkerConnection } from '../../src/workflow/dispatcher.js';
+
+class FakeWorker implements WorkerConnection {
+  static next = 1;
+  readonly id = FakeWorker.next++;
+  readonly received: WorkItem[] = [];
+  closed = false;
+  alive = true;
+  send(item: WorkItem): boolean {
+    if (!this.alive) return false;
+    this.received.push(item);
+    return true;
+  }
+  close(): void {
+    this.closed = true;
+  }
+}
+
+const orch = (instanceId: string): OrchestrationItem => ({ kind: 'orchestration', instanceId, generation: 1, historyLength: 0, pastEvents: [], newEvents: [], seqs: [0] });
+const act = (instanceId: string, taskId: number): ActivityItem => ({ kind: 'activity', instanceId, generation: 1, taskId, name: 'a' });
+
+describe('workflow WorkDispatcher', () => {
+  it('queues work while no worker is connected and delivers it when one connects', () => {
+    const d = new WorkDispatcher();
+    d.offer(orch('a'));
+    d.offer(act('a', 1));
+    const w = new FakeWorker();
+    d.connect(w);
+    expect(w.received.map((i) => i.kind)).to.deep.equal(['orchestration', 'activity']);
+  });
+
+  it('holds at most one orchestration item per instance', () => {
+    const d = new WorkDispatcher();
+    expect(d.offer(orch('a'))).to.equal(true);
+    expect(d.offer(orch('a'))).to.equal(false);
+    expect(d.hasOrchestration('a')).to.equal(true);
+  });
+
+  it('shares work between connected workers round robin', () => {
+    const d = new WorkDispatcher();
+    const w1 = new FakeWorker();
+    const w2 = new FakeWorker();
+    d.connect(w1);
+    d.connect(w2);
+    for (const id of ['a', 'b', 'c', 'd']) d.offer(orch(id));
+    expect(w1.received.map((i) => i.instanceId)).to.deep.equal(['a', 'c']);
+    expect(w2.received.map((i) => i.instanceId)).to.deep.equal(['b', 'd']);
+  });
+
+  it('hands the items of a disconnected worker out again, first', () => {
+    const d = new WorkDispatcher();
+    const w1 = new FakeWorker();
+    d.connect(w1);
+    d.offer(orch('a'));
+    d.offer(act('a', 1));
+    d.disconnect(w1);
+    d.offer(orch('b'));
+    const w2 = new FakeWorker();
+    d.connect(w2);
+    expect(w2.received.map((i) => `${i.kind}:${i.instanceId}`)).to.deep.equal(['orchestration:a', 'activity:a', 'orchestration:b']);
+  });
+
+  it('a claimed answer is not handed out again on disconnect and blocks a second item until released', () => {
+    const d = new WorkDispatcher();
+    const w1 = new FakeWorker();
+    d.connect(w1);
+    d.offer(orch('a'));
+    const item = d.claimOrchestration('a');
+    expect(item?.instanceId).to.equal('a');
+    expect(d.claimOrchestration('a')).to.equal(undefined); // a duplicate answer
+    d.disconnect(w1);
+    const w2 = new FakeWorker();
+    d.connect(w2);
+    expect(w2.received).to.deep.equal([]);
+    expect(d.offer(orch('a'))).to.equal(false);
+    d.release(item!);
+    expect(d.offer(orch('a'))).to.equal(true);
+    expect(w2.received).to.have.length(1);
+  });
+
+  it('an answer for an unknown item is refused', () => {
+    const d = new WorkDispatcher();
+    expect(d.claimActivity('x', 1)).to.equal(undefined);
+    d.offer(act('x', 1)); // queued, never sent: nobody can have answered it
+    expect(d.claimActivity('x', 1)).to.equal(undefined);
+  });
+
+  it('never gives a worker more than its limit of unanswered items', () => {
+    const d = new WorkDispatcher(2);
+    const w = new FakeWorker();
+    d.connect(w);
+    for (let t = 1; t <= 4; t++) d.offer(act('i', t));
+    expect(w.received).to.have.length(2);
+    const first = d.claimActivity('i', 1)!;
+    d.release(first);
+    expect(w.received).to.have.length(3);
+  });
+
+  it('withdraws a queued orchestration item (terminate without a worker) but not one a worker holds', () => {
+    const d = new WorkDispatcher();
+    d.offer(orch('a'));
+    expect(d.withdrawQueuedOrchestration('a')).to.equal(true);
+    expect(d.hasOrchestration('a')).to.equal(false);
+    const w = new FakeWorker();
+    d.connect(w);
+    d.offer(orch('b'));
+    expect(d.withdrawQueuedOrchestration('b')).to.equal(false);
+  });
+
+  it('closeAll ends every worker connection', () => {
+    const d = new WorkDispatcher();
+    const w1 = new FakeWorker();
+    const w2 = new FakeWorker();
+    d.connect(w1);
+    d.connect(w2);
+    d.closeAll();
+    expect([w1.closed, w2.closed]).to.deep.equal([true, true]);
+    expect(d.workerCount).to.equal(0);
+  });
+});

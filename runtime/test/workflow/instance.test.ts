@@ -1,0 +1,205 @@
+import { expect } from 'chai';
+import { newEvent, type HistoryEvent } from '../../src/workflow/history.js';
+import { Instance, type TurnPlan, type WorkerAction } from '../../src/workflow/instance.js';
+
+const T0 = 1_700_000_000_000;
+
+function started(input = '"in"', extra: Partial<Parameters<typeof Instance.create>[0]> = {}): Instance {
+  const inst = Instance.create({ name: 'wf', instanceId: 'i1', input, ...extra }, T0);
+  inst.takeChanges();
+  return inst;
+}
+
+/** Runs one worker turn: plan, then apply `actions` as the worker's answer. */
+function turn(inst: Instance, actions: WorkerAction[], now = T0 + 1, customStatus?: string): { plan: TurnPlan; fx: ReturnType<Instance['applyWorkerResult']> } {
+  const { batch } = inst.plan(now);
+  if (!batch) throw new Error('expected a batch');
+  const fx = inst.applyWorkerResult({ seqs: batch.seqs, orchestratorStarted: batch.newEvents[0] as HistoryEvent }, actions, customStatus, now);
+  return { plan: batch, fx };
+}
+
+const types = (events: readonly HistoryEvent[]) => events.map((e) => e.type);
+
+describe('workflow Instance (history/inbox rules)', () => {
+  it('starts PENDING with ExecutionStarted in the inbox; the first batch is OrchestratorStarted + ExecutionStarted', () => {
+    const inst = started();
+    expect(inst.status).to.equal('PENDING');
+    const { batch } = inst.plan(T0 + 5);
+    expect(batch).to.not.equal(undefined);
+    expect(types(batch!.newEvents)).to.deep.equal(['OrchestratorStarted', 'ExecutionStarted']);
+    expect(batch!.newEvents[0]!.timestamp).to.equal(T0 + 5);
+    expect(batch!.pastEvents).to.deep.equal([]);
+  });
+
+  it('records actions with their ids as eventIds and reports the side effects', () => {
+    const inst = started();
+    const { fx } = turn(inst, [
+      { id: 1, type: 'ScheduleTask', name: 'act', input: '1' },
+      { id: 2, type: 'CreateTimer', fireAt: T0 + 60_000 },
+      { id: 3, type: 'CreateSubOrchestration', instanceId: 'i1:0003', name: 'child', input: '2' },
+    ]);
+    expect(types(inst.history)).to.deep.equal(['OrchestratorStarted', 'ExecutionStarted', 'TaskScheduled', 'TimerCreated', 'SubOrchestrationInstanceCreated']);
+    expect(inst.history.slice(2).map((e) => e.eventId)).to.deep.equal([1, 2, 3]);
+    expect(inst.status).to.equal('RUNNING');
+    expect(fx.activities).to.deep.equal([{ taskId: 1, name: 'act', input: '1' }]);
+    expect(fx.timers).to.deep.equal([{ timerId: 2, fireAt: T0 + 60_000 }]);
+    expect(fx.children[0]!.parent).to.deep.equal({ instanceId: 'i1', name: 'wf', taskScheduledId: 3, generation: 1 });
+  });
+
+  it('writes only the new history events and the consumed inbox keys (append-only)', () => {
+    const inst = started();
+    turn(inst, [{ id: 1, type: 'ScheduleTask', name: 'act' }]);
+    const first = inst.takeChanges();
+    expect(first.historyFrom).to.equal(0);
+    expect(inst.history.length).to.equal(3);
+    expect(first.removedInbox).to.have.length(1);
+    inst.accept(newEvent({ type: 'TaskCompleted', taskScheduledId: 1, result: '"r"' }, T0 + 2));
+    turn(inst, [], T0 + 3);
+    const second = inst.takeChanges();
+    expect(second.historyFrom).to.equal(3);
+    expect(inst.history.length).to.equal(5);
+    expect(second.deleteHistoryFrom).to.equal(undefined);
+  });
+
+  it('records an activity result once: duplicates in the inbox or in history are refused', () => {
+    const inst = started();
+    turn(inst, [{ id: 1, type: 'ScheduleTask', name: 'act' }]);
+    const done = newEvent({ type: 'TaskCompleted', taskScheduledId: 1, result: '1' }, T0 + 2);
+    expect(inst.accept(done)).to.equal(true);
+    expect(inst.accept(newEvent({ type: 'TaskCompleted', taskScheduledId: 1, result: '2' }, T0 + 3))).to.equal(false);
+    turn(inst, []);
+    expect(inst.accept(done)).to.equal(false);
+    expect(inst.history.filter((e) => e.type === 'TaskCompleted')).to.have.length(1);
+  });
+
+  it('keeps a result whose request is not in history yet in the inbox instead of delivering it', () => {
+    const inst = started();
+    turn(inst, []);
+    expect(inst.accept(newEvent({ type: 'TaskCompleted', taskScheduledId: 7 }, T0 + 2))).to.equal(true);
+    const r = inst.plan(T0 + 3);
+    expect(r.batch).to.equal(undefined);
+    expect(inst.inbox).to.have.length(1);
+  });
+
+  it('delivers an event raised before the workflow waits for it', () => {
+    const inst = started();
+    inst.accept(newEvent({ type: 'EventRaised', name: 'Approval', input: 'true' }, T0));
+    const { plan } = turn(inst, []);
+    expect(types(plan.newEvents)).to.deep.equal(['OrchestratorStarted', 'ExecutionStarted', 'EventRaised']);
+    expect(inst.history.some((e) => e.type === 'EventRaised')).to.equal(true);
+  });
+
+  it('suspends at once, holds new events while suspended, and delivers them after resume', () => {
+    const inst = started();
+    turn(inst, []);
+    inst.accept(newEvent({ type: 'ExecutionSuspended' }, T0 + 2));
+    expect(inst.status).to.equal('SUSPENDED');
+    expect(inst.plan(T0 + 3).batch).to.equal(undefined);
+    expect(types(inst.history).at(-1)).to.equal('ExecutionSuspended');
+    inst.accept(newEvent({ type: 'EventRaised', name: 'x' }, T0 + 4));
+    expect(inst.plan(T0 + 5).batch).to.equal(undefined);
+    expect(inst.inbox).to.have.length(1);
+    inst.accept(newEvent({ type: 'ExecutionResumed' }, T0 + 6));
+    expect(inst.status).to.equal('RUNNING');
+    const { batch } = inst.plan(T0 + 7);
+    expect(types(inst.history).at(-1)).to.equal('ExecutionResumed');
+    expect(types(batch!.newEvents)).to.deep.equal(['OrchestratorStarted', 'EventRaised']);
+  });
+
+  it('terminates without a worker, recursively messaging open children, and then drops events', () => {
+    const inst = started();
+    turn(inst, [{ id: 1, type: 'CreateSubOrchestration', instanceId: 'c1', name: 'child' }, { id: 2, type: 'ScheduleTask', name: 'a' }]);
+    inst.accept(newEvent({ type: 'ExecutionTerminated', input: '"stop"', recurse: true }, T0 + 5));
+    const r = inst.plan(T0 + 6);
+    expect(r.batch).to.equal(undefined);
+    expect(inst.status).to.equal('TERMINATED');
+    expect(inst.snapshot('i1').output).to.equal('"stop"');
+    expect(r.effects.messages.map((m) => [m.instanceId, m.event.type])).to.deep.equal([['c1', 'ExecutionTerminated']]);
+    expect(r.effects.cancelledActivities).to.deep.equal([{ generation: 1, id: 2 }]);
+    expect(inst.accept(newEvent({ type: 'EventRaised', name: 'late' }, T0 + 7))).to.equal(false);
+  });
+
+  it('terminates a PENDING instance (never run) keeping its name and input', () => {
+    const inst = started('"x"');
+    inst.accept(newEvent({ type: 'ExecutionTerminated' }, T0 + 1));
+    inst.plan(T0 + 2);
+    const snap = inst.snapshot('i1');
+    expect(snap.runtimeStatus).to.equal('TERMINATED');
+    expect(snap.input).to.equal('"x"');
+  });
+
+  it('continue-as-new starts a new generation with the new input, carry-over and undelivered events', () => {
+    const inst = started('1');
+    turn(inst, [{ id: 1, type: 'CreateTimer', fireAt: T0 + 1000 }]);
+    const oldLength = inst.history.length;
+    inst.takeChanges();
+    const { batch } = inst.plan(T0 + 2);
+    expect(batch).to.equal(undefined);
+    inst.accept(newEvent({ type: 'TimerFired', timerId: 1, fireAt: T0 + 1000 }, T0 + 1000));
+    const b = inst.plan(T0 + 1001).batch!;
+    inst.accept(newEvent({ type: 'EventRaised', name: 'late', input: '9' }, T0 + 1002));
+    const carried = newEvent({ type: 'EventRaised', name: 'kept', input: '8' }, T0 + 500);
+    const fx = inst.applyWorkerResult({ seqs: b.seqs, orchestratorStarted: b.newEvents[0]! }, [{ id: 2, type: 'CompleteOrchestration', status: 'CONTINUED_AS_NEW', result: '2', carryoverEvents: [carried] }], '', T0 + 1003);
+    expect(inst.meta.generation).to.equal(2);
+    expect(inst.history).to.deep.equal([]);
+    expect(inst.status).to.equal('RUNNING');
+    expect(inst.inbox.map((i) => i.event.type)).to.deep.equal(['ExecutionStarted', 'EventRaised', 'EventRaised']);
+    expect(inst.pendingStart!.input).to.equal('2');
+    expect(inst.inbox.map((i) => (i.event.type === 'EventRaised' ? i.event.name : ''))).to.deep.equal(['', 'kept', 'late']);
+    const changes = inst.takeChanges();
+    expect(changes.deleteHistoryFrom).to.deep.equal({ from: 0, to: oldLength + 2 });
+    expect(fx.cancelledTimers).to.deep.equal([]);
+    // A result for the previous generation is stale.
+    expect(inst.accept(newEvent({ type: 'TaskCompleted', taskScheduledId: 1 }, T0), 1)).to.equal(false);
+  });
+
+  it('a finished child reports to its parent with the parent task id and generation', () => {
+    const parent = { instanceId: 'p', name: 'pwf', taskScheduledId: 4, generation: 3 };
+    const inst = started('1', { parent });
+    const { fx } = turn(inst, [{ id: 1, type: 'CompleteOrchestration', status: 'COMPLETED', result: '"ok"', carryoverEvents: [] }]);
+    expect(inst.status).to.equal('COMPLETED');
+    expect(fx.messages).to.have.length(1);
+    expect(fx.messages[0]!.instanceId).to.equal('p');
+    expect(fx.messages[0]!.generation).to.equal(3);
+    expect(fx.messages[0]!.event).to.include({ type: 'SubOrchestrationInstanceCompleted', taskScheduledId: 4, result: '"ok"' });
+  });
+
+  it('a failed workflow without failure details gets them (the SDK worker-level failure case)', () => {
+    const inst = started();
+    turn(inst, [{ id: -1, type: 'CompleteOrchestration', status: 'FAILED', result: 'boom', carryoverEvents: [] }]);
+    expect(inst.status).to.equal('FAILED');
+    expect(inst.snapshot('i1').failureDetails).to.deep.equal({ errorType: 'WorkflowFailed', errorMessage: 'boom' });
+  });
+
+  it('keeps failure details and custom status as the worker reported them', () => {
+    const inst = started();
+    turn(inst, [{ id: 1, type: 'CompleteOrchestration', status: 'FAILED', failureDetails: { errorType: 'Error', errorMessage: 'bad', stackTrace: 'at x' }, carryoverEvents: [] }], T0 + 1, 'stage 2');
+    const snap = inst.snapshot('i1');
+    expect(snap.failureDetails).to.deep.equal({ errorType: 'Error', errorMessage: 'bad', stackTrace: 'at x' });
+    expect(snap.customStatus).to.equal('stage 2');
+  });
+
+  it('refuses a worker answer that no longer fits (stale generation or history)', () => {
+    const inst = started();
+    const { plan } = turn(inst, []);
+    expect(inst.fits(plan)).to.equal(false);
+  });
+
+  it('waits for a delayed start', () => {
+    const inst = Instance.create({ name: 'wf', instanceId: 'i', scheduledStartTime: T0 + 60_000 }, T0);
+    const r = inst.plan(T0 + 1);
+    expect(r.batch).to.equal(undefined);
+    expect(r.startAt).to.equal(T0 + 60_000);
+    expect(inst.plan(T0 + 60_000).batch).to.not.equal(undefined);
+  });
+
+  it('a new run of a terminal ID deletes the old history and inbox keys', () => {
+    const inst = started();
+    turn(inst, [{ id: 1, type: 'CompleteOrchestration', status: 'COMPLETED', carryoverEvents: [] }]);
+    const again = Instance.create({ name: 'wf', instanceId: 'i1' }, T0 + 10, inst.meta);
+    const changes = again.takeChanges();
+    expect(again.meta.generation).to.equal(2);
+    expect(changes.deleteHistoryFrom).to.deep.equal({ from: 0, to: 3 });
+    expect(again.status).to.equal('PENDING');
+  });
+});
