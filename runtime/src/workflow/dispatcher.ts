@@ -120,6 +120,12 @@ export class WorkDispatcher {
     if (this.#held.get(k)?.item === item) this.#held.delete(k);
   }
 
+  /** Forgets the claimed orchestration item of an instance: its answer is being recorded, the next may go out. */
+  releaseClaimedOrchestration(instanceId: string): void {
+    const k = `o|${instanceId}`;
+    if (this.#held.get(k)?.claimed) this.#held.delete(k);
+  }
+
   connect(worker: WorkerConnection): void {
     this.#workers.push(worker);
     this.#load.set(worker.id, 0);

@@ -212,6 +212,8 @@ export class OrchestrationActor implements Actor {
   }
 
   async #complete(ctx: ActorContext, p: CompletionPayload): Promise<void> {
+    // This turn records the answer: from here on the next batch of this instance may be handed out.
+    this.deps.dispatcher.releaseClaimedOrchestration(this.instanceId);
     const inst = await this.#load(ctx);
     if (!inst) return;
     if (!inst.fits(p.plan)) {
