@@ -1,0 +1,154 @@
+/**
+ * What survives: a worker that disconnects mid-work, svcd killed with SIGKILL mid-workflow, graceful shutdown of
+ * worker streams, the API token and the no-actor-store case on the Durable Task gRPC service.
+ */
+import * as grpc from '@grpc/grpc-js';
+import { expect } from 'chai';
+import type { ActivityContext, OrchestrationContext } from '@dapr/durabletask-js';
+import { loadDurableTaskProto, type TaskHubSidecarServiceClient } from '@svc/proto';
+import { SvcdProcess } from '../support/index.js';
+import { quietConsole, restoreConsole, SDK_STATUS, WorkflowHarness } from './sdk-harness.js';
+
+type Gen = AsyncGenerator<unknown, unknown, unknown>;
+
+function rawClient(address: string): TaskHubSidecarServiceClient {
+  const proto = loadDurableTaskProto();
+  return new proto.grpc.TaskHubSidecarService(address, grpc.credentials.createInsecure());
+}
+
+function deferred<T = void>(): { promise: Promise<T>; resolve: (v: T) => void } {
+  let resolve!: (v: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+describe('workflow resilience (real svcd, real durabletask-js worker)', function () {
+  this.timeout(90_000);
+  before(quietConsole);
+  after(restoreConsole);
+
+  it('hands work held by a worker that disconnects to the next worker', async () => {
+    const h = await WorkflowHarness.start();
+    try {
+      const reached = deferred();
+      const never = new Promise<string>(() => undefined);
+      async function* slowFlow(ctx: OrchestrationContext): Gen {
+        return yield ctx.callActivity('slow', 'x');
+      }
+      const first = await h.worker((w) => {
+        w.addOrchestrator(slowFlow);
+        w.addNamedActivity('slow', () => {
+          reached.resolve();
+          return never; // this worker never answers
+        });
+      });
+      const client = h.client();
+      const id = await client.scheduleNewOrchestration(slowFlow);
+      await reached.promise;
+      await h.stopWorker(first);
+      await h.worker((w) => {
+        w.addOrchestrator(slowFlow);
+        w.addNamedActivity('slow', (_ctx: ActivityContext, v: string) => `done by the second worker with ${v}`);
+      });
+      const state = await client.waitForOrchestrationCompletion(id, true, 60);
+      expect(state?.runtimeStatus).to.equal(SDK_STATUS.COMPLETED);
+      expect(state?.serializedOutput).to.equal('"done by the second worker with x"');
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('finishes a workflow after svcd is killed (SIGKILL) with an activity in flight and a timer pending', async () => {
+    const h = await WorkflowHarness.start();
+    const { ports, resourcesPath, dataDir } = h.svcd;
+    try {
+      const firstRan = deferred();
+      let secondRuns = 0;
+      async function* crashFlow(ctx: OrchestrationContext): Gen {
+        const a = yield ctx.callActivity('first', 1);
+        yield ctx.createTimer(2);
+        const b = yield ctx.callActivity('second', 2);
+        return [a, b];
+      }
+      await h.worker((w) => {
+        w.addOrchestrator(crashFlow);
+        w.addNamedActivity('first', (_c: ActivityContext, n: number) => {
+          firstRan.resolve();
+          return n * 10;
+        });
+        w.addNamedActivity('second', (_c: ActivityContext, n: number) => {
+          secondRuns++;
+          return n * 10;
+        });
+      });
+      const id = await h.client().scheduleNewOrchestration(crashFlow);
+      await firstRan.promise;
+      await h.svcd.kill();
+      h.svcd = await SvcdProcess.start({ ports, resourcesPath, dataDir });
+      // The worker reconnects by itself (the SDK retries every 5 s); work recorded before the crash is not lost.
+      const state = await h.client().waitForOrchestrationCompletion(id, true, 60);
+      expect(state?.runtimeStatus).to.equal(SDK_STATUS.COMPLETED);
+      expect(JSON.parse(state!.serializedOutput!)).to.deep.equal([10, 20]);
+      expect(secondRuns).to.be.greaterThanOrEqual(1);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('ends GetWorkItems streams with status OK on graceful shutdown', async () => {
+    const h = await WorkflowHarness.start();
+    const client = rawClient(h.svcd.grpcAddress);
+    try {
+      const stream = client.GetWorkItems({});
+      const status = new Promise<grpc.StatusObject>((resolve) => stream.on('status', resolve));
+      stream.on('data', () => undefined);
+      stream.on('error', () => undefined);
+      await new Promise<void>((resolve, reject) => client.Hello({}, (err) => (err ? reject(err) : resolve())));
+      const stopped = h.svcd.stop();
+      expect((await status).code).to.equal(grpc.status.OK);
+      expect((await stopped).code).to.equal(0);
+    } finally {
+      client.close();
+      await h.close();
+    }
+  });
+
+  it('checks the API token on the Durable Task service (svc-api-token or dapr-api-token metadata)', async () => {
+    const h = await WorkflowHarness.start({ env: { SVC_API_TOKEN: 'secret-token' } });
+    const client = rawClient(h.svcd.grpcAddress);
+    const hello = (md: grpc.Metadata) => new Promise<grpc.ServiceError | null>((resolve) => client.Hello({}, md, (err) => resolve(err)));
+    try {
+      expect((await hello(new grpc.Metadata()))?.code).to.equal(grpc.status.UNAUTHENTICATED);
+      const wrong = new grpc.Metadata();
+      wrong.set('dapr-api-token', 'nope');
+      expect((await hello(wrong))?.code).to.equal(grpc.status.UNAUTHENTICATED);
+      for (const header of ['svc-api-token', 'dapr-api-token']) {
+        const md = new grpc.Metadata();
+        md.set(header, 'secret-token');
+        expect(await hello(md)).to.equal(null);
+      }
+    } finally {
+      client.close();
+      await h.close();
+    }
+  });
+
+  it('answers workflow calls with ERR_ACTOR_RUNTIME_NOT_FOUND when no actor state store exists', async () => {
+    const svcd = await SvcdProcess.start();
+    const client = rawClient(svcd.grpcAddress);
+    try {
+      const err = await new Promise<grpc.ServiceError | null>((resolve) => client.StartInstance({ instanceId: 'x', name: 'wf' }, (e) => resolve(e)));
+      expect(err?.code).to.equal(grpc.status.FAILED_PRECONDITION);
+      expect(err?.details).to.contain('actor');
+      const res = await svcd.request('POST', '/v1.0/workflows/svc/wf/start?instanceID=x');
+      expect(res.status).to.equal(500);
+      expect(((await res.json()) as { errorCode: string }).errorCode).to.equal('ERR_ACTOR_RUNTIME_NOT_FOUND');
+      const stream = client.GetWorkItems({});
+      const streamErr = await new Promise<grpc.ServiceError>((resolve) => stream.on('error', resolve));
+      expect(streamErr.code).to.equal(grpc.status.FAILED_PRECONDITION);
+    } finally {
+      client.close();
+      await svcd.stop();
+    }
+  });
+});
