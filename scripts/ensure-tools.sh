@@ -8,3 +8,6 @@ if ! command -v helm >/dev/null 2>&1 && [ ! -x "$(go env GOPATH)/bin/helm" ]; th
   echo "ensure-tools: installing helm ${HELM_VERSION} with go install (a few minutes, once)"
   go install "helm.sh/helm/v3/cmd/helm@${HELM_VERSION}"
 fi
+
+# etcd (Debian) and kube-apiserver (built from the Kubernetes Go module, cached) for the admission e2e test.
+bash "$(dirname "$0")/ensure-kube-apiserver.sh" >/dev/null
