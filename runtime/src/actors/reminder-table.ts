@@ -31,26 +31,46 @@ interface ReminderJson {
   pt?: string;
 }
 
+interface Entry {
+  readonly reminder: StoredReminder;
+  /** Its line in the partition document, kept so a rewrite does not re-encode every reminder. */
+  readonly json: string;
+}
+
+interface PendingCommit {
+  readonly actorId: string;
+  readonly changes: readonly ReminderChange[];
+  readonly stateOps: readonly TransactionOperation[];
+  readonly resolve: (applied: Map<string, StoredReminder | null>) => void;
+  readonly reject: (err: unknown) => void;
+}
+
 interface Partition {
-  /** `<actorId>||<name>` → reminder */
-  readonly reminders: Map<string, StoredReminder>;
-  /** Serialises the read-modify-write of this partition's document. */
-  tail: Promise<void>;
+  readonly index: number;
+  /** `<actorId>||<name>` → entry */
+  entries: Map<string, Entry>;
+  /** Commits waiting for the partition; they are written together (group commit). */
+  readonly queue: PendingCommit[];
+  flushing: boolean;
 }
 
 interface TypeReminders {
+  readonly type: string;
   readonly partitions: Map<number, Partition>;
   partitionCount: number;
   metaStored: boolean;
 }
 
 const entryKey = (actorId: string, name: string) => `${actorId}||${name}`;
+const MAX_GROUP = 128;
 
 /**
  * The durable reminder table. Every reminder of a type lives in one of a fixed number of partition documents
  * (by hash of the actor id), listed by a per-type meta key, so start-up reads `1 + partitions` keys per type and
- * never scans the store. Memory holds the authoritative copy after `load`; every change is written through under
- * the partition's lock, in the same transaction as the turn's state writes that caused it.
+ * never scans the store. Memory holds the authoritative copy after `load`; every change is written through, in
+ * the same transaction as the turn's state writes that caused it. Writes to one partition are serialised; commits
+ * that queue up behind a write are grouped into the next transaction (each turn stays all or nothing: if a group
+ * fails, its commits are retried one by one so one bad commit cannot fail the others).
  */
 export class ReminderTable {
   readonly #types = new Map<string, TypeReminders>();
@@ -65,18 +85,18 @@ export class ReminderTable {
   /** Loads a type's reminders once; later calls return the same table. */
   async load(type: string): Promise<StoredReminder[]> {
     const t = await this.#typeTable(type);
-    return [...t.partitions.values()].flatMap((p) => [...p.reminders.values()]);
+    return [...t.partitions.values()].flatMap((p) => [...p.entries.values()].map((e) => e.reminder));
   }
 
   async get(type: string, actorId: string, name: string): Promise<StoredReminder | undefined> {
     const t = await this.#typeTable(type);
-    return t.partitions.get(reminderPartitionOf(actorId, t.partitionCount))?.reminders.get(entryKey(actorId, name));
+    return t.partitions.get(reminderPartitionOf(actorId, t.partitionCount))?.entries.get(entryKey(actorId, name))?.reminder;
   }
 
   /** Synchronous lookup for loaded types (the scheduler's validity check). */
   peek(type: string, actorId: string, name: string): StoredReminder | undefined {
     const t = this.#types.get(type);
-    return t?.partitions.get(reminderPartitionOf(actorId, t.partitionCount))?.reminders.get(entryKey(actorId, name));
+    return t?.partitions.get(reminderPartitionOf(actorId, t.partitionCount))?.entries.get(entryKey(actorId, name))?.reminder;
   }
 
   /**
@@ -88,54 +108,73 @@ export class ReminderTable {
     const index = reminderPartitionOf(actorId, t.partitionCount);
     let part = t.partitions.get(index);
     if (!part) {
-      part = { reminders: new Map(), tail: Promise.resolve() };
+      part = { index, entries: new Map(), queue: [], flushing: false };
       t.partitions.set(index, part);
     }
     const p = part;
-    const run = p.tail.then(() => this.#commitLocked(type, t, index, p, actorId, changes, stateOps));
-    p.tail = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    return run;
+    return new Promise((resolve, reject) => {
+      p.queue.push({ actorId, changes, stateOps, resolve, reject });
+      if (!p.flushing) void this.#flush(t, p);
+    });
   }
 
-  async #commitLocked(
-    type: string,
-    t: TypeReminders,
-    index: number,
-    part: Partition,
-    actorId: string,
-    changes: readonly ReminderChange[],
-    stateOps: readonly TransactionOperation[],
-  ): Promise<Map<string, StoredReminder | null>> {
-    const next = new Map(part.reminders);
-    const applied = new Map<string, StoredReminder | null>();
-    for (const c of changes) {
-      const k = entryKey(actorId, c.name);
-      const current = next.get(k);
-      if (c.ifGeneration !== undefined && current?.generation !== c.ifGeneration) continue;
-      if (c.reminder === null) {
-        next.delete(k);
-        applied.set(c.name, null);
-      } else {
-        const generation = c.ifGeneration ?? ++this.#generation;
-        const stored: StoredReminder = { ...c.reminder, actorType: type, actorId, name: c.name, generation };
-        next.set(k, stored);
-        applied.set(c.name, stored);
+  async #flush(t: TypeReminders, part: Partition): Promise<void> {
+    part.flushing = true;
+    while (part.queue.length > 0) {
+      const group = part.queue.splice(0, MAX_GROUP);
+      try {
+        await this.#write(t, part, group);
+      } catch (err) {
+        if (group.length === 1) group[0]!.reject(err);
+        else {
+          for (const one of group) {
+            try {
+              await this.#write(t, part, [one]);
+            } catch (oneErr) {
+              one.reject(oneErr);
+            }
+          }
+        }
       }
     }
-    const ops: TransactionOperation[] = [...stateOps];
-    if (applied.size > 0) {
-      const key = this.keys.reminderPartition(type, index);
+    part.flushing = false;
+  }
+
+  /** One transaction for a group of commits; memory changes only after it succeeded. */
+  async #write(t: TypeReminders, part: Partition, group: readonly PendingCommit[]): Promise<void> {
+    const next = new Map(part.entries);
+    const results: Map<string, StoredReminder | null>[] = [];
+    const ops: TransactionOperation[] = [];
+    let changed = false;
+    for (const c of group) {
+      const applied = new Map<string, StoredReminder | null>();
+      for (const change of c.changes) {
+        const k = entryKey(c.actorId, change.name);
+        const current = next.get(k);
+        if (change.ifGeneration !== undefined && current?.reminder.generation !== change.ifGeneration) continue;
+        if (change.reminder === null) {
+          next.delete(k);
+          applied.set(change.name, null);
+        } else {
+          const generation = change.ifGeneration ?? ++this.#generation;
+          const reminder: StoredReminder = { ...change.reminder, actorType: t.type, actorId: c.actorId, name: change.name, generation };
+          next.set(k, { reminder, json: JSON.stringify(toJson(reminder)) });
+          applied.set(change.name, reminder);
+        }
+      }
+      changed ||= applied.size > 0;
+      results.push(applied);
+      ops.push(...c.stateOps);
+    }
+    if (changed) {
+      const key = this.keys.reminderPartition(t.type, part.index);
       ops.push(next.size === 0 ? { operation: 'delete', request: { key } } : { operation: 'upsert', request: { key, value: encodePartition(next) } });
-      if (!t.metaStored) ops.push({ operation: 'upsert', request: { key: this.keys.reminderMeta(type), value: Buffer.from(JSON.stringify({ partitions: t.partitionCount })) } });
+      if (!t.metaStored) ops.push({ operation: 'upsert', request: { key: this.keys.reminderMeta(t.type), value: Buffer.from(JSON.stringify({ partitions: t.partitionCount })) } });
     }
     if (ops.length > 0) await this.store.transact(ops);
-    if (applied.size > 0) t.metaStored = true;
-    part.reminders.clear();
-    for (const [k, v] of next) part.reminders.set(k, v);
-    return applied;
+    if (changed) t.metaStored = true;
+    part.entries = next;
+    group.forEach((c, i) => c.resolve(results[i]!));
   }
 
   #typeTable(type: string): Promise<TypeReminders> {
@@ -161,7 +200,7 @@ export class ReminderTable {
 
   async #read(type: string): Promise<TypeReminders> {
     const meta = await this.store.get({ key: this.keys.reminderMeta(type) });
-    const t: TypeReminders = { partitions: new Map(), partitionCount: REMINDER_PARTITIONS, metaStored: meta !== undefined };
+    const t: TypeReminders = { type, partitions: new Map(), partitionCount: REMINDER_PARTITIONS, metaStored: meta !== undefined };
     if (!meta) return t;
     t.partitionCount = (JSON.parse(meta.data.toString('utf8')) as { partitions: number }).partitions;
     const keys = Array.from({ length: t.partitionCount }, (_, i) => ({ key: this.keys.reminderPartition(type, i) }));
@@ -169,18 +208,18 @@ export class ReminderTable {
     items.forEach((item, i) => {
       if (item.error) throw new Error(`reading reminder partition ${keys[i]!.key}: ${item.error}`);
       if (!item.data) return;
-      const reminders = new Map<string, StoredReminder>();
-      for (const r of decodePartition(item.data)) {
-        reminders.set(entryKey(r.id, r.n), fromJson(type, r, ++this.#generation));
+      const entries = new Map<string, Entry>();
+      for (const j of decodePartition(item.data)) {
+        entries.set(entryKey(j.id, j.n), { reminder: fromJson(type, j, ++this.#generation), json: JSON.stringify(j) });
       }
-      t.partitions.set(i, { reminders, tail: Promise.resolve() });
+      t.partitions.set(i, { index: i, entries, queue: [], flushing: false });
     });
     return t;
   }
 }
 
-function encodePartition(reminders: ReadonlyMap<string, StoredReminder>): Buffer {
-  return Buffer.from(JSON.stringify({ v: 1, reminders: [...reminders.values()].map(toJson) }));
+function encodePartition(entries: ReadonlyMap<string, Entry>): Buffer {
+  return Buffer.from(`{"v":1,"reminders":[${[...entries.values()].map((e) => e.json).join(',')}]}`);
 }
 
 function decodePartition(data: Buffer): ReminderJson[] {
