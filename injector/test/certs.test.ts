@@ -20,11 +20,15 @@ class MemoryStore implements TlsBundleStore {
   /** Simulates another replica writing right before our next write. */
   interloper: TlsBundle | undefined;
 
-  async read(): Promise<StoredBundle | undefined> {
-    return this.stored;
+  read(): Promise<StoredBundle | undefined> {
+    return Promise.resolve(this.stored);
   }
 
-  async write(bundle: TlsBundle, previous: StoredBundle | undefined): Promise<boolean> {
+  write(bundle: TlsBundle, previous: StoredBundle | undefined): Promise<boolean> {
+    return Promise.resolve(this.writeNow(bundle, previous));
+  }
+
+  private writeNow(bundle: TlsBundle, previous: StoredBundle | undefined): boolean {
     if (this.interloper) {
       this.stored = { bundle: this.interloper, version: String(Number(this.stored?.version ?? 0) + 1) };
       this.interloper = undefined;
@@ -38,10 +42,10 @@ class MemoryStore implements TlsBundleStore {
 
 class MemoryCaBundle implements CaBundleTarget {
   ca: string | undefined;
-  async ensure(caPem: string): Promise<number> {
-    if (this.ca === caPem) return 0;
+  ensure(caPem: string): Promise<number> {
+    const changed = this.ca === caPem ? 0 : 1;
     this.ca = caPem;
-    return 1;
+    return Promise.resolve(changed);
   }
 }
 
@@ -56,7 +60,7 @@ function handshake(pair: KeyPairPem, ca: string, servername: string): Promise<st
         socket.end();
         server.close();
       });
-      socket.on('error', (err) => {
+      socket.on('error', (err: Error) => {
         server.close();
         reject(err);
       });

@@ -94,7 +94,7 @@ describe('svc-injector over HTTPS (real process, no Kubernetes API)', function (
     ];
     for (const [req, status, code] of cases) {
       const res = await injector.request(req);
-      expect(res.status, `${req.method ?? 'POST'} ${req.path} ${String(req.body)}`).to.equal(status);
+      expect(res.status, `${req.method ?? 'POST'} ${req.path} ${JSON.stringify(req.body)}`).to.equal(status);
       expect((res.body as { errorCode: string }).errorCode).to.equal(code);
       expect((res.body as { message: string }).message).to.be.a('string').and.not.equal('');
     }

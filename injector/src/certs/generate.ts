@@ -20,7 +20,7 @@ const DAY_MS = 86_400_000;
 function newRsaKey(): { pem: string; forgeKey: forge.pki.rsa.PrivateKey; forgePublic: forge.pki.rsa.PublicKey } {
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const pem = privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
-  const forgeKey = forge.pki.privateKeyFromPem(pem) as forge.pki.rsa.PrivateKey;
+  const forgeKey = forge.pki.privateKeyFromPem(pem);
   return { pem, forgeKey, forgePublic: forge.pki.setRsaPublicKey(forgeKey.n, forgeKey.e) };
 }
 

@@ -7,7 +7,8 @@ export class WebhookServer {
   private readonly server: https.Server;
 
   constructor(app: Koa, pair: KeyPairPem) {
-    this.server = https.createServer({ cert: pair.cert, key: pair.key, minVersion: 'TLSv1.2' }, app.callback());
+    const handle = app.callback();
+    this.server = https.createServer({ cert: pair.cert, key: pair.key, minVersion: 'TLSv1.2' }, (req, res) => void handle(req, res));
   }
 
   start(host: string, port: number): Promise<number> {

@@ -76,7 +76,7 @@ export class InjectorProcess {
           let text = '';
           res.on('data', (d: Buffer) => (text += d.toString()));
           res.on('end', () => {
-            let body: unknown = undefined;
+            let body: unknown;
             try {
               body = JSON.parse(text);
             } catch {

@@ -16,11 +16,11 @@ export class FakeKubeApi {
   private constructor(private readonly server: http.Server, readonly url: string, readonly token: string) {}
 
   static async start(token = 'test-token'): Promise<FakeKubeApi> {
-    let api: FakeKubeApi | undefined;
-    const server = http.createServer((req, res) => api!.handle(req, res));
+    const holder: { api?: FakeKubeApi } = {};
+    const server = http.createServer((req, res) => holder.api!.handle(req, res));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    api = new FakeKubeApi(server, `http://127.0.0.1:${(server.address() as { port: number }).port}`, token);
-    return api;
+    holder.api = new FakeKubeApi(server, `http://127.0.0.1:${(server.address() as { port: number }).port}`, token);
+    return holder.api;
   }
 
   private handle(req: http.IncomingMessage, res: http.ServerResponse): void {

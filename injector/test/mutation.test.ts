@@ -1,0 +1,56 @@
+import { expect } from 'chai';
+import { pino } from 'pino';
+import type { ComponentObject } from '../src/components/component-containers.js';
+import type { ComponentSource } from '../src/components/component-source.js';
+import { InjectorError } from '../src/errors.js';
+import type { AdmissionReview } from '../src/webhook/admission.js';
+import { MutationService } from '../src/webhook/mutation.js';
+import { CreatorTrust } from '../src/webhook/trust.js';
+import { applyAndValidate, makePod } from './support/pods.js';
+
+/** A hand-written ComponentSource: records the namespaces asked for, answers from a map or fails. */
+class FakeComponentSource implements ComponentSource {
+  readonly asked: string[] = [];
+  constructor(private readonly byNamespace: Record<string, ComponentObject[]>, private readonly failure?: Error) {}
+  list(namespace: string): Promise<ComponentObject[]> {
+    this.asked.push(namespace);
+    return this.failure ? Promise.reject(this.failure) : Promise.resolve(this.byNamespace[namespace] ?? []);
+  }
+}
+
+const settings = { sidecarImage: 'svc/svcd:t', sidecarImagePullPolicy: 'IfNotPresent', socketsFolder: '/tmp/svc-components-sockets' };
+const trust = new CreatorTrust({ extraServiceAccounts: ['ci:deployer-*'], groups: [] });
+
+function review(pod = makePod({ annotations: { 'svc.io/inject-pluggable-components': 'true' } }), username = 'system:serviceaccount:kube-system:job-controller'): AdmissionReview {
+  return { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'u1', kind: { group: '', version: 'v1', kind: 'Pod' }, operation: 'CREATE', namespace: 'shop', userInfo: { username }, object: pod } };
+}
+
+describe('injector mutation service', () => {
+  it('reads the Components of the request namespace only when the pod asks for injection', async () => {
+    const source = new FakeComponentSource({ shop: [{ metadata: { name: 's', annotations: { 'svc.io/component-container': '{"name":"c","image":"i"}' } }, scopes: ['myapp'] }] });
+    const service = new MutationService({ trust, components: source, settings, log: pino({ level: 'silent' }) });
+    const out = await service.review(review());
+    const patch = JSON.parse(Buffer.from(out.response!.patch!, 'base64').toString()) as Parameters<typeof applyAndValidate>[1];
+    expect(applyAndValidate(makePod({ annotations: { 'svc.io/inject-pluggable-components': 'true' } }), patch).spec?.containers.map((c) => c.name)).to.deep.equal(['app', 'c', 'svcd']);
+    expect(source.asked).to.deep.equal(['shop']);
+    await service.review(review(makePod()));
+    expect(source.asked).to.deep.equal(['shop']);
+  });
+
+  it('lets a failed Component list surface as ERR_KUBERNETES_API (HTTP 500: the failure policy decides)', async () => {
+    const source = new FakeComponentSource({}, new InjectorError('ERR_KUBERNETES_API', 'cannot list components.svc.io in namespace shop: connection refused'));
+    const service = new MutationService({ trust, components: source, settings, log: pino({ level: 'silent' }) });
+    const err = await service.review(review()).then(() => undefined, (e: unknown) => e);
+    expect(err).to.be.instanceOf(InjectorError);
+    expect((err as InjectorError).httpStatus).to.equal(500);
+  });
+
+  it('trusts service accounts matching --allowed-service-accounts globs, and nobody else', async () => {
+    const service = new MutationService({ trust, components: new FakeComponentSource({}), settings, log: pino({ level: 'silent' }) });
+    const pod = makePod();
+    expect((await service.review(review(pod, 'system:serviceaccount:ci:deployer-7'))).response?.patchType).to.equal('JSONPatch');
+    for (const who of ['system:serviceaccount:ci:builder', 'system:serviceaccount:ci2:deployer-7', 'system:serviceaccount:kube-system:deployment-controller', 'ci:deployer-7']) {
+      expect((await service.review(review(pod, who))).response, who).to.not.have.property('patch');
+    }
+  });
+});
