@@ -78,6 +78,10 @@ describe('webhook TLS', () => {
     expect(cert.publicKey.asymmetricKeyType).to.equal('rsa');
     expect(cert.checkIssued(new X509Certificate(ca.cert))).to.equal(true);
     // Another CA, or a name the certificate does not carry, is refused.
+    // IP names become IP SANs (a webhook called by URL, as in a test API server).
+    const byIp = issueServingCert(ca, { dnsNames: ['localhost', '127.0.0.1'], validityDays: 5, now });
+    expect(new X509Certificate(byIp.cert).subjectAltName).to.equal('DNS:localhost, IP Address:127.0.0.1');
+    expect(bundleProblem({ ca, serving: byIp }, { dnsNames: ['localhost', '127.0.0.1'], now, renewBeforeMs: 0 })).to.equal(undefined);
     const other = generateCa({ commonName: 'other', validityDays: 10, now });
     await handshake(serving, other.cert, NAMES[0]!).then(() => expect.fail('untrusted CA accepted'), () => undefined);
     await handshake(serving, ca.cert, 'evil.example').then(() => expect.fail('wrong name accepted'), () => undefined);

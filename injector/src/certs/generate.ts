@@ -3,6 +3,7 @@
  * the checks that say when either must be replaced. RSA keys: some API servers reject other serving key types.
  */
 import { generateKeyPairSync, X509Certificate, createPrivateKey, randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
 import forge from 'node-forge';
 
 export interface KeyPairPem {
@@ -61,7 +62,8 @@ export function issueServingCert(ca: KeyPairPem, opts: { dnsNames: readonly stri
     { name: 'basicConstraints', cA: false },
     { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
     { name: 'extKeyUsage', serverAuth: true },
-    { name: 'subjectAltName', altNames: opts.dnsNames.map((value) => ({ type: 2, value })) },
+    // IP addresses become IP SANs (type 7), for a webhook reached by URL such as https://127.0.0.1:8443/mutate.
+    { name: 'subjectAltName', altNames: opts.dnsNames.map((value) => (isIP(value) ? { type: 7, ip: value } : { type: 2, value })) },
   ]);
   cert.sign(caKey, forge.md.sha256.create());
   return { cert: forge.pki.certificateToPem(cert), key: key.pem };
@@ -98,8 +100,8 @@ export function bundleProblem(
   }
   if (!serving.verify(ca.publicKey)) return { replace: 'serving', reason: 'the serving certificate is not signed by the CA' };
   if (new Date(serving.validTo).getTime() <= deadline) return { replace: 'serving', reason: `the serving certificate expires ${serving.validTo}` };
-  const names = serving.subjectAltName ?? '';
-  const missing = opts.dnsNames.filter((n) => !names.split(', ').includes(`DNS:${n}`));
+  const names = (serving.subjectAltName ?? '').split(', ');
+  const missing = opts.dnsNames.filter((n) => !names.includes(isIP(n) ? `IP Address:${n}` : `DNS:${n}`));
   if (missing.length > 0) return { replace: 'serving', reason: `the serving certificate does not name ${missing.join(', ')}` };
   return undefined;
 }

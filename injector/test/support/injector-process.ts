@@ -16,7 +16,8 @@ export interface TestCerts {
   readonly keyFile: string;
 }
 
-export function writeTestCerts(dnsNames: string[] = ['localhost']): TestCerts {
+/** A test CA and a serving certificate for `names` (DNS names or IP addresses), written as PEM files. */
+export function writeTestCerts(dnsNames: string[] = ['localhost', '127.0.0.1']): TestCerts {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-injector-test-'));
   const ca = generateCa({ commonName: 'test-ca', validityDays: 2, now: new Date() });
   const serving = issueServingCert(ca, { dnsNames, validityDays: 1, now: new Date() });
