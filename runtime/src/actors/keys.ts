@@ -5,6 +5,7 @@
  *   <appId>|||reminders||<actorType>||meta             reminder partition count of a type (absent: no reminders)
  *   <appId>|||reminders||<actorType>||<n>              reminder partition n of a type: every reminder of the
  *                                                      actors whose id hashes to n, one JSON document
+ *   <appId>|||reminders||<actorType>||data||<id>||<name>   the data of one reminder when it is large
  *
  * Actor types may not contain '|', so the reminder keys (`|||`) never collide with a state key.
  */
@@ -36,6 +37,11 @@ export class ActorKeys {
 
   reminderPartition(type: string, partition: number): string {
     return `${this.appId}|||reminders||${type}||${partition}`;
+  }
+
+  /** A large reminder payload, kept out of its partition document. */
+  reminderData(type: string, actorId: string, name: string): string {
+    return `${this.appId}|||reminders||${type}||data||${actorId}||${name}`;
   }
 }
 

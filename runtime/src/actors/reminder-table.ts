@@ -27,6 +27,8 @@ interface ReminderJson {
   reps?: number;
   exp?: number;
   data?: string;
+  /** The data lives in its own key (it is larger than OUT_OF_LINE_BYTES). */
+  dref?: 1;
   dt?: string;
   pt?: string;
 }
@@ -63,6 +65,13 @@ interface TypeReminders {
 
 const entryKey = (actorId: string, name: string) => `${actorId}||${name}`;
 const MAX_GROUP = 128;
+/**
+ * Reminder data larger than this is stored under its own key (written with the partition, in the same
+ * transaction), so a large payload is not rewritten with every change to its partition.
+ */
+const OUT_OF_LINE_BYTES = 256;
+
+const isOutOfLine = (r: StoredReminder) => r.data !== undefined && r.data.length > OUT_OF_LINE_BYTES;
 
 /**
  * The durable reminder table. Every reminder of a type lives in one of a fixed number of partition documents
@@ -121,7 +130,7 @@ export class ReminderTable {
   async #flush(t: TypeReminders, part: Partition): Promise<void> {
     part.flushing = true;
     while (part.queue.length > 0) {
-      const group = part.queue.splice(0, MAX_GROUP);
+      const group = part.queue.splice(0, this.#groupSize(part.queue));
       try {
         await this.#write(t, part, group);
       } catch (err) {
@@ -140,6 +149,20 @@ export class ReminderTable {
     part.flushing = false;
   }
 
+  /** How many queued commits fit in one transaction (the store's operation limit, if any, and MAX_GROUP). */
+  #groupSize(queue: readonly PendingCommit[]): number {
+    const limit = this.store.multiMaxSize?.();
+    if (limit === undefined) return MAX_GROUP;
+    let ops = 2; // partition document + meta key
+    let n = 0;
+    for (const c of queue) {
+      ops += c.stateOps.length + c.changes.length; // a change may add or drop an out-of-line data key
+      if (n > 0 && (ops > limit || n >= MAX_GROUP)) break;
+      n++;
+    }
+    return Math.max(1, n);
+  }
+
   /** One transaction for a group of commits; memory changes only after it succeeded. */
   async #write(t: TypeReminders, part: Partition, group: readonly PendingCommit[]): Promise<void> {
     const next = new Map(part.entries);
@@ -152,14 +175,19 @@ export class ReminderTable {
         const k = entryKey(c.actorId, change.name);
         const current = next.get(k);
         if (change.ifGeneration !== undefined && current?.reminder.generation !== change.ifGeneration) continue;
+        const dataKey = this.keys.reminderData(t.type, c.actorId, change.name);
         if (change.reminder === null) {
           next.delete(k);
           applied.set(change.name, null);
+          if (current && isOutOfLine(current.reminder)) ops.push({ operation: 'delete', request: { key: dataKey } });
         } else {
           const generation = change.ifGeneration ?? ++this.#generation;
           const reminder: StoredReminder = { ...change.reminder, actorType: t.type, actorId: c.actorId, name: change.name, generation };
           next.set(k, { reminder, json: JSON.stringify(toJson(reminder)) });
           applied.set(change.name, reminder);
+          // A periodic reminder's next period carries the same data object: nothing to rewrite.
+          if (isOutOfLine(reminder) && current?.reminder.data !== reminder.data) ops.push({ operation: 'upsert', request: { key: dataKey, value: reminder.data! } });
+          else if (!isOutOfLine(reminder) && current && isOutOfLine(current.reminder)) ops.push({ operation: 'delete', request: { key: dataKey } });
         }
       }
       changed ||= applied.size > 0;
@@ -205,16 +233,31 @@ export class ReminderTable {
     t.partitionCount = (JSON.parse(meta.data.toString('utf8')) as { partitions: number }).partitions;
     const keys = Array.from({ length: t.partitionCount }, (_, i) => ({ key: this.keys.reminderPartition(type, i) }));
     const items = await this.store.bulkGet(keys);
+    const outOfLine: ReminderJson[] = [];
     items.forEach((item, i) => {
       if (item.error) throw new Error(`reading reminder partition ${keys[i]!.key}: ${item.error}`);
       if (!item.data) return;
-      const entries = new Map<string, Entry>();
+      t.partitions.set(i, { index: i, entries: new Map(), queue: [], flushing: false });
       for (const j of decodePartition(item.data)) {
-        entries.set(entryKey(j.id, j.n), { reminder: fromJson(type, j, ++this.#generation), json: JSON.stringify(j) });
+        if (j.dref) outOfLine.push(j);
+        else this.#restore(t, j, undefined);
       }
-      t.partitions.set(i, { index: i, entries, queue: [], flushing: false });
     });
+    if (outOfLine.length > 0) {
+      const data = await this.store.bulkGet(outOfLine.map((j) => ({ key: this.keys.reminderData(type, j.id, j.n) })));
+      outOfLine.forEach((j, i) => {
+        const item = data[i];
+        if (item?.error) throw new Error(`reading the data of reminder ${j.n} of ${type}/${j.id}: ${item.error}`);
+        this.#restore(t, j, item?.data);
+      });
+    }
     return t;
+  }
+
+  #restore(t: TypeReminders, j: ReminderJson, outOfLineData: Buffer | undefined): void {
+    const part = t.partitions.get(reminderPartitionOf(j.id, t.partitionCount));
+    const reminder = fromJson(t.type, j, ++this.#generation, outOfLineData);
+    part?.entries.set(entryKey(j.id, j.n), { reminder, json: JSON.stringify(j) });
   }
 }
 
@@ -231,13 +274,14 @@ function toJson(r: StoredReminder): ReminderJson {
   if (r.periodMs !== undefined) j.per = r.periodMs;
   if (r.repetitionsLeft !== undefined) j.reps = r.repetitionsLeft;
   if (r.expiresAt !== undefined) j.exp = r.expiresAt;
-  if (r.data !== undefined) j.data = r.data.toString('base64');
+  if (isOutOfLine(r)) j.dref = 1;
+  else if (r.data !== undefined) j.data = r.data.toString('base64');
   if (r.dueTimeText !== undefined) j.dt = r.dueTimeText;
   if (r.periodText !== undefined) j.pt = r.periodText;
   return j;
 }
 
-function fromJson(type: string, j: ReminderJson, generation: number): StoredReminder {
+function fromJson(type: string, j: ReminderJson, generation: number, outOfLineData: Buffer | undefined): StoredReminder {
   return {
     actorType: type,
     actorId: j.id,
@@ -248,6 +292,7 @@ function fromJson(type: string, j: ReminderJson, generation: number): StoredRemi
     ...(j.reps !== undefined && { repetitionsLeft: j.reps }),
     ...(j.exp !== undefined && { expiresAt: j.exp }),
     ...(j.data !== undefined && { data: Buffer.from(j.data, 'base64') }),
+    ...(outOfLineData !== undefined && { data: outOfLineData }),
     ...(j.dt !== undefined && { dueTimeText: j.dt }),
     ...(j.pt !== undefined && { periodText: j.pt }),
   };

@@ -445,6 +445,38 @@ describe('actors: reminders', () => {
     await second.stop();
   });
 
+  it('keeps large reminder data out of the partition document, across restarts, and removes it with the reminder', async () => {
+    const store = new CountingStore();
+    const clock = new FakeClock();
+    const big = Buffer.alloc(10_000, 'x');
+    const fires: { id: string; name: string; at: number; dueAt: number; data?: string }[] = [];
+    const first = setup({ store, clock }).runtime;
+    first.registerType('t', reminderRecorder(fires));
+    await first.start();
+    await first.createReminder('t', 'a', 'big', { dueTimeMs: 1000, periodMs: 1000, repetitions: 2, data: big });
+    await first.createReminder('t', 'a', 'small', { dueTimeMs: 5000, data: Buffer.from('s') });
+    const written = store.transactions.flat().filter((op) => op.operation === 'upsert');
+    const partitionWrites = written.filter((op) => /\|\|\|reminders\|\|t\|\|\d+$/.test(op.request.key));
+    expect(partitionWrites.every((op) => op.operation === 'upsert' && op.request.value.length < 1000)).to.equal(true);
+    expect(written.filter((op) => op.request.key === 'app|||reminders||t||data||a||big')).to.have.length(1);
+    await first.stop();
+
+    const second = setup({ store, clock }).runtime;
+    second.registerType('t', reminderRecorder(fires));
+    await second.start();
+    const before = store.transactions.length;
+    await clock.advance(3000);
+    expect(fires.map((f) => [f.name, f.data?.length])).to.deep.equal([
+      ['big', 10_000],
+      ['big', 10_000],
+    ]);
+    // The second period did not rewrite the data; the last fire deleted it with the reminder.
+    const later = store.transactions.slice(before).flat();
+    expect(later.filter((op) => op.request.key === 'app|||reminders||t||data||a||big').map((op) => op.operation)).to.deep.equal(['delete']);
+    expect(await store.get({ key: 'app|||reminders||t||data||a||big' })).to.equal(undefined);
+    await second.stop();
+  });
+
   it('loads the reminders of a type registered after start', async () => {
     const store = new CountingStore();
     const clock = new FakeClock();
