@@ -14,6 +14,7 @@ import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
 import { MutatingWebhookConfiguration } from 'kubernetes-models/admissionregistration.k8s.io/v1/MutatingWebhookConfiguration';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
 import { Service } from 'kubernetes-models/v1/Service';
+import { parseInjectorCommandLine } from '../src/config/options.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const CHART = path.join(REPO, 'charts/svc');
@@ -151,6 +152,35 @@ describe('Helm chart charts/svc', function () {
     expect(reader.rules).to.deep.equal([{ apiGroups: ['svc.io'], resources: ['components'], verbs: ['get', 'list'] }]);
     const secretRole = find(objs, 'Role', 'svc-injector') as unknown as { rules: Array<{ verbs: string[]; resourceNames?: string[] }> };
     expect(secretRole.rules.find((r) => r.verbs.includes('update'))?.resourceNames).to.deep.equal(['svc-injector-tls']);
+  });
+
+  it('the injector binary accepts the args and env the chart gives it', () => {
+    const objs = objects(render({ injector: { allowedServiceAccounts: ['ci:deployer-*'] } }));
+    const c = (find(objs, 'Deployment', 'svc-injector') as unknown as Deployment).spec!.template.spec!.containers[0]!;
+    const env = Object.fromEntries((c.env ?? []).map((e) => [e.name, e.value ?? (e.valueFrom?.fieldRef?.fieldPath === 'metadata.namespace' ? 'svc-system' : '')]));
+    const parsed = parseInjectorCommandLine(c.args ?? [], env);
+    expect(parsed.kind).to.equal('run');
+    if (parsed.kind !== 'run') return;
+    expect(parsed.config).to.deep.include({
+      port: 4000,
+      tlsSecret: 'svc-injector-tls',
+      webhookConfig: 'svc-injector',
+      serviceName: 'svc-injector',
+      namespace: 'svc-system',
+      sidecarImage: 'svc/svcd:0.1.0',
+      sidecarImagePullPolicy: 'IfNotPresent',
+      componentsSocketsFolder: '/tmp/svc-components-sockets',
+      logLevel: 'info',
+    });
+    expect(parsed.config.allowedServiceAccounts).to.deep.equal(['ci:deployer-*']);
+    expect(parsed.config.allowedGroups).to.deep.equal(['system:masters']);
+    expect(c.ports?.[0]?.containerPort).to.equal(parsed.config.port);
+
+    // An empty list in values clears the binary's default too.
+    const cleared = (find(objects(render({ injector: { allowedGroups: [] } })), 'Deployment', 'svc-injector') as unknown as Deployment).spec!.template.spec!.containers[0]!;
+    const clearedEnv = Object.fromEntries((cleared.env ?? []).map((e) => [e.name, e.value ?? 'svc-system']));
+    const reparsed = parseInjectorCommandLine(cleared.args ?? [], clearedEnv);
+    expect(reparsed.kind === 'run' && reparsed.config.allowedGroups).to.deep.equal([]);
   });
 
   it('rejects values outside values.schema.json', () => {

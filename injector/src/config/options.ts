@@ -70,8 +70,10 @@ function rawValues(argv: readonly string[], env: NodeJS.ProcessEnv): Map<Injecto
   for (const def of INJECTOR_OPTIONS as readonly InjectorOptionDef[]) {
     const fromCli = parsed.values[def.flag];
     const fromEnv = env[def.env];
-    // An explicit empty flag (--allowed-groups=) clears a list; an empty env var counts as unset.
-    const value = typeof fromCli === 'string' ? fromCli : fromEnv !== undefined && fromEnv !== '' ? fromEnv : def.default;
+    // An empty value clears a list (--allowed-groups= or SVC_ALLOWED_GROUPS=""); for other options an empty env
+    // var counts as unset.
+    const envSet = fromEnv !== undefined && (fromEnv !== '' || def.kind === 'list');
+    const value = typeof fromCli === 'string' ? fromCli : envSet ? fromEnv : def.default;
     if (value !== undefined) out.set(def.flag as InjectorOptionFlag, value);
   }
   return out;
