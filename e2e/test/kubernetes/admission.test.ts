@@ -1,0 +1,275 @@
+/**
+ * svc-injector end to end against a real kube-apiserver (and etcd): the chart's objects are applied as
+ * `helm install` would (the webhook reaching the injector by URL instead of through a Service: no cluster network
+ * here), the real svc-injector runs with the chart's RBAC as its service account, and Pods created through the API
+ * server come back mutated — the API server applies the JSON patch and validates the result for real. Finally the
+ * injected svcd container's own environment starts a real svcd in Kubernetes mode with the pod's service account.
+ */
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import { freePort, SvcdProcess } from '@svc/runtime/test-support';
+import { InjectorProcess } from '@svc/injector/dist/test/support/injector-process.js';
+import { findObject, renderChart } from '../support/chart.js';
+import { KubeApiServer } from '../support/kube-apiserver.js';
+import type { KubeObject, KubeResponse } from '../support/kube-client.js';
+
+interface EnvVar {
+  name: string;
+  value?: string;
+  valueFrom?: { fieldRef?: { fieldPath: string } };
+}
+interface Container {
+  name: string;
+  image: string;
+  env?: EnvVar[];
+  volumeMounts?: Array<{ name: string; mountPath: string }>;
+}
+interface Pod extends KubeObject {
+  spec: { containers: Container[]; volumes?: Array<{ name: string; emptyDir?: object; projected?: object }>; serviceAccountName?: string };
+}
+
+const RELEASE_NAMESPACE = 'svc-system';
+const SHOP = 'shop'; // opted in (namespace label of the chart's namespaceSelector)
+const PLAIN = 'plain'; // not opted in
+const BROKEN = 'broken'; // opted in, with a Component whose container annotation is not JSON
+const APP_ID = 'orders';
+const SOCKETS_FOLDER = '/tmp/svc-components-sockets';
+
+const CONTAINER_ANNOTATION = 'svc.io/component-container';
+
+function namespace(name: string, optedIn: boolean): KubeObject {
+  return { apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: optedIn ? { 'svc.io/injection': 'enabled' } : {} } };
+}
+
+function serviceAccount(ns: string, name: string): KubeObject {
+  return { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { namespace: ns, name } };
+}
+
+function component(ns: string, name: string, opts: { scopes?: string[]; container?: object | string }): KubeObject {
+  const annotations: Record<string, string> = {};
+  if (opts.container !== undefined) annotations[CONTAINER_ANNOTATION] = typeof opts.container === 'string' ? opts.container : JSON.stringify(opts.container);
+  return {
+    apiVersion: 'svc.io/v1alpha1',
+    kind: 'Component',
+    metadata: { namespace: ns, name, annotations },
+    spec: { type: 'state.in-memory', version: 'v1' },
+    ...(opts.scopes ? { scopes: opts.scopes } : {}),
+  };
+}
+
+function pod(ns: string, name: string, annotations: Record<string, string>, containers: Container[] = [{ name: 'app', image: 'example/orders:1' }]): Pod {
+  return { apiVersion: 'v1', kind: 'Pod', metadata: { namespace: ns, name, annotations }, spec: { serviceAccountName: APP_ID, containers } };
+}
+
+const INJECT = { 'svc.io/enabled': 'true', 'svc.io/app-id': APP_ID };
+
+function container(p: Pod, name: string): Container {
+  const found = p.spec.containers.find((c) => c.name === name);
+  expect(found, `container ${name} in ${p.spec.containers.map((c) => c.name).join(', ')}`).to.not.equal(undefined);
+  return found!;
+}
+
+function envOf(c: Container): Record<string, string | undefined> {
+  return Object.fromEntries((c.env ?? []).map((e) => [e.name, e.value]));
+}
+
+function socketMount(c: Container): { name: string; mountPath: string } | undefined {
+  return c.volumeMounts?.find((m) => m.name === 'svc-components-sockets');
+}
+
+describe('svc-injector admission through a real kube-apiserver', function () {
+  this.timeout(180_000);
+  let kube: KubeApiServer;
+  let injector: InjectorProcess;
+
+  before(async function () {
+    kube = await KubeApiServer.start();
+    const chart = renderChart({
+      release: 'svc',
+      namespace: RELEASE_NAMESPACE,
+      values: { 'sidecar.componentReaders': [{ namespace: SHOP, serviceAccount: APP_ID }] },
+    });
+
+    // What `helm install` does: CRDs first, then every template (the API server validates each for real).
+    const crd = findObject(chart, 'CustomResourceDefinition');
+    await kube.admin.apply(crd);
+    await kube.admin.waitFor('/apis/apiextensions.k8s.io/v1/customresourcedefinitions', `metadata.name=${crd.metadata.name}`, established, 30_000);
+    for (const ns of [namespace(RELEASE_NAMESPACE, false), namespace(SHOP, true), namespace(PLAIN, false), namespace(BROKEN, true)]) await kube.admin.apply(ns);
+    // ServiceAccount admission needs the accounts pods run as (no token controller creates "default" here).
+    for (const ns of [SHOP, PLAIN, BROKEN]) {
+      await kube.admin.apply(serviceAccount(ns, 'default'));
+      await kube.admin.apply(serviceAccount(ns, APP_ID));
+    }
+    const templates = chart.filter((o) => o.kind !== 'CustomResourceDefinition' && o.kind !== 'MutatingWebhookConfiguration');
+    for (const obj of templates) await kube.admin.apply(obj);
+
+    await kube.admin.apply(component(SHOP, 'memstore', { scopes: [APP_ID], container: { name: 'memstore', image: 'example/memstore:1', env: [{ name: 'MEMSTORE_MODE', value: 'fast' }] } }));
+    await kube.admin.apply(component(SHOP, 'plain-store', { scopes: [APP_ID] }));
+    await kube.admin.apply(component(SHOP, 'unscoped-store', { container: { name: 'unscoped', image: 'example/unscoped:1' } }));
+    await kube.admin.apply(component(SHOP, 'foreign-store', { scopes: ['billing'], container: { name: 'foreign', image: 'example/foreign:1' } }));
+    await kube.admin.apply(component(BROKEN, 'bad-store', { scopes: [APP_ID], container: '{"name": "bad", ' }));
+
+    // The injector runs as the chart's service account, so the chart's RBAC is what lets it list Components.
+    const injectorAccount = findObject(chart, 'ServiceAccount');
+    const token = await kube.serviceAccountToken(RELEASE_NAMESPACE, injectorAccount.metadata.name!);
+    const serving = kube.pki.issue({ name: 'injector', commonName: 'svc-injector', ipAddresses: ['127.0.0.1'], dnsNames: ['localhost'] });
+    injector = await InjectorProcess.start({
+      certs: { dir: kube.dir, ca: { cert: kube.pki.ca, key: kube.pki.caKey }, certFile: serving.certFile, keyFile: serving.keyFile },
+      args: ['--kubeconfig', kube.writeKubeconfig('svc-injector', token), '--sidecar-image', 'svc/svcd:e2e'],
+    });
+
+    // The chart's webhook configuration, reached by URL with the test CA as caBundle (what the injector's
+    // self-managed TLS patches in a cluster); rules, selectors, failure and reinvocation policy as rendered.
+    const webhookConfig = structuredClone(findObject(chart, 'MutatingWebhookConfiguration')) as KubeObject & { webhooks: Array<Record<string, unknown>> };
+    for (const hook of webhookConfig.webhooks) {
+      hook.clientConfig = { url: `https://127.0.0.1:${injector.port}/mutate`, caBundle: Buffer.from(kube.pki.ca).toString('base64') };
+    }
+    await kube.admin.apply(webhookConfig);
+    await webhookActive();
+  });
+
+  after(async () => {
+    await injector?.stop();
+    await kube?.stop();
+  });
+
+  function established(crd: KubeObject): boolean {
+    const conditions = (crd.status as { conditions?: Array<{ type: string; status: string }> } | undefined)?.conditions ?? [];
+    return conditions.some((c) => c.type === 'Established' && c.status === 'True');
+  }
+
+  /**
+   * The API server picks up a new webhook configuration through its own informer, with no event a client can
+   * watch for; a dry-run pod (webhooks with sideEffects None are called for dry runs) shows when it is in use.
+   */
+  async function webhookActive(timeoutMs = 30_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const res = await kube.admin.request<Pod>('POST', `/api/v1/namespaces/${SHOP}/pods?dryRun=All`, pod(SHOP, 'probe', INJECT));
+      if (res.status === 201 && res.body.spec.containers.some((c) => c.name === 'svcd')) return;
+      if (Date.now() > deadline) throw new Error(`the webhook was not called within ${timeoutMs} ms (last: ${res.status} ${res.text})\n${injector.output}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  async function createPod(p: Pod): Promise<{ created: KubeResponse<Pod>; stored: Pod }> {
+    const created = await kube.admin.apply<Pod>(p);
+    const stored = await kube.admin.get<Pod>(`/api/v1/namespaces/${p.metadata.namespace}/pods/${p.metadata.name}`);
+    return { created, stored };
+  }
+
+  it('injects svcd and the in-scope component container with the shared socket volume, and warns about the others', async () => {
+    const { created, stored } = await createPod(pod(SHOP, 'orders-inject', { ...INJECT, 'svc.io/inject-pluggable-components': 'true' }));
+
+    expect(stored.spec.containers.map((c) => c.name)).to.deep.equal(['app', 'memstore', 'svcd']);
+    expect(stored.metadata.labels).to.include({ 'svc.io/sidecar-injected': 'true', 'svc.io/app-id': APP_ID });
+    const volumes = stored.spec.volumes ?? [];
+    expect(volumes.find((v) => v.name === 'svc-components-sockets')?.emptyDir).to.deep.equal({});
+    // The service-account token volume the ServiceAccount admission plugin added before the webhook ran survives.
+    expect(volumes.some((v) => v.name.startsWith('kube-api-access-') && v.projected !== undefined)).to.equal(true);
+
+    const memstore = container(stored, 'memstore');
+    const svcd = container(stored, 'svcd');
+    const app = container(stored, 'app');
+    expect(memstore.image).to.equal('example/memstore:1');
+    expect(envOf(memstore)).to.include({ MEMSTORE_MODE: 'fast', SVC_COMPONENTS_SOCKETS_FOLDER: SOCKETS_FOLDER });
+    expect(socketMount(memstore)?.mountPath).to.equal(SOCKETS_FOLDER);
+    expect(svcd.image).to.equal('svc/svcd:e2e');
+    expect(envOf(svcd)).to.include({ SVC_APP_ID: APP_ID, SVC_MODE: 'kubernetes', SVC_COMPONENTS_SOCKETS_FOLDER: SOCKETS_FOLDER });
+    expect(socketMount(svcd)?.mountPath).to.equal(SOCKETS_FOLDER);
+    expect(envOf(app)).to.have.property('SVC_HTTP_PORT');
+    expect(envOf(app)).to.not.have.property('SVC_COMPONENTS_SOCKETS_FOLDER');
+    expect(socketMount(app)).to.equal(undefined);
+
+    const images = stored.spec.containers.map((c) => c.image);
+    expect(images).to.not.include.members(['example/unscoped:1', 'example/foreign:1']);
+    expect(created.warnings.join('\n')).to.match(/component "unscoped-store" is not injected: it has no scopes; add scopes: \["orders"\]/);
+    expect(created.warnings.join('\n')).to.match(/component "foreign-store" is not injected: it is scoped to billing; add "orders" to its scopes/);
+  });
+
+  it('treats the containers named by svc.io/pluggable-components as components (manual mode)', async () => {
+    const { created, stored } = await createPod(
+      pod(SHOP, 'orders-manual', { ...INJECT, 'svc.io/pluggable-components': 'my-store' }, [
+        { name: 'app', image: 'example/orders:1' },
+        { name: 'my-store', image: 'example/my-store:1' },
+      ]),
+    );
+    expect(stored.spec.containers.map((c) => c.name)).to.deep.equal(['app', 'my-store', 'svcd']);
+    const store = container(stored, 'my-store');
+    expect(envOf(store)).to.include({ SVC_COMPONENTS_SOCKETS_FOLDER: SOCKETS_FOLDER });
+    expect(envOf(store)).to.not.have.property('SVC_HTTP_PORT');
+    expect(socketMount(store)?.mountPath).to.equal(SOCKETS_FOLDER);
+    expect(socketMount(container(stored, 'svcd'))?.mountPath).to.equal(SOCKETS_FOLDER);
+    expect(envOf(container(stored, 'app'))).to.have.property('SVC_HTTP_PORT');
+    expect(socketMount(container(stored, 'app'))).to.equal(undefined);
+    // Components were not asked for: none is injected, so none is warned about.
+    expect(created.warnings).to.deep.equal([]);
+  });
+
+  it('leaves pods without svc.io/enabled, and pods of namespaces that did not opt in, untouched', async () => {
+    const plainPod = await createPod(pod(SHOP, 'no-annotation', {}));
+    expect(plainPod.stored.spec.containers.map((c) => c.name)).to.deep.equal(['app']);
+    expect(plainPod.stored.metadata.labels ?? {}).to.not.have.property('svc.io/sidecar-injected');
+    expect(plainPod.created.warnings).to.deep.equal([]);
+
+    const notOptedIn = await createPod(pod(PLAIN, 'orders-elsewhere', { ...INJECT, 'svc.io/inject-pluggable-components': 'true' }));
+    expect(notOptedIn.stored.spec.containers.map((c) => c.name)).to.deep.equal(['app']);
+  });
+
+  it('denies a pod whose in-scope Component carries an invalid container annotation, naming it', async () => {
+    const res = await kube.admin.request<{ message?: string; code?: number }>('POST', `/api/v1/namespaces/${BROKEN}/pods`, pod(BROKEN, 'orders-broken', { ...INJECT, 'svc.io/inject-pluggable-components': 'true' }));
+    expect(res.status, res.text).to.be.within(400, 499);
+    expect(res.body.message).to.match(/admission webhook "sidecar-injector\.svc\.io" denied the request: .*component "bad-store": annotation svc\.io\/component-container is not valid JSON/);
+    const stored = await kube.admin.request('GET', `/api/v1/namespaces/${BROKEN}/pods/orders-broken`);
+    expect(stored.status).to.equal(404);
+  });
+
+  it('runs the injected svcd container as configured: Kubernetes mode loads the in-scope Components with the pod service account', async () => {
+    const stored = await kube.admin.get<Pod>(`/api/v1/namespaces/${SHOP}/pods/orders-inject`);
+    const svcd = container(stored, 'svcd');
+    // What the kubelet would do with the container's env: resolve the downward-API fields.
+    const env: Record<string, string> = {};
+    for (const e of svcd.env ?? []) {
+      if (e.value !== undefined) env[e.name] = e.value;
+      else if (e.valueFrom?.fieldRef?.fieldPath === 'metadata.namespace') env[e.name] = stored.metadata.namespace!;
+      else if (e.valueFrom?.fieldRef?.fieldPath === 'metadata.name') env[e.name] = stored.metadata.name!;
+      else throw new Error(`env ${e.name} has a source this test does not resolve: ${JSON.stringify(e.valueFrom)}`);
+    }
+    // The pod's service account, allowed by the chart's componentReaders RoleBinding and nothing else.
+    const token = await kube.serviceAccountToken(SHOP, stored.spec.serviceAccountName!);
+    env.KUBECONFIG = kube.writeKubeconfig('orders', token);
+    // Only the addresses change: the pod's network namespace is this machine's loopback here.
+    const sidecar = await SvcdProcess.start({
+      appId: env.SVC_APP_ID,
+      env,
+      args: ['--listen-address', '127.0.0.1', '--internal-grpc-port', String(await freePort())],
+      socketsFolder: mkdtempSync(path.join(os.tmpdir(), 'svc-sockets-')),
+    });
+    try {
+      const res = await sidecar.request('GET', '/v1.0/metadata');
+      expect(res.status).to.equal(200);
+      const body = (await res.json()) as { id?: string; components?: Array<{ name: string; type: string }> };
+      expect(body.id).to.equal(APP_ID);
+      const names = (body.components ?? []).map((c) => c.name).sort();
+      // Scoped to orders, or unscoped (svcd loads those; only injection requires a scope); never billing's.
+      expect(names).to.deep.equal(['memstore', 'plain-store', 'unscoped-store']);
+    } finally {
+      await sidecar.stop();
+    }
+  });
+
+  it('svcd in Kubernetes mode is refused Components by RBAC for a service account without the chart RoleBinding', async () => {
+    const token = await kube.serviceAccountToken(SHOP, 'default');
+    const sidecar = await SvcdProcess.start({
+      appId: APP_ID,
+      args: ['--mode', 'kubernetes', '--namespace', SHOP, '--kubeconfig', kube.writeKubeconfig('shop-default', token), '--listen-address', '127.0.0.1', '--internal-grpc-port', String(await freePort())],
+      waitReady: false,
+    });
+    const exit = await sidecar.exited;
+    expect(exit.code, sidecar.output).to.not.equal(0);
+    expect(sidecar.output).to.match(/cannot list components\.svc\.io in namespace shop: .*403/);
+    expect(sidecar.output).to.include('the pod service account needs get/list on components.svc.io in its namespace');
+  });
+});

@@ -1,0 +1,40 @@
+/**
+ * The svc Helm chart as the real helm binary renders it (scripts/ensure-tools.sh installs helm), parsed into
+ * objects, so that e2e tests apply exactly what `helm install` would.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as yaml from 'js-yaml';
+import type { KubeObject } from './kube-client.js';
+
+export const CHART_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../charts/svc');
+
+function helmBinary(): string {
+  if (process.env.HELM) return process.env.HELM;
+  if (spawnSync('helm', ['version', '--short']).status === 0) return 'helm';
+  const gopath = spawnSync('go', ['env', 'GOPATH'], { encoding: 'utf8' }).stdout?.trim();
+  const installed = gopath ? path.join(gopath, 'bin', 'helm') : '';
+  if (installed && existsSync(installed)) return installed;
+  throw new Error('helm not found: run scripts/ensure-tools.sh');
+}
+
+export function parseYamlObjects(text: string): KubeObject[] {
+  return (yaml.loadAll(text) as Array<KubeObject | null>).filter((d): d is KubeObject => d !== null);
+}
+
+/** `helm template` of the chart (CRDs included) with `values` given as --set-json; the objects it renders. */
+export function renderChart(opts: { release: string; namespace: string; values?: Record<string, unknown> }): KubeObject[] {
+  const args = ['template', opts.release, CHART_DIR, '--namespace', opts.namespace, '--include-crds'];
+  for (const [key, value] of Object.entries(opts.values ?? {})) args.push('--set-json', `${key}=${JSON.stringify(value)}`);
+  const res = spawnSync(helmBinary(), args, { encoding: 'utf8' });
+  if (res.status !== 0) throw new Error(`helm ${args.join(' ')} failed: ${res.stderr}`);
+  return parseYamlObjects(res.stdout);
+}
+
+export function findObject(objects: readonly KubeObject[], kind: string, name?: string): KubeObject {
+  const found = objects.find((o) => o.kind === kind && (name === undefined || o.metadata.name === name));
+  if (!found) throw new Error(`the chart rendered no ${kind}${name ? ` named ${name}` : ''}`);
+  return found;
+}
