@@ -1,3 +1,4 @@
+import { ensureError } from '../errors/runtime-error.js';
 import type { WorkflowInstance } from './engine.js';
 
 interface Watcher {
@@ -26,7 +27,7 @@ export class InstanceWatchers {
   waitUntil(instanceId: string, predicate: (i: WorkflowInstance) => boolean, signal: AbortSignal): Promise<WorkflowInstance | undefined> {
     return new Promise((resolve, reject) => {
       if (signal.aborted) {
-        reject(signal.reason);
+        reject(abortError(signal));
         return;
       }
       let done = false;
@@ -58,13 +59,13 @@ export class InstanceWatchers {
             }
           } while (again);
         } catch (err) {
-          finish(() => reject(err));
+          finish(() => reject(ensureError(err)));
         } finally {
           checking = false;
         }
       };
       const watcher: Watcher = { poke: () => void check() };
-      const onAbort = () => finish(() => reject(signal.reason));
+      const onAbort = () => finish(() => reject(abortError(signal)));
       signal.addEventListener('abort', onAbort, { once: true });
       let set = this.#byId.get(instanceId);
       if (!set) this.#byId.set(instanceId, (set = new Set()));
@@ -72,4 +73,8 @@ export class InstanceWatchers {
       void check();
     });
   }
+}
+
+function abortError(signal: AbortSignal): Error {
+  return signal.reason instanceof Error ? signal.reason : new Error('the wait was cancelled');
 }

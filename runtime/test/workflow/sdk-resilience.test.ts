@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/require-await -- the SDK runs only async generator functions as workflows */
 /**
  * What survives: a worker that disconnects mid-work, svcd killed with SIGKILL mid-workflow, graceful shutdown of
  * worker streams, the API token and the no-actor-store case on the Durable Task gRPC service.

@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/require-await -- the SDK runs only async generator functions as workflows */
 /**
  * The engine with a real svcd process and a real `@dapr/durabletask-js` worker and client: every workflow
  * feature end to end over the Durable Task sidecar protocol.

@@ -51,7 +51,7 @@ export function durableTaskService(opts: DurableTaskServiceOptions): { definitio
   /** Runs a unary handler: token check, error → gRPC status with the catalogue's code. */
   function unary<Req, Res>(name: string, body: (req: Req, signal: AbortSignal) => Promise<Res>): grpc.handleUnaryCall<Req, Res> {
     return (call, callback) => {
-      if (!authorized(call as Call)) {
+      if (!authorized(call)) {
         callback({ code: grpc.status.UNAUTHENTICATED, details: 'authentication failed: missing or invalid svc-api-token metadata' });
         return;
       }
