@@ -119,7 +119,7 @@ export class ComponentConnection {
     if (isRuntimeUnavailable(err)) return err;
     return new RuntimeError(
       'ERR_COMPONENT_UNAVAILABLE',
-      `pluggable component ${this.opts.instance} (${this.opts.type}) is unavailable on socket ${this.opts.socketPath}: ${ensureError(err).message}`,
+      `pluggable component ${this.opts.instance} (${this.opts.type}) is unavailable on socket ${this.opts.socketPath}: ${isServiceError(err) ? err.details : ensureError(err).message}`,
       { cause: err },
     );
   }
@@ -183,7 +183,8 @@ export class ComponentConnection {
 
   #markDown(err: unknown): void {
     if (isUnreachable(err) || isRuntimeUnavailable(err)) this.#needsHandshake = true;
-    this.#setHealth({ ok: false, reason: `pluggable component ${this.opts.instance} (${this.opts.type}) is not healthy: ${ensureError(err).message}` });
+    const reason = isRuntimeUnavailable(err) ? err.message : `pluggable component ${this.opts.instance} (${this.opts.type}) is not healthy: ${ensureError(err).message}`;
+    this.#setHealth({ ok: false, reason });
   }
 
   #setHealth(next: { ok: boolean; reason?: string }): void {

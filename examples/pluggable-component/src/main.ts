@@ -1,0 +1,97 @@
+#!/usr/bin/env node
+/**
+ * Example pluggable component: a transactional in-memory state store and an in-memory pub/sub behind ONE Unix
+ * socket, with gRPC reflection so svcd discovers both APIs. Register it with two Component specs,
+ * `state.<name>` and `pubsub.<name>`, where <name> is the socket file name without `.sock`.
+ */
+import * as grpc from '@grpc/grpc-js';
+import { ReflectionService } from '@grpc/reflection';
+import { loadComponentsProto, COMPONENTS_PACKAGES, SVC_COMPONENTS_PACKAGE, type ComponentsPackage } from '@svc/proto';
+import { mkdirSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { pubSubService } from './pubsub-service.js';
+import { stateServices } from './state-service.js';
+
+const REFLECTION_CHOICES = ['v1+v1alpha', 'v1alpha'] as const;
+type ReflectionChoice = (typeof REFLECTION_CHOICES)[number];
+
+const USAGE = `usage: svc-example-component [--name memstore] [--sockets-folder DIR] [--package ${COMPONENTS_PACKAGES.join('|')}] [--reflection ${REFLECTION_CHOICES.join('|')}]
+  --name             socket file name without .sock; the component types become state.<name> and pubsub.<name>
+  --sockets-folder   default: $SVC_COMPONENTS_SOCKETS_FOLDER, $DAPR_COMPONENTS_SOCKETS_FOLDER, or /tmp/svc-components-sockets
+  --package          proto package the services are served under (dapr.proto.components.v1 mimics a Dapr component)
+  --reflection       reflection versions to serve (v1alpha alone mimics older components)
+`;
+
+interface Settings {
+  socketPath: string;
+  pkg: ComponentsPackage;
+  reflection: ReflectionChoice;
+}
+
+function settings(argv: string[]): Settings {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      name: { type: 'string', default: 'memstore' },
+      'sockets-folder': { type: 'string' },
+      package: { type: 'string', default: SVC_COMPONENTS_PACKAGE },
+      reflection: { type: 'string', default: 'v1+v1alpha' },
+      help: { type: 'boolean' },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(USAGE);
+    process.exit(0);
+  }
+  const folder = values['sockets-folder'] ?? process.env.SVC_COMPONENTS_SOCKETS_FOLDER ?? process.env.DAPR_COMPONENTS_SOCKETS_FOLDER ?? '/tmp/svc-components-sockets';
+  if (!(COMPONENTS_PACKAGES as readonly string[]).includes(values.package)) throw new Error(`--package must be one of ${COMPONENTS_PACKAGES.join(', ')}`);
+  if (!(REFLECTION_CHOICES as readonly string[]).includes(values.reflection)) throw new Error(`--reflection must be one of ${REFLECTION_CHOICES.join(', ')}`);
+  return { socketPath: path.resolve(folder, `${values.name}.sock`), pkg: values.package as ComponentsPackage, reflection: values.reflection as ReflectionChoice };
+}
+
+function addReflection(server: grpc.Server, s: Settings, services: string[]): void {
+  // Whitelist what this server implements: without it, every service of the package would be advertised.
+  const reflection = new ReflectionService(loadComponentsProto()[s.pkg].definition, { services });
+  const v1Path = '/grpc.reflection.v1.ServerReflection/';
+  reflection.addToServer({
+    addService: (def, impl) => {
+      const isV1 = Object.values(def).some((m) => m.path.startsWith(v1Path));
+      if (s.reflection === 'v1alpha' && isV1) return;
+      server.addService(def, impl);
+    },
+  });
+}
+
+async function main(): Promise<void> {
+  const s = settings(process.argv.slice(2));
+  const proto = loadComponentsProto()[s.pkg];
+  const server = new grpc.Server();
+  const { state, transactional } = stateServices();
+  server.addService(proto.grpc.StateStore.service, state);
+  server.addService(proto.grpc.TransactionalStateStore.service, transactional);
+  server.addService(proto.grpc.PubSub.service, pubSubService());
+  addReflection(server, s, ['StateStore', 'TransactionalStateStore', 'PubSub'].map((n) => `${s.pkg}.${n}`));
+
+  mkdirSync(path.dirname(s.socketPath), { recursive: true });
+  // A socket file left by a previous run would make bind fail.
+  rmSync(s.socketPath, { force: true });
+  await new Promise<void>((resolve, reject) =>
+    server.bindAsync(`unix://${s.socketPath}`, grpc.ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve())),
+  );
+  process.stdout.write(`example component listening on ${s.socketPath} (package ${s.pkg}, reflection ${s.reflection})\n`);
+
+  const stop = () => {
+    server.tryShutdown(() => {
+      rmSync(s.socketPath, { force: true });
+      process.exit(0);
+    });
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`svc-example-component: ${(err as Error).message}\n${USAGE}`);
+  process.exit(1);
+});
