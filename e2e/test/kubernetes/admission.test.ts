@@ -13,7 +13,7 @@ import { freePort, SvcdProcess } from '@svc/runtime/test-support';
 import { InjectorProcess } from '@svc/injector/dist/test/support/injector-process.js';
 import { findObject, renderChart } from '../support/chart.js';
 import { KubeApiServer } from '../support/kube-apiserver.js';
-import type { KubeObject, KubeResponse } from '../support/kube-client.js';
+import { KubeClient, type KubeObject, type KubeResponse } from '../support/kube-client.js';
 
 interface EnvVar {
   name: string;
@@ -220,10 +220,45 @@ describe('svc-injector admission through a real kube-apiserver', function () {
 
   it('denies a pod whose in-scope Component carries an invalid container annotation, naming it', async () => {
     const res = await kube.admin.request<{ message?: string; code?: number }>('POST', `/api/v1/namespaces/${BROKEN}/pods`, pod(BROKEN, 'orders-broken', { ...INJECT, 'svc.io/inject-pluggable-components': 'true' }));
-    expect(res.status, res.text).to.be.within(400, 499);
+    expect(res.status, res.text).to.equal(400);
     expect(res.body.message).to.match(/admission webhook "sidecar-injector\.svc\.io" denied the request: .*component "bad-store": annotation svc\.io\/component-container is not valid JSON/);
     const stored = await kube.admin.request('GET', `/api/v1/namespaces/${BROKEN}/pods/orders-broken`);
     expect(stored.status).to.equal(404);
+  });
+
+  it('injects pods created by a pod-creating controller (service-account token, generateName, no pod name yet)', async () => {
+    // The bootstrap RBAC policy lets kube-system:replicaset-controller create pods; only its account is missing.
+    await kube.admin.apply(serviceAccount('kube-system', 'replicaset-controller'));
+    const controller = new KubeClient(await kube.serviceAccountToken('kube-system', 'replicaset-controller'));
+    try {
+      const template = pod(SHOP, '', { ...INJECT, 'svc.io/inject-pluggable-components': 'true' });
+      template.metadata = { namespace: SHOP, generateName: `${APP_ID}-`, annotations: template.metadata.annotations };
+      const created = await controller.apply<Pod>(template);
+      expect(created.body.spec.containers.map((c) => c.name)).to.deep.equal(['app', 'memstore', 'svcd']);
+      expect(created.body.metadata.name).to.match(/^orders-/);
+    } finally {
+      controller.close();
+    }
+  });
+
+  it('admits a pod from an untrusted creator unchanged, with a warning that says why', async () => {
+    // shop:orders may create pods (a Role of this test) but is not a pod creator the injector trusts.
+    await kube.admin.apply({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { namespace: SHOP, name: 'pod-creator' }, rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['create'] }] });
+    await kube.admin.apply({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: { namespace: SHOP, name: 'orders-pod-creator' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'pod-creator' },
+      subjects: [{ kind: 'ServiceAccount', name: APP_ID, namespace: SHOP }],
+    });
+    const untrusted = new KubeClient(await kube.serviceAccountToken(SHOP, APP_ID));
+    try {
+      const created = await untrusted.apply<Pod>(pod(SHOP, 'orders-untrusted', INJECT));
+      expect(created.body.spec.containers.map((c) => c.name)).to.deep.equal(['app']);
+      expect(created.warnings.join('\n')).to.include('created by system:serviceaccount:shop:orders, which svc-injector does not trust: no sidecar injected');
+    } finally {
+      untrusted.close();
+    }
   });
 
   it('runs the injected svcd container as configured: Kubernetes mode loads the in-scope Components with the pod service account', async () => {

@@ -24,7 +24,7 @@ export interface KubeResponse<T = unknown> {
 export interface KubeObject {
   apiVersion?: string;
   kind?: string;
-  metadata: { name?: string; namespace?: string; resourceVersion?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  metadata: { name?: string; generateName?: string; namespace?: string; resourceVersion?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
   [field: string]: unknown;
 }
 
