@@ -7,13 +7,12 @@ import path from 'node:path';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const specs = ['runtime', 'injector', 'e2e'].map((ws) => `${ws}/dist/test/**/*.test.js`);
-if (process.argv.includes('--with-kind')) specs.push('e2e/dist/kind/**/*.test.js');
 const args = [
   path.join(root, 'node_modules/mocha/bin/mocha.js'),
   '--reporter', path.join(root, 'scripts/mocha-reporter.cjs'),
   '--timeout', '60000',
   '--exit',
-  ...process.argv.slice(2).filter((a) => a !== '--with-kind'),
+  ...process.argv.slice(2),
   ...specs,
 ];
 const res = spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit' });
