@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Registry } from 'prom-client';
 import { RuntimeError, ensureError } from '../errors/runtime-error.js';
 import type { Logger } from '../log/logger.js';
@@ -46,6 +47,9 @@ interface RegisteredType {
 }
 
 const actorKey = (type: string, id: string) => `${type}||${id}`;
+
+/** The actor whose turn the current async context runs in, to refuse a call that could only deadlock. */
+const currentTurn = new AsyncLocalStorage<string>();
 
 /**
  * The single-process actor runtime: activations, turns and their commits, idle deactivation, and the durable
@@ -124,6 +128,9 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
   }
 
   invoke(type: string, id: string, method: string, data?: Buffer): Promise<Buffer | undefined> {
+    if (currentTurn.getStore() === actorKey(type, id)) {
+      return Promise.reject(new RuntimeError('ERR_ACTOR_INVOKE_METHOD', `actor ${type}/${id} called itself from its own turn; re-entrancy is off, so this would wait forever`));
+    }
     return this.#enqueue(type, id, 'method', (ctx) => ctx.actorInvoke(method, data));
   }
 
@@ -186,7 +193,7 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
     const ctx = new TurnContext(activation, this.clock, this.#reminders);
     let ok = false;
     try {
-      const result = await turn.body(ctx);
+      const result = await currentTurn.run(actorKey(activation.type, activation.id), () => turn.body(ctx));
       await this.#commitTurn(activation, ctx);
       ok = true;
       return result;

@@ -1,3 +1,4 @@
+import { AsyncResource } from 'node:async_hooks';
 import { ensureError } from '../errors/runtime-error.js';
 import type { WorkflowInstance } from './engine.js';
 
@@ -11,6 +12,12 @@ interface Watcher {
  */
 export class InstanceWatchers {
   readonly #byId = new Map<string, Set<Watcher>>();
+  /**
+   * Runs a callback in the context this object was created in. `notify` is called from inside an actor turn;
+   * the re-reads it triggers must not inherit that turn's async context (the runtime would take them for
+   * re-entrant calls), they simply queue behind the turn.
+   */
+  readonly #outsideTurn = AsyncResource.bind((fn: () => void) => fn());
 
   constructor(private readonly read: (instanceId: string) => Promise<WorkflowInstance | undefined>) {}
 
@@ -21,7 +28,7 @@ export class InstanceWatchers {
   /** The instance changed (reported during the changing turn; reads queue behind it and see the commit). */
   notify(instanceId: string): void {
     const set = this.#byId.get(instanceId);
-    if (set) for (const w of set) w.poke();
+    if (set) for (const w of set) this.#outsideTurn(() => w.poke());
   }
 
   waitUntil(instanceId: string, predicate: (i: WorkflowInstance) => boolean, signal: AbortSignal): Promise<WorkflowInstance | undefined> {

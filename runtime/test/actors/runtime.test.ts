@@ -183,6 +183,22 @@ describe('actors: turns', () => {
     await runtime.stop();
   });
 
+  it('refuses a call from a turn to its own actor instead of waiting forever', async () => {
+    const { runtime } = setup();
+    runtime.registerType('t', (id) => ({
+      async invoke(method) {
+        if (method === 'self') return runtime.invoke('t', id, 'other');
+        if (method === 'peer') return runtime.invoke('t', 'b', 'other');
+        return Buffer.from(`other of ${id}`);
+      },
+    }));
+    await runtime.start();
+    const err = await runtime.invoke('t', 'a', 'self').catch((e: unknown) => e);
+    expect(isRuntimeError(err, 'ERR_ACTOR_INVOKE_METHOD')).to.equal(true);
+    expect(text(await runtime.invoke('t', 'a', 'peer'))).to.equal('other of b');
+    await runtime.stop();
+  });
+
   it('rejects calls to unregistered types with ERR_ACTOR_INSTANCE_MISSING', async () => {
     const { runtime } = setup();
     await runtime.start();
