@@ -7,23 +7,33 @@ import { RuntimeError } from '../../errors/runtime-error.js';
  */
 export async function readRawBody(ctx: Context, limitBytes: number): Promise<Buffer> {
   const declared = Number(ctx.get('content-length') || NaN);
-  if (Number.isFinite(declared) && declared > limitBytes) throw tooLarge(limitBytes);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
+  if (Number.isFinite(declared) && declared > limitBytes) throw tooLarge(ctx, limitBytes);
+  const req = ctx.req;
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = (err?: Error) => {
+      req.off('data', onData).off('end', onEnd).off('error', onError);
+      if (err) reject(err);
+      else resolve(Buffer.concat(chunks, size));
+    };
+    const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > limitBytes) throw tooLarge(limitBytes);
-      chunks.push(chunk);
-    }
-  } catch (err) {
-    if (err instanceof RuntimeError) throw err;
-    throw new RuntimeError('ERR_BODY_READ', `failed to read request body: ${(err as Error).message}`, { cause: err });
-  }
-  return Buffer.concat(chunks, size);
+      if (size > limitBytes) {
+        // Stop reading without destroying the socket, so the 413 still reaches the client.
+        req.pause();
+        done(tooLarge(ctx, limitBytes));
+      } else chunks.push(chunk);
+    };
+    const onEnd = () => done();
+    const onError = (err: Error) => done(new RuntimeError('ERR_BODY_READ', `failed to read request body: ${err.message}`, { cause: err }));
+    req.on('data', onData).on('end', onEnd).on('error', onError);
+  });
 }
 
-function tooLarge(limitBytes: number): RuntimeError {
+function tooLarge(ctx: Context, limitBytes: number): RuntimeError {
+  // The rest of the body stays unread: the connection cannot carry another request, so the client must not reuse it.
+  ctx.set('Connection', 'close');
   return new RuntimeError('ERR_BODY_TOO_LARGE', `request body exceeds the limit of ${limitBytes} bytes (--max-request-size)`);
 }
 
