@@ -27,7 +27,12 @@ interface Container {
   volumeMounts?: Array<{ name: string; mountPath: string }>;
 }
 interface Pod extends KubeObject {
-  spec: { containers: Container[]; volumes?: Array<{ name: string; emptyDir?: object; projected?: object }>; serviceAccountName?: string };
+  spec: {
+    containers: Container[];
+    volumes?: Array<{ name: string; emptyDir?: object; projected?: object }>;
+    serviceAccountName?: string;
+    automountServiceAccountToken?: boolean;
+  };
 }
 
 const RELEASE_NAMESPACE = 'svc-system';
@@ -189,6 +194,14 @@ describe('svc-injector admission through a real kube-apiserver', function () {
     expect(created.warnings.join('\n')).to.match(/component "foreign-store" is not injected: it is scoped to billing; add "orders" to its scopes/);
   });
 
+  it('adds every volume to a pod that has none (one array, not several adds that replace each other)', async () => {
+    const bare = pod(SHOP, 'orders-no-volumes', { ...INJECT, 'svc.io/inject-pluggable-components': 'true' });
+    bare.spec.automountServiceAccountToken = false;
+    const { stored } = await createPod(bare);
+    expect((stored.spec.volumes ?? []).map((v) => v.name).sort()).to.deep.equal(['svc-components-sockets', 'svc-data']);
+    expect(stored.spec.containers.map((c) => c.name)).to.deep.equal(['app', 'memstore', 'svcd']);
+  });
+
   it('treats the containers named by svc.io/pluggable-components as components (manual mode)', async () => {
     const { created, stored } = await createPod(
       pod(SHOP, 'orders-manual', { ...INJECT, 'svc.io/pluggable-components': 'my-store' }, [
@@ -208,7 +221,7 @@ describe('svc-injector admission through a real kube-apiserver', function () {
     expect(created.warnings).to.deep.equal([]);
   });
 
-  it('leaves pods without svc.io/enabled, and pods of namespaces that did not opt in, untouched', async () => {
+  it('leaves pods without svc.io/enabled, pods of namespaces that did not opt in and pods that already have svcd untouched', async () => {
     const plainPod = await createPod(pod(SHOP, 'no-annotation', {}));
     expect(plainPod.stored.spec.containers.map((c) => c.name)).to.deep.equal(['app']);
     expect(plainPod.stored.metadata.labels ?? {}).to.not.have.property('svc.io/sidecar-injected');
@@ -216,6 +229,12 @@ describe('svc-injector admission through a real kube-apiserver', function () {
 
     const notOptedIn = await createPod(pod(PLAIN, 'orders-elsewhere', { ...INJECT, 'svc.io/inject-pluggable-components': 'true' }));
     expect(notOptedIn.stored.spec.containers.map((c) => c.name)).to.deep.equal(['app']);
+
+    // Already injected (what a reinvocation sees): admitted as it is, svcd not added twice.
+    const sidecarImage = 'example/own-svcd:1';
+    const injected = await createPod(pod(SHOP, 'orders-has-svcd', INJECT, [{ name: 'app', image: 'example/orders:1' }, { name: 'svcd', image: sidecarImage }]));
+    expect(injected.stored.spec.containers.map((c) => `${c.name}=${c.image}`)).to.deep.equal(['app=example/orders:1', `svcd=${sidecarImage}`]);
+    expect(envOf(container(injected.stored, 'app'))).to.not.have.property('SVC_HTTP_PORT');
   });
 
   it('denies a pod whose in-scope Component carries an invalid container annotation, naming it', async () => {
