@@ -3,12 +3,25 @@
  * the workflow engine's integration tests.
  */
 import { TaskHubGrpcClient, TaskHubGrpcWorker } from '@dapr/durabletask-js';
-import { componentYaml, SvcdProcess, type SvcdOptions } from '../support/index.js';
+import { randomBytes } from 'node:crypto';
+import { componentYaml, SvcdProcess, TEST_POSTGRES_URL, TEST_REDIS_HOST, type SvcdOptions } from '../support/index.js';
 
 /** Numeric statuses as the SDK reports them. */
 export const SDK_STATUS = { RUNNING: 0, COMPLETED: 1, FAILED: 3, TERMINATED: 5, PENDING: 6, SUSPENDED: 7 } as const;
 
 export const ACTOR_STORE_YAML = componentYaml('wfstore', 'state.sqlite', { actorStateStore: 'true' });
+
+/** The actor stores the engine is tested on; Redis/PostgreSQL runs isolate themselves with a random app id/table. */
+export const ACTOR_STORES: readonly { name: string; yaml: () => string }[] = [
+  { name: 'SQLite', yaml: () => ACTOR_STORE_YAML },
+  { name: 'Redis', yaml: () => componentYaml('wfstore', 'state.redis', { actorStateStore: 'true', redisHost: TEST_REDIS_HOST }) },
+  {
+    name: 'PostgreSQL',
+    yaml: () => componentYaml('wfstore', 'state.postgresql', { actorStateStore: 'true', connectionString: TEST_POSTGRES_URL, tableName: `wf_${randomBytes(4).toString('hex')}` }),
+  },
+];
+
+export const uniqueAppId = (): string => `wftest-${randomBytes(4).toString('hex')}`;
 
 type Registration = (worker: TaskHubGrpcWorker) => void;
 

@@ -5,7 +5,7 @@
  */
 import { expect } from 'chai';
 import type { ActivityContext, OrchestrationContext, TaskHubGrpcClient } from '@dapr/durabletask-js';
-import { quietConsole, restoreConsole, SDK_STATUS, WorkflowHarness } from './sdk-harness.js';
+import { ACTOR_STORES, quietConsole, restoreConsole, SDK_STATUS, uniqueAppId, WorkflowHarness } from './sdk-harness.js';
 
 type Gen = AsyncGenerator<unknown, unknown, unknown>;
 
@@ -64,14 +64,14 @@ async function* failing(ctx: OrchestrationContext): Gen {
   return yield ctx.callActivity(fail, 'no');
 }
 
-describe('workflows with the real durabletask-js SDK (svcd process, SQLite actor store)', function () {
+for (const store of ACTOR_STORES) describe(`workflows with the real durabletask-js SDK (svcd process, ${store.name} actor store)`, function () {
   this.timeout(60_000);
   let h: WorkflowHarness;
   let client: TaskHubGrpcClient;
 
   before(async () => {
     quietConsole();
-    h = await WorkflowHarness.start();
+    h = await WorkflowHarness.start({ appId: uniqueAppId(), resources: { 'store.yaml': store.yaml() } });
     await h.worker((w) => {
       for (const wf of [chain, timerThenEvent, waitEvent, child, parent, parentOfWaiter, counter, failing]) w.addOrchestrator(wf);
       w.addActivity(greet);
