@@ -1,6 +1,6 @@
 /** The sidecar actor HTTP API against a real svcd (SQLite) and an app-hosted actor app. */
 import { expect } from 'chai';
-import { SvcdProcess, componentYaml } from '../support/index.js';
+import { SvcdProcess, componentYaml, freePort } from '../support/index.js';
 import { ActorApp } from './actor-app.js';
 
 const actorStore = (name = 'actorstore', file = 'actors.db') => componentYaml(name, 'state.sqlite', { databasePath: file, actorStateStore: 'true' });
@@ -147,6 +147,23 @@ describe('actor runtime configuration (real svcd)', function () {
       expect(meta.actors).to.deep.equal([]);
     } finally {
       await svcd.stop();
+    }
+  });
+
+  it('waits for an app that starts after svcd before serving', async () => {
+    const port = await freePort();
+    const svcd = await SvcdProcess.start({ resources: { 'a.yaml': actorStore() }, args: ['--app-port', String(port)], waitReady: false });
+    let app: ActorApp | undefined;
+    try {
+      await new Promise((r) => setTimeout(r, 700)); // svcd is retrying /dapr/config meanwhile
+      app = await ActorApp.start({ port, types: ['Late'] });
+      await svcd.waitReady(20_000);
+      const meta = (await (await svcd.request('GET', '/v1.0/metadata')).json()) as { actors: { type: string }[] };
+      expect(meta.actors.map((a) => a.type)).to.include('Late');
+      expect((await svcd.request('PUT', '/v1.0/actors/Late/x/method/echo', 'hi')).status).to.equal(200);
+    } finally {
+      await svcd.stop();
+      await app?.close();
     }
   });
 

@@ -21,6 +21,8 @@ export interface ActorAppOptions {
   readonly idleTimeout?: string;
   /** How many keys `bump` writes. */
   readonly bumpKeys?: number;
+  /** Listen on this port (default: any free one). */
+  readonly port?: number;
 }
 
 export class ActorApp {
@@ -40,7 +42,7 @@ export class ActorApp {
     const server = http.createServer();
     const app = new ActorApp(server, opts);
     server.on('request', (req, res) => void app.#handle(req, res));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => server.listen(opts.port ?? 0, '127.0.0.1', resolve));
     return app;
   }
 
