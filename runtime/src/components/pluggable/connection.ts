@@ -52,6 +52,7 @@ export class ComponentConnection {
   readonly #channel: grpc.Channel;
   readonly #interceptor: grpc.Interceptor;
   #needsHandshake = true;
+  #handshakes = 0;
   #handshaking: Promise<void> | undefined;
   #hooks: ConnectionHooks | undefined;
   #health: { ok: boolean; reason?: string } = { ok: false, reason: 'not initialised yet' };
@@ -141,6 +142,7 @@ export class ComponentConnection {
       try {
         await this.#hooks?.handshake();
         this.#needsHandshake = false;
+        if (this.#handshakes++ > 0) this.opts.log.info({ socket: this.opts.socketPath }, 'pluggable component reachable again; initialised it again');
         this.#setHealth({ ok: true });
       } catch (err) {
         if (isUnreachable(err)) throw this.unavailableError(err);
@@ -160,7 +162,7 @@ export class ComponentConnection {
       const next = this.#channel.getConnectivityState(false);
       if (current === grpc.connectivityState.READY && next !== grpc.connectivityState.READY) {
         this.#needsHandshake = true;
-        this.opts.log.debug({ component: this.opts.instance, state: grpc.connectivityState[next] }, 'pluggable component connection lost');
+        this.opts.log.debug({ state: grpc.connectivityState[next] }, 'pluggable component connection lost');
       }
       this.#watchConnectivity(next);
     });
@@ -168,12 +170,7 @@ export class ComponentConnection {
 
   async #checkHealth(): Promise<void> {
     try {
-      const wasDown = this.#needsHandshake;
-      await this.#ensureHandshake();
-      if (wasDown) {
-        this.opts.log.info({ component: this.opts.instance, socket: this.opts.socketPath }, 'pluggable component reachable again; initialised it again');
-        return;
-      }
+      if (this.#needsHandshake) return await this.#ensureHandshake();
       await this.#hooks?.ping(new Date(Date.now() + Math.min(this.opts.pingIntervalMs, CALL_TIMEOUT_MS)));
       this.#setHealth({ ok: true });
     } catch (err) {
@@ -189,8 +186,8 @@ export class ComponentConnection {
 
   #setHealth(next: { ok: boolean; reason?: string }): void {
     if (this.#health.ok !== next.ok && !this.#closed) {
-      if (next.ok) this.opts.log.info({ component: this.opts.instance }, 'pluggable component healthy');
-      else this.opts.log.warn({ component: this.opts.instance, reason: next.reason }, 'pluggable component unhealthy');
+      if (next.ok) this.opts.log.info('pluggable component healthy');
+      else this.opts.log.warn({ reason: next.reason }, 'pluggable component unhealthy');
     }
     this.#health = next;
   }

@@ -1,0 +1,165 @@
+/**
+ * svcd as a real process with real pluggable components on real sockets: discovery, specs, the state API through a
+ * pluggable store with its error mapping, health and metadata.
+ */
+import { expect } from 'chai';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { componentYaml, SvcdProcess } from '../support/index.js';
+import { etagOf, expectError, expectStatus, getRaw } from '../integration/state-http.js';
+import { ExampleComponent, rogueSocket, tempSocketsFolder } from './example-component.js';
+
+const FAST_PING = ['--pluggable-ping-interval', '200ms'];
+
+describe('svcd with a multi-API pluggable component (state + pub/sub behind one socket)', function () {
+  this.timeout(60_000);
+  let component: ExampleComponent;
+  let svcd: SvcdProcess;
+
+  before(async () => {
+    const folder = tempSocketsFolder();
+    component = await ExampleComponent.start({ folder, name: 'memstore' });
+    svcd = await SvcdProcess.start({
+      socketsFolder: folder,
+      args: FAST_PING,
+      resources: {
+        // Spec file names are free (brief §2.4 rule 2): neither relates to the component's name.
+        // The component sees state keys with the app id prefix (`testapp||`).
+        'zz-unrelated-name.yaml': componentYaml('orders', 'state.memstore', { maxValueBytes: '64', readOnlyKeyPrefix: 'testapp||locked-' }),
+        'messaging.yml': componentYaml('events', 'pubsub.memstore'),
+      },
+    });
+  });
+  after(async () => {
+    await svcd?.stop();
+    await component?.stop();
+  });
+
+  it('lists both components in the metadata, as pluggable, with their features', async () => {
+    const body = (await (await svcd.request('GET', '/v1.0/metadata')).json()) as { components: { name: string; type: string; origin: string; capabilities: string[] }[] };
+    const byName = Object.fromEntries(body.components.map((c) => [c.name, c]));
+    expect(byName.orders).to.deep.include({ type: 'state.memstore', origin: 'pluggable' });
+    expect(byName.orders?.capabilities).to.have.members(['ETAG', 'TRANSACTIONAL']);
+    expect(byName.events).to.deep.include({ type: 'pubsub.memstore', origin: 'pluggable', capabilities: [] });
+    await expectStatus(await svcd.request('GET', '/v1.0/healthz/outbound'), 204);
+  });
+
+  it('serves the state API: save, get with ETag, bulk get, transaction, delete', async () => {
+    await expectStatus(await svcd.request('POST', '/v1.0/state/orders', [{ key: 'o1', value: { qty: 2 } }, { key: 'o2', value: 'two' }]), 204);
+    expect(await getRaw(svcd, 'orders', 'o1')).to.equal('{"qty":2}');
+    expect(await etagOf(svcd, 'orders', 'o1')).to.match(/^[1-9][0-9]*$/);
+    const bulk = (await (await svcd.request('POST', '/v1.0/state/orders/bulk', { keys: ['o2', 'nope'] })).json()) as { key: string; data?: unknown }[];
+    expect(bulk.map((i) => [i.key, i.data])).to.deep.equal([
+      ['o2', 'two'],
+      ['nope', undefined],
+    ]);
+    const tx = { operations: [{ operation: 'upsert', request: { key: 'o3', value: 3 } }, { operation: 'delete', request: { key: 'o2' } }] };
+    await expectStatus(await svcd.request('POST', '/v1.0/state/orders/transaction', tx), 204);
+    expect([await getRaw(svcd, 'orders', 'o3'), await getRaw(svcd, 'orders', 'o2')]).to.deep.equal(['3', undefined]);
+    await expectStatus(await svcd.request('DELETE', '/v1.0/state/orders/o3'), 204);
+    expect(await getRaw(svcd, 'orders', 'o3')).to.equal(undefined);
+  });
+
+  it('maps an ETag mismatch to 409 and a malformed ETag to 400, leaving the value alone', async () => {
+    await expectStatus(await svcd.request('POST', '/v1.0/state/orders', [{ key: 'e1', value: 1 }]), 204);
+    const stale = await etagOf(svcd, 'orders', 'e1');
+    await expectStatus(await svcd.request('POST', '/v1.0/state/orders', [{ key: 'e1', value: 2, etag: stale }]), 204);
+    await expectError(await svcd.request('POST', '/v1.0/state/orders', [{ key: 'e1', value: 3, etag: stale }]), 409, 'ERR_STATE_ETAG_MISMATCH');
+    await expectError(await svcd.request('DELETE', '/v1.0/state/orders/e1', undefined, { 'if-match': 'not-a-version' }), 400, 'ERR_STATE_ETAG_INVALID');
+    expect(await getRaw(svcd, 'orders', 'e1')).to.equal('2');
+  });
+
+  it("passes a component's own HTTP status through (413 for a value over its maxValueBytes)", async () => {
+    const body = await expectError(await svcd.request('POST', '/v1.0/state/orders', [{ key: 'big', value: 'x'.repeat(100) }]), 413, 'ERR_STATE_SAVE');
+    expect(body.message).to.match(/at most 64/);
+    expect(await getRaw(svcd, 'orders', 'big')).to.equal(undefined);
+  });
+
+  it('turns any other component error into a 500 naming the component', async () => {
+    const body = await expectError(await svcd.request('POST', '/v1.0/state/orders', [{ key: 'locked-1', value: 1 }]), 500, 'ERR_STATE_SAVE');
+    expect(body.message).to.include('orders').and.include('read-only');
+  });
+});
+
+describe('svcd and pluggable sockets that are not ready, wrong or missing', function () {
+  this.timeout(60_000);
+  const cleanups: (() => Promise<unknown>)[] = [];
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c();
+  });
+  const startComponent = async (opts: Parameters<typeof ExampleComponent.start>[0]) => {
+    const c = await ExampleComponent.start(opts);
+    cleanups.push(() => c.stop());
+    return c;
+  };
+  const startSvcd = async (opts: Parameters<typeof SvcdProcess.start>[0]) => {
+    const s = await SvcdProcess.start(opts);
+    cleanups.push(() => s.stop());
+    return s;
+  };
+
+  it('loads the good component when the folder also holds a plain file, a silent socket and a garbage socket', async () => {
+    const folder = tempSocketsFolder();
+    writeFileSync(path.join(folder, 'notes.sock'), 'not a socket');
+    for (const [name, behaviour] of [['silent', 'silent'], ['garbage', 'garbage']] as const) {
+      const rogue = await rogueSocket(path.join(folder, `${name}.sock`), behaviour);
+      cleanups.push(() => rogue.close());
+    }
+    await startComponent({ folder, name: 'good' });
+    const svcd = await startSvcd({ socketsFolder: folder, args: ['--pluggable-probe-timeout', '1s', '--log-level', 'debug'], resources: { 'c.yaml': componentYaml('store', 'state.good') } });
+    await expectStatus(await svcd.request('POST', '/v1.0/state/store', [{ key: 'k', value: 'v' }]), 204);
+    expect(await getRaw(svcd, 'store', 'k')).to.equal('"v"');
+    expect(svcd.output).to.include('silent.sock').and.include('garbage.sock').and.include('not a Unix socket');
+  });
+
+  it('lets a socket named like a built-in replace it, with a log line', async () => {
+    const folder = tempSocketsFolder();
+    await startComponent({ folder, name: 'in-memory' });
+    const svcd = await startSvcd({ socketsFolder: folder, resources: { 'c.yaml': componentYaml('cache', 'state.in-memory') } });
+    const body = (await (await svcd.request('GET', '/v1.0/metadata')).json()) as { components: { name: string; origin: string }[] };
+    expect(body.components.find((c) => c.name === 'cache')?.origin).to.equal('pluggable');
+    expect(svcd.output).to.include('named like a built-in');
+    await expectStatus(await svcd.request('POST', '/v1.0/state/cache', [{ key: 'k', value: 1 }]), 204);
+  });
+
+  it('calls a component under the dapr.proto package it advertised over reflection v1alpha', async () => {
+    const folder = tempSocketsFolder();
+    await startComponent({ folder, name: 'daprish', pkg: 'dapr.proto.components.v1', reflection: 'v1alpha' });
+    const svcd = await startSvcd({ socketsFolder: folder, resources: { 'c.yaml': componentYaml('legacy', 'state.daprish') } });
+    await expectStatus(await svcd.request('POST', '/v1.0/state/legacy', [{ key: 'k', value: { a: 1 } }]), 204);
+    expect(await getRaw(svcd, 'legacy', 'k')).to.equal('{"a":1}');
+    const tx = { operations: [{ operation: 'delete', request: { key: 'k' } }] };
+    await expectStatus(await svcd.request('POST', '/v1.0/state/legacy/transaction', tx), 204);
+    expect(await getRaw(svcd, 'legacy', 'k')).to.equal(undefined);
+  });
+
+  it('waits for the socket of a component that starts after svcd', async () => {
+    const folder = tempSocketsFolder();
+    const svcd = await startSvcd({ socketsFolder: folder, waitReady: false, args: ['--pluggable-wait-timeout', '20s'], resources: { 'c.yaml': componentYaml('late', 'state.latecomer') } });
+    // Start the component only once svcd says it is waiting for it.
+    await new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (svcd.output.includes('waiting for a pluggable component socket')) {
+          svcd.child.stdout?.off('data', check);
+          resolve();
+        }
+      };
+      svcd.child.stdout?.on('data', check);
+      void svcd.exited.then(() => reject(new Error(`svcd exited:\n${svcd.output}`)));
+      check();
+    });
+    await startComponent({ folder, name: 'latecomer' });
+    await svcd.waitReady(20_000);
+    await expectStatus(await svcd.request('POST', '/v1.0/state/late', [{ key: 'k', value: 1 }]), 204);
+    expect(await getRaw(svcd, 'late', 'k')).to.equal('1');
+  });
+
+  it('fails to start, naming the socket, the folder and the scoping rule, when the socket never appears', async () => {
+    const folder = tempSocketsFolder();
+    const svcd = await startSvcd({ socketsFolder: folder, waitReady: false, args: ['--pluggable-wait-timeout', '500ms'], resources: { 'c.yaml': componentYaml('ghost', 'state.ghost') } });
+    const { code } = await svcd.exited;
+    expect(code).to.equal(1);
+    expect(svcd.output).to.include("no socket for pluggable component 'ghost'");
+    expect(svcd.output).to.include(folder).and.include('ghost.sock').and.include('scope');
+  });
+});
