@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Registry } from 'prom-client';
 import { RuntimeError, ensureError } from '../errors/runtime-error.js';
 import type { Logger } from '../log/logger.js';
-import type { TransactionalStateStore } from '../state/store.js';
+import type { TransactionOperation, TransactionalStateStore } from '../state/store.js';
 import { Activation, type ActivationHost, type Turn } from './activation.js';
 import { RealClock } from './clock.js';
 import { ActorKeys, assertValidActorId, assertValidActorType } from './keys.js';
@@ -180,8 +180,13 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
     this.#requireType(type, id);
     const writes = new Map<string, Buffer | null>();
     for (const op of ops) writes.set(op.key, op.operation === 'upsert' ? op.value : null);
-    const cache = this.#actors.get(actorKey(type, id))?.cache ?? this.#cacheFor(type, id);
-    await this.#store.transact(cache.toOperations(writes));
+    await this.#store.transact(
+      [...writes].map(([key, value]): TransactionOperation => {
+        const storeKey = this.#keys.state(type, id, key);
+        return value === null ? { operation: 'delete', request: { key: storeKey } } : { operation: 'upsert', request: { key: storeKey, value } };
+      }),
+    );
+    // An active actor's cache must not serve the values these writes replaced.
     this.#actors.get(actorKey(type, id))?.cache.apply(writes);
   }
 
