@@ -59,6 +59,32 @@ describe('workflow resilience (real svcd, real durabletask-js worker)', function
     }
   });
 
+  it('shares work between several connected workers', async () => {
+    const h = await WorkflowHarness.start();
+    try {
+      const ranBy: string[] = [];
+      async function* fanOut(ctx: OrchestrationContext, n: number): Gen {
+        const out: unknown[] = [];
+        for (let i = 0; i < n; i++) out.push(yield ctx.callActivity('where', i));
+        return out.length;
+      }
+      for (const name of ['w1', 'w2']) {
+        await h.worker((w) => {
+          w.addOrchestrator(fanOut);
+          w.addNamedActivity('where', () => void ranBy.push(name));
+        });
+      }
+      const client = h.client();
+      const ids = await Promise.all(Array.from({ length: 6 }, () => client.scheduleNewOrchestration(fanOut, 4)));
+      for (const id of ids) expect((await client.waitForOrchestrationCompletion(id, true, 60))?.serializedOutput).to.equal('4');
+      expect(ranBy).to.have.length(24);
+      expect(new Set(ranBy)).to.deep.equal(new Set(['w1', 'w2']));
+      expect(await h.connectedWorkers()).to.equal(2);
+    } finally {
+      await h.close();
+    }
+  });
+
   it('finishes a workflow after svcd is killed (SIGKILL) with an activity in flight and a timer pending', async () => {
     const h = await WorkflowHarness.start();
     const { ports, resourcesPath, dataDir } = h.svcd;

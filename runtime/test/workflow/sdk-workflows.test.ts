@@ -212,6 +212,17 @@ for (const store of ACTOR_STORES) describe(`workflows with the real durabletask-
     expect(await h.connectedWorkers()).to.equal(1);
   });
 
+  it('exports workflow metrics (operations, turn latency, activities, completions, workers)', async () => {
+    const res = await fetch(`http://127.0.0.1:${h.svcd.ports.metrics}/metrics`);
+    const text = await res.text();
+    const value = (re: RegExp) => Number(re.exec(text)?.[1] ?? NaN);
+    expect(value(/^svc_workflow_activities_executed_total\{[^}]*result="completed"[^}]*\} (\d+)/m)).to.be.greaterThan(0);
+    expect(value(/^svc_workflow_turn_latency_seconds_count\{[^}]*\} (\d+)/m)).to.be.greaterThan(0);
+    expect(value(/^svc_workflow_instances_completed_total\{[^}]*status="COMPLETED"[^}]*\} (\d+)/m)).to.be.greaterThan(0);
+    expect(value(/^svc_workflow_operations_total\{[^}]*operation="start"[^}]*status="success"[^}]*\} (\d+)/m)).to.be.greaterThan(0);
+    expect(value(/^svc_workflow_connected_workers\{[^}]*\} (\d+)/m)).to.equal(1);
+  });
+
   it('answers GetInstance for an unknown instance with exists=false', async () => {
     expect(await client.getOrchestrationState('never-started')).to.equal(undefined);
   });
