@@ -79,12 +79,16 @@ export function parseStateOptions(input: StateOptionsInput | undefined): StateOp
   return concurrency || consistency ? { concurrency, consistency } : undefined;
 }
 
-/** Maps a store error to the operation's coded error: ETag errors keep their meaning (409/400) on every operation. */
-function stateFailure(code: ErrorCode, context: string, err: unknown): RuntimeError {
+/**
+ * Maps a store error to the operation's coded error: ETag errors keep their meaning (409/400) on every operation,
+ * and name the client's key rather than the prefixed store key.
+ */
+function stateFailure(code: ErrorCode, context: string, err: unknown, keys: StateKeyMapper): RuntimeError {
   if (err instanceof RuntimeError) return err;
   const options: RuntimeErrorOptions = { cause: err };
   if (err instanceof StateEtagError) {
-    return new RuntimeError(err.kind === 'mismatch' ? 'ERR_STATE_ETAG_MISMATCH' : 'ERR_STATE_ETAG_INVALID', `${context}: ${err.message}`, options);
+    const message = err.message.split(err.key).join(keys.fromStoreKey(err.key));
+    return new RuntimeError(err.kind === 'mismatch' ? 'ERR_STATE_ETAG_MISMATCH' : 'ERR_STATE_ETAG_INVALID', `${context}: ${message}`, options);
   }
   if (err instanceof ComponentStatusError) return new RuntimeError(code, `${context}: ${err.message}`, { ...options, httpStatus: err.httpStatus });
   return new RuntimeError(code, `${context}: ${(err as Error).message ?? String(err)}`, options);
@@ -117,7 +121,7 @@ export class StateApi {
       const res = await store.get(req);
       return res && res.data.length > 0 ? res : undefined;
     } catch (err) {
-      throw stateFailure('ERR_STATE_GET', `fail to get ${key} from state store ${storeName}`, err);
+      throw stateFailure('ERR_STATE_GET', `fail to get ${key} from state store ${storeName}`, err, keys);
     }
   }
 
@@ -130,7 +134,7 @@ export class StateApi {
       if (reqs.length === 1) await store.set(reqs[0]!);
       else await store.bulkSet(reqs);
     } catch (err) {
-      throw stateFailure('ERR_STATE_SAVE', `failed saving state in state store ${storeName}`, err);
+      throw stateFailure('ERR_STATE_SAVE', `failed saving state in state store ${storeName}`, err, keys);
     }
   }
 
@@ -140,7 +144,7 @@ export class StateApi {
     try {
       await store.delete(req);
     } catch (err) {
-      throw stateFailure('ERR_STATE_DELETE', `failed deleting state with key ${input.key}`, err);
+      throw stateFailure('ERR_STATE_DELETE', `failed deleting state with key ${input.key}`, err, keys);
     }
   }
 
@@ -153,7 +157,7 @@ export class StateApi {
     try {
       items = await store.bulkGet(reqs);
     } catch (err) {
-      throw stateFailure('ERR_STATE_BULK_GET', `failed getting bulk state from state store ${storeName}`, err);
+      throw stateFailure('ERR_STATE_BULK_GET', `failed getting bulk state from state store ${storeName}`, err, keys);
     }
     return items.slice(0, reqs.length).map((item) => ({ ...item, key: keys.fromStoreKey(item.key) }));
   }
@@ -183,7 +187,7 @@ export class StateApi {
     try {
       await store.transact(planned, metadata);
     } catch (err) {
-      throw stateFailure('ERR_STATE_TRANSACTION', 'error while executing state transaction', err);
+      throw stateFailure('ERR_STATE_TRANSACTION', 'error while executing state transaction', err, keys);
     }
   }
 }

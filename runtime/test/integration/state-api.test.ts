@@ -46,7 +46,8 @@ for (const backend of stateBackends()) {
       await expectStatus(await save([{ key: 'e', value: 1 }]), 204);
       const etag = await etagOf(svcd, 'store', 'e');
       await expectStatus(await save([{ key: 'e', value: 2, etag }]), 204);
-      await expectError(await save([{ key: 'e', value: 3, etag }]), 409, 'ERR_STATE_ETAG_MISMATCH');
+      const mismatch = await expectError(await save([{ key: 'e', value: 3, etag }]), 409, 'ERR_STATE_ETAG_MISMATCH');
+      expect(mismatch.message).to.equal('failed saving state in state store store: possible etag mismatch for key e');
       await expectError(await save([{ key: 'e', value: 3, etag: 'abc' }]), 400, 'ERR_STATE_ETAG_INVALID');
       await expectError(await save([{ key: 'e', value: 3, options: { concurrency: 'first-write' } }]), 409, 'ERR_STATE_ETAG_MISMATCH');
       await expectError(await save([{ key: 'e', value: 3, options: { concurrency: 'sometimes' } }]), 400, 'ERR_MALFORMED_REQUEST');
