@@ -1,5 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
-import { plainError } from './grpc-errors.js';
+import { GrpcError, plainError } from './grpc-errors.js';
 
 /** The metadata key svcd (and daprd) put on every call: the Component's metadata.name. */
 export const INSTANCE_METADATA_KEY = 'x-component-instance';
@@ -38,8 +38,7 @@ export function unary<Req, Res>(body: (call: grpc.ServerUnaryCall<Req, Res>) => 
     try {
       callback(null, body(call));
     } catch (err) {
-      const e = err as Partial<grpc.ServiceError>;
-      callback(typeof e.code === 'number' ? e : { code: grpc.status.INTERNAL, details: String((err as Error).message ?? err) });
+      callback(err instanceof GrpcError ? err : new GrpcError(grpc.status.INTERNAL, String((err as Error).message ?? err)));
     }
   };
 }

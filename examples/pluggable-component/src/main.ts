@@ -16,17 +16,19 @@ import { stateServices } from './state-service.js';
 const REFLECTION_CHOICES = ['v1+v1alpha', 'v1alpha'] as const;
 type ReflectionChoice = (typeof REFLECTION_CHOICES)[number];
 
-const USAGE = `usage: svc-example-component [--name memstore] [--sockets-folder DIR] [--package ${COMPONENTS_PACKAGES.join('|')}] [--reflection ${REFLECTION_CHOICES.join('|')}]
+const USAGE = `usage: svc-example-component [--name memstore] [--sockets-folder DIR] [--package ${COMPONENTS_PACKAGES.join('|')}] [--reflection ${REFLECTION_CHOICES.join('|')}] [--without-transactions]
   --name             socket file name without .sock; the component types become state.<name> and pubsub.<name>
   --sockets-folder   default: $SVC_COMPONENTS_SOCKETS_FOLDER, $DAPR_COMPONENTS_SOCKETS_FOLDER, or /tmp/svc-components-sockets
   --package          proto package the services are served under (dapr.proto.components.v1 mimics a Dapr component)
   --reflection       reflection versions to serve (v1alpha alone mimics older components)
+  --without-transactions  serve no TransactionalStateStore and report no TRANSACTIONAL feature
 `;
 
 interface Settings {
   socketPath: string;
   pkg: ComponentsPackage;
   reflection: ReflectionChoice;
+  transactions: boolean;
 }
 
 function settings(argv: string[]): Settings {
@@ -37,6 +39,7 @@ function settings(argv: string[]): Settings {
       'sockets-folder': { type: 'string' },
       package: { type: 'string', default: SVC_COMPONENTS_PACKAGE },
       reflection: { type: 'string', default: 'v1+v1alpha' },
+      'without-transactions': { type: 'boolean' },
       help: { type: 'boolean' },
     },
   });
@@ -47,7 +50,12 @@ function settings(argv: string[]): Settings {
   const folder = values['sockets-folder'] ?? process.env.SVC_COMPONENTS_SOCKETS_FOLDER ?? process.env.DAPR_COMPONENTS_SOCKETS_FOLDER ?? '/tmp/svc-components-sockets';
   if (!(COMPONENTS_PACKAGES as readonly string[]).includes(values.package)) throw new Error(`--package must be one of ${COMPONENTS_PACKAGES.join(', ')}`);
   if (!(REFLECTION_CHOICES as readonly string[]).includes(values.reflection)) throw new Error(`--reflection must be one of ${REFLECTION_CHOICES.join(', ')}`);
-  return { socketPath: path.resolve(folder, `${values.name}.sock`), pkg: values.package as ComponentsPackage, reflection: values.reflection as ReflectionChoice };
+  return {
+    socketPath: path.resolve(folder, `${values.name}.sock`),
+    pkg: values.package as ComponentsPackage,
+    reflection: values.reflection as ReflectionChoice,
+    transactions: !values['without-transactions'],
+  };
 }
 
 function addReflection(server: grpc.Server, s: Settings, services: string[]): void {
@@ -67,11 +75,12 @@ async function main(): Promise<void> {
   const s = settings(process.argv.slice(2));
   const proto = loadComponentsProto()[s.pkg];
   const server = new grpc.Server();
-  const { state, transactional } = stateServices();
+  const { state, transactional } = stateServices({ transactions: s.transactions });
   server.addService(proto.grpc.StateStore.service, state);
-  server.addService(proto.grpc.TransactionalStateStore.service, transactional);
+  if (transactional) server.addService(proto.grpc.TransactionalStateStore.service, transactional);
   server.addService(proto.grpc.PubSub.service, pubSubService());
-  addReflection(server, s, ['StateStore', 'TransactionalStateStore', 'PubSub'].map((n) => `${s.pkg}.${n}`));
+  const served = ['StateStore', ...(transactional ? ['TransactionalStateStore'] : []), 'PubSub'];
+  addReflection(server, s, served.map((n) => `${s.pkg}.${n}`));
 
   mkdirSync(path.dirname(s.socketPath), { recursive: true });
   // A socket file left by a previous run would make bind fail.

@@ -8,7 +8,6 @@ import { etagError, httpError, plainError } from './grpc-errors.js';
 import { Instances, unary } from './instances.js';
 import { EtagConflict, MemoryStore, type WriteOp } from './memory-store.js';
 
-export const STATE_FEATURES = ['ETAG', 'TRANSACTIONAL'];
 
 /** One state store instance: its data and the limits its Component metadata set. */
 interface StateInstance {
@@ -52,14 +51,16 @@ function read(inst: StateInstance, r: GetRequest__Output) {
   return item ? { data: item.value, etag: { value: item.etag }, contentType: item.contentType } : {};
 }
 
-export function stateServices(): { state: StateStoreHandlers; transactional: TransactionalStateStoreHandlers } {
+/** The StateStore service, and TransactionalStateStore unless `transactions` is false. */
+export function stateServices(opts: { transactions: boolean }): { state: StateStoreHandlers; transactional?: TransactionalStateStoreHandlers } {
   const instances = new Instances<StateInstance>('state store');
+  const features = opts.transactions ? ['ETAG', 'TRANSACTIONAL'] : ['ETAG'];
   const state: StateStoreHandlers = {
     Init: unary((call) => {
       instances.init(call, () => newInstance(call.request.metadata?.properties ?? {}));
       return {};
     }),
-    Features: unary(() => ({ features: STATE_FEATURES })),
+    Features: unary(() => ({ features })),
     Ping: unary(() => ({})),
     Get: unary((call) => read(instances.of(call), call.request)),
     Set: unary((call) => {
@@ -97,5 +98,5 @@ export function stateServices(): { state: StateStoreHandlers; transactional: Tra
       return {};
     }),
   };
-  return { state, transactional };
+  return opts.transactions ? { state, transactional } : { state };
 }

@@ -19,6 +19,7 @@ export interface ExampleOptions {
   readonly name: string;
   readonly pkg?: 'svc.proto.components.v1' | 'dapr.proto.components.v1';
   readonly reflection?: 'v1+v1alpha' | 'v1alpha';
+  readonly withoutTransactions?: boolean;
 }
 
 export class ExampleComponent {
@@ -39,6 +40,7 @@ export class ExampleComponent {
     const args = [EXAMPLE_COMPONENT_MAIN, '--name', opts.name, '--sockets-folder', opts.folder];
     if (opts.pkg) args.push('--package', opts.pkg);
     if (opts.reflection) args.push('--reflection', opts.reflection);
+    if (opts.withoutTransactions) args.push('--without-transactions');
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     const component = new ExampleComponent(child, path.join(opts.folder, `${opts.name}.sock`));
     await new Promise<void>((resolve, reject) => {

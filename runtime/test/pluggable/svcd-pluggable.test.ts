@@ -133,6 +133,18 @@ describe('svcd and pluggable sockets that are not ready, wrong or missing', func
     expect(await getRaw(svcd, 'legacy', 'k')).to.equal(undefined);
   });
 
+  it('refuses transactions with ERR_STATE_STORE_NOT_SUPPORTED when the component is not transactional', async () => {
+    const folder = tempSocketsFolder();
+    await startComponent({ folder, name: 'plainstore', withoutTransactions: true });
+    const svcd = await startSvcd({ socketsFolder: folder, resources: { 'c.yaml': componentYaml('plain', 'state.plainstore') } });
+    const body = (await (await svcd.request('GET', '/v1.0/metadata')).json()) as { components: { name: string; capabilities: string[] }[] };
+    expect(body.components.find((c) => c.name === 'plain')?.capabilities).to.deep.equal(['ETAG']);
+    const tx = { operations: [{ operation: 'upsert', request: { key: 'k', value: 1 } }] };
+    await expectError(await svcd.request('POST', '/v1.0/state/plain/transaction', tx), 500, 'ERR_STATE_STORE_NOT_SUPPORTED');
+    expect(await getRaw(svcd, 'plain', 'k')).to.equal(undefined);
+    await expectStatus(await svcd.request('POST', '/v1.0/state/plain', [{ key: 'k', value: 1 }]), 204);
+  });
+
   it('waits for the socket of a component that starts after svcd', async () => {
     const folder = tempSocketsFolder();
     const svcd = await startSvcd({ socketsFolder: folder, waitReady: false, args: ['--pluggable-wait-timeout', '20s'], resources: { 'c.yaml': componentYaml('late', 'state.latecomer') } });

@@ -26,7 +26,7 @@ import {
   type TransactionalStateStore,
   type TransactionOperation,
 } from '../../state/store.js';
-import { ComponentConnection, isServiceError } from './connection.js';
+import { isServiceError, type ComponentConnection } from './connection.js';
 import { componentStatusErrorOf, etagErrorOf } from './grpc-errors.js';
 
 const CONSISTENCY: Record<Consistency, WireStateOptions['consistency']> = { eventual: 'CONSISTENCY_EVENTUAL', strong: 'CONSISTENCY_STRONG' };
