@@ -18,7 +18,7 @@ type ReflectionChoice = (typeof REFLECTION_CHOICES)[number];
 
 const USAGE = `usage: svc-example-component [--name memstore] [--sockets-folder DIR] [--package ${COMPONENTS_PACKAGES.join('|')}] [--reflection ${REFLECTION_CHOICES.join('|')}] [--without-transactions]
   --name             socket file name without .sock; the component types become state.<name> and pubsub.<name>
-  --sockets-folder   default: $SVC_COMPONENTS_SOCKETS_FOLDER, $DAPR_COMPONENTS_SOCKETS_FOLDER, or /tmp/svc-components-sockets
+  --sockets-folder   default: $SVC_COMPONENTS_SOCKETS_FOLDER, $DAPR_COMPONENTS_SOCKETS_FOLDER, $DAPR_COMPONENT_SOCKETS_FOLDER, or /tmp/svc-components-sockets
   --package          proto package the services are served under (dapr.proto.components.v1 mimics a Dapr component)
   --reflection       reflection versions to serve (v1alpha alone mimics older components)
   --without-transactions  serve no TransactionalStateStore and report no TRANSACTIONAL feature
@@ -47,7 +47,9 @@ function settings(argv: string[]): Settings {
     process.stdout.write(USAGE);
     process.exit(0);
   }
-  const folder = values['sockets-folder'] ?? process.env.SVC_COMPONENTS_SOCKETS_FOLDER ?? process.env.DAPR_COMPONENTS_SOCKETS_FOLDER ?? '/tmp/svc-components-sockets';
+  const env = process.env;
+  // The injector sets all three spellings; Dapr's SDKs read one or the other of the last two.
+  const folder = values['sockets-folder'] ?? env.SVC_COMPONENTS_SOCKETS_FOLDER ?? env.DAPR_COMPONENTS_SOCKETS_FOLDER ?? env.DAPR_COMPONENT_SOCKETS_FOLDER ?? '/tmp/svc-components-sockets';
   if (!(COMPONENTS_PACKAGES as readonly string[]).includes(values.package)) throw new Error(`--package must be one of ${COMPONENTS_PACKAGES.join(', ')}`);
   if (!(REFLECTION_CHOICES as readonly string[]).includes(values.reflection)) throw new Error(`--reflection must be one of ${REFLECTION_CHOICES.join(', ')}`);
   return {
