@@ -1,1 +1,4 @@
-export {};
+// `make bench`: every benchmark, one after another; each prints its own table.
+import { runStateBench } from './state.js';
+
+await runStateBench();
