@@ -9,7 +9,7 @@ import { registrationsFor } from '../../src/components/pluggable/registrations.j
 import { parseComponentSpec } from '../../src/components/spec.js';
 import type { StateStore } from '../../src/state/store.js';
 import { describeStateStoreConformance } from '../support/index.js';
-import { ExampleComponent, tempSocketsFolder } from './example-component.js';
+import { ExampleComponent, tempSocketsFolder } from '../support/example-component.js';
 
 const log = pino({ level: 'silent' });
 

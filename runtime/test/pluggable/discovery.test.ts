@@ -5,7 +5,7 @@ import { pino } from 'pino';
 import { discoverPluggableComponents } from '../../src/components/pluggable/discovery.js';
 import { apisOf } from '../../src/components/pluggable/service-map.js';
 import { componentNameOf, listSocketFiles } from '../../src/components/pluggable/socket-folder.js';
-import { ExampleComponent, rogueSocket, tempSocketsFolder } from './example-component.js';
+import { ExampleComponent, rogueSocket, tempSocketsFolder } from '../support/example-component.js';
 
 const log = pino({ level: 'silent' });
 

@@ -3,7 +3,7 @@ import * as grpc from '@grpc/grpc-js';
 import { loadComponentsProto } from '@svc/proto';
 import type { PullMessagesResponse__Output } from '@svc/proto/gen/svc/proto/components/v1/PullMessagesResponse.js';
 import { expect } from 'chai';
-import { ExampleComponent, tempSocketsFolder } from './example-component.js';
+import { ExampleComponent, tempSocketsFolder } from '../support/example-component.js';
 
 describe('example pluggable component: pub/sub', function () {
   this.timeout(30_000);

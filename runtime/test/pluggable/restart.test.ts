@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import { componentYaml, SvcdProcess } from '../support/index.js';
 import { expectError, expectStatus, getRaw } from '../integration/state-http.js';
-import { ExampleComponent, tempSocketsFolder } from './example-component.js';
+import { ExampleComponent, tempSocketsFolder } from '../support/example-component.js';
 
 /** Retries `probe` until it returns true; svcd's view of a component changes without any event a test can await. */
 async function eventually(what: string, probe: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {

@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { componentYaml, SvcdProcess } from '../support/index.js';
 import { etagOf, expectError, expectStatus, getRaw } from '../integration/state-http.js';
-import { ExampleComponent, rogueSocket, tempSocketsFolder } from './example-component.js';
+import { ExampleComponent, rogueSocket, tempSocketsFolder } from '../support/example-component.js';
 
 const FAST_PING = ['--pluggable-ping-interval', '200ms'];
 

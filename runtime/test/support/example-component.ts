@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** runtime/dist/test/pluggable → examples/pluggable-component/dist/src/main.js (built by `npm run build`). */
+/** runtime/dist/test/support → examples/pluggable-component/dist/src/main.js (built by `npm run build`). */
 export const EXAMPLE_COMPONENT_MAIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../examples/pluggable-component/dist/src/main.js');
 
 /** A fresh sockets folder with a short path (Unix socket paths are limited to about 100 bytes). */
