@@ -141,7 +141,9 @@ export class RedisStateStore extends VersionedStateStore {
   }
 
   async close(): Promise<void> {
-    await this.redis.quit().catch(() => this.redis.disconnect());
+    // QUIT would wait for a reconnect that may never come; without a live connection just drop it.
+    if (this.redis.status === 'ready') await this.redis.quit().catch(() => this.redis.disconnect());
+    else this.redis.disconnect();
   }
 }
 
