@@ -62,7 +62,7 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
     log,
     groups: [
       healthRoutes({ ready: () => ready, outboundProblems: () => componentProblems(components) }),
-      stateRoutes(new StateApi({ appId: config.appId, namespace: process.env.NAMESPACE, stores: components }), config.maxRequestSizeBytes),
+      stateRoutes(new StateApi({ appId: config.appId, namespace: config.namespace, stores: components }), config.maxRequestSizeBytes),
       metadataRoutes([
         () => ({ id: config.appId, runtimeVersion: RUNTIME_VERSION }),
         () => componentsMetadata(components),

@@ -16,12 +16,13 @@ for (const backend of stateBackends()) {
         componentYaml('store', backend.type, backend.metadata),
         componentYaml('plain', backend.type, { ...backend.metadata, keyPrefix: 'none' }),
         componentYaml('shared', backend.type, { ...backend.metadata, keyPrefix: 'Shared' }),
+        componentYaml('ns', backend.type, { ...backend.metadata, keyPrefix: 'namespace' }),
       ];
-      svcd = await SvcdProcess.start({ appId, args: ['--max-request-size', '64Ki'], resources: { 'stores.yaml': stores.join('---\n') } });
+      svcd = await SvcdProcess.start({ appId, args: ['--max-request-size', '64Ki', '--namespace', 'it-ns'], resources: { 'stores.yaml': stores.join('---\n') } });
     });
     after(async () => {
       await svcd?.stop();
-      await backend.cleanup([appId, `shared||${appId}`]);
+      await backend.cleanup([appId, `shared||${appId}`, `it-ns.${appId}`]);
     });
 
     it('saves with POST and PUT (204) and returns each value byte for byte, with ETag and a JSON content type', async () => {
@@ -118,6 +119,8 @@ for (const backend of stateBackends()) {
       expect((await backend.peek(svcd.dataDir, `${appId}||pk`))?.toString()).to.equal('"app"');
       expect((await backend.peek(svcd.dataDir, `${appId}-pk`))?.toString()).to.equal('"none"');
       expect((await backend.peek(svcd.dataDir, `shared||${appId}-pk`))?.toString()).to.equal('"custom"');
+      await expectStatus(await save([{ key: 'pk', value: 'namespaced' }], 'POST', 'ns'), 204);
+      expect((await backend.peek(svcd.dataDir, `it-ns.${appId}||pk`))?.toString()).to.equal('"namespaced"');
       // The same data seen through differently prefixed stores.
       expect(await getRaw(svcd, 'plain', 'pk')).to.equal(undefined);
       const bulk = await svcd.request('POST', '/v1.0/state/shared/bulk', { keys: [`${appId}-pk`] });
