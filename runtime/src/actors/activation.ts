@@ -96,6 +96,7 @@ export class Activation implements TimerHost {
       ...(opts.data !== undefined && { data: opts.data }),
       ...(opts.dueTimeText !== undefined && { dueTimeText: opts.dueTimeText }),
       ...(opts.periodText !== undefined && { periodText: opts.periodText }),
+      ...(opts.callback !== undefined && { callback: opts.callback }),
     };
     const timer: ActiveTimer = {
       info,

@@ -109,7 +109,7 @@ class AppHostedActor implements Actor {
   }
 
   async onTimer(name: string, data: Buffer | undefined, _ctx: unknown, info: TimerInfo): Promise<void> {
-    await this.channel.call('PUT', this.#path(`/method/timer/${seg(name)}`), callbackBody(data, info.dueTimeText, info.periodText, { callback: '' }));
+    await this.channel.call('PUT', this.#path(`/method/timer/${seg(name)}`), callbackBody(data, info.dueTimeText, info.periodText, { callback: info.callback ?? '' }));
   }
 
   async onDeactivate(): Promise<void> {

@@ -152,11 +152,20 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
     return info;
   }
 
-  async createTimer(type: string, id: string, name: string, opts: TimerOptions): Promise<void> {
-    await this.#enqueue(type, id, 'method', (ctx) => {
-      ctx.createTimer(name, opts);
-      return Promise.resolve(undefined);
-    });
+  /**
+   * Not a turn: an app-hosted actor registers timers from inside its own turn, which a queued turn would wait
+   * for forever.
+   */
+  createTimer(type: string, id: string, name: string, opts: TimerOptions): Promise<void> {
+    try {
+      this.#requireRunning();
+      const activation = this.#activation(type, id, this.#requireType(type, id));
+      activation.setTimer(name, opts);
+      if (activation.idle) this.becameIdle(activation);
+      return Promise.resolve();
+    } catch (err) {
+      return Promise.reject(ensureError(err));
+    }
   }
 
   deleteTimer(type: string, id: string, name: string): Promise<void> {
@@ -232,16 +241,19 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
     return reg;
   }
 
+  #requireRunning(): void {
+    if (this.#stopping || !this.#started) {
+      throw new RuntimeError('ERR_ACTOR_RUNTIME_STOPPING', this.#stopping ? 'the actor runtime is stopping' : 'the actor runtime is not started');
+    }
+  }
+
   #cacheFor(type: string, id: string): ActorStateCache {
     return new ActorStateCache(this.#store, (key) => this.#keys.state(type, id, key));
   }
 
   #enqueue(type: string, id: string, kind: TurnKind, body: (ctx: TurnContext) => Promise<Buffer | undefined>): Promise<Buffer | undefined> {
     return new Promise((resolve, reject) => {
-      if (this.#stopping || !this.#started) {
-        reject(new RuntimeError('ERR_ACTOR_RUNTIME_STOPPING', this.#stopping ? 'the actor runtime is stopping' : 'the actor runtime is not started'));
-        return;
-      }
+      this.#requireRunning();
       const reg = this.#requireType(type, id);
       this.#activation(type, id, reg).enqueue({ kind, body, resolve, reject });
     });

@@ -82,6 +82,8 @@ export interface TimerOptions {
   data?: Buffer;
   dueTimeText?: string;
   periodText?: string;
+  /** The app method an app-hosted actor asked to be called (Dapr's timer `callback`); passed back unchanged. */
+  callback?: string;
 }
 
 export interface TimerInfo {
@@ -91,6 +93,7 @@ export interface TimerInfo {
   readonly data?: Buffer;
   readonly dueTimeText?: string;
   readonly periodText?: string;
+  readonly callback?: string;
 }
 
 /**
@@ -165,7 +168,10 @@ export interface ActorRuntime {
   /** Deletes a reminder now; deleting a missing reminder is not an error. */
   deleteReminder(type: string, id: string, name: string): Promise<void>;
   getReminder(type: string, id: string, name: string): Promise<ReminderInfo | undefined>;
-  /** Timers from outside a turn, for app-hosted actors: activates the actor if needed. */
+  /**
+   * Timers from outside a turn, for app-hosted actors (called from inside the actor's own app-side turn, so it
+   * does not queue behind it): activates the actor if needed.
+   */
   createTimer(type: string, id: string, name: string, opts: TimerOptions): Promise<void>;
   deleteTimer(type: string, id: string, name: string): Promise<void>;
   /** Reads an actor's state key straight from the store (or the activation cache). */

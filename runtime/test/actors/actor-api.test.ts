@@ -92,16 +92,24 @@ describe('actor HTTP API (real svcd, SQLite)', function () {
 
   it('fires timers to the app and deletes them', async () => {
     const base = '/v1.0/actors/Pinger/t1/timers/tick';
-    expect((await svcd.request('POST', base, { dueTime: '0s', period: '100ms', data: 'x' })).status).to.equal(204);
+    expect((await svcd.request('POST', base, { dueTime: '0s', period: '100ms', data: 'x', callback: 'onTick' })).status).to.equal(204);
     await app.waitFor((calls) => calls.filter((c) => c.kind === 'timer' && c.id === 't1').length >= 3, 'three timer fires');
     const body = JSON.parse(app.calls.find((c) => c.kind === 'timer' && c.id === 't1')!.body) as Record<string, unknown>;
-    expect(body).to.include({ data: 'x', dueTime: '0s', period: '100ms' });
+    expect(body).to.include({ data: 'x', dueTime: '0s', period: '100ms', callback: 'onTick' });
     expect((await svcd.request('DELETE', base)).status).to.equal(204);
     // After the delete, a method call is answered and no further tick is queued behind it.
     await svcd.request('PUT', '/v1.0/actors/Pinger/t1/method/echo', 'x');
     const ticks = app.count((c) => c.kind === 'timer' && c.id === 't1');
     await svcd.request('PUT', '/v1.0/actors/Pinger/t1/method/echo', 'x');
     expect(app.count((c) => c.kind === 'timer' && c.id === 't1')).to.equal(ticks);
+  });
+
+  it('lets an actor register timers and reminders on itself from inside its own turn', async () => {
+    const res = await svcd.request('PUT', '/v1.0/actors/Pinger/self/method/arm', {});
+    expect(res.status).to.equal(200);
+    expect(await res.json()).to.deep.equal([204, 204]);
+    await app.waitFor((calls) => calls.filter((c) => c.id === 'self' && c.kind === 'timer').length >= 2 && calls.some((c) => c.id === 'self' && c.kind === 'remind'), 'the timer and the reminder fired');
+    expect((await svcd.request('DELETE', '/v1.0/actors/Pinger/self/timers/armed')).status).to.equal(204);
   });
 
   it('deactivates idle actors (the app idle timeout from /dapr/config) and lists active counts in metadata', async () => {

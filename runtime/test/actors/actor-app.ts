@@ -117,7 +117,16 @@ export class ActorApp {
     if (call.name === 'echo') return { status: 200, body: JSON.stringify({ echoed: call.body }) };
     if (call.name === 'fail') return { status: 500, body: 'app failure' };
     if (call.name === 'bump') return { status: 200, body: JSON.stringify(await this.#bump(call)) };
+    if (call.name === 'arm') return { status: 200, body: JSON.stringify(await this.#arm(call)) };
     return { status: 200, body: '' };
+  }
+
+  /** Registers a timer and a reminder on itself from inside its own turn, as Dapr SDK actors do. */
+  async #arm(call: AppCall): Promise<number[]> {
+    const base = `${this.svcdUrl}/v1.0/actors/${call.type}/${call.id}`;
+    const timer = await fetch(`${base}/timers/armed`, { method: 'POST', body: JSON.stringify({ dueTime: '10ms', period: '50ms' }) });
+    const reminder = await fetch(`${base}/reminders/armed`, { method: 'POST', body: JSON.stringify({ dueTime: '10ms' }) });
+    return [timer.status, reminder.status];
   }
 
   /** Reads k0, then sets k0..k(N-1) to k0+1 in one actor state transaction (the turn keeps this atomic per actor). */

@@ -51,7 +51,9 @@ export function decodeReminderBody(raw: Buffer, now: number): ReminderOptions {
 /** `{"dueTime","period","ttl","data","callback"}` of a timer create. */
 export function decodeTimerBody(raw: Buffer, now: number): TimerOptions {
   const opts = decodeReminderBody(raw, now);
+  const callback = optionalString(objectBody(raw), 'callback');
   return {
+    ...(callback !== undefined && { callback }),
     dueTimeMs: Math.max(0, (opts.dueAt ?? now) - now),
     ...(opts.periodMs !== undefined && { periodMs: opts.periodMs }),
     ...(opts.repetitions !== undefined && { repetitions: opts.repetitions }),
