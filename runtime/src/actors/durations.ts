@@ -26,10 +26,13 @@ export function parseGoDuration(text: string): number | undefined {
   return m[1] === '-' ? -total : total;
 }
 
-/** An ISO 8601 duration in ms (years as 365 days, months as 30 days, weeks as 7 days), or undefined. */
+/**
+ * An ISO 8601 duration in ms (years as 365 days, months as 30 days, weeks as 7 days), or undefined. Letters in
+ * any case: `@dapr/dapr` lower-cases `Temporal.Duration` text (`P1D` arrives as `p1d`).
+ */
 export function parseIsoDuration(text: string): number | undefined {
-  const m = /^P(?:(\d+(?:\.\d+)?)Y)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)W)?(?:(\d+(?:\.\d+)?)D)?(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?$/.exec(text.trim());
-  if (!m || text.trim() === 'P' || text.trim().endsWith('T')) return undefined;
+  const m = /^P(?:(\d+(?:\.\d+)?)Y)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)W)?(?:(\d+(?:\.\d+)?)D)?(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?$/i.exec(text.trim());
+  if (!m || /^p$/i.test(text.trim()) || /t$/i.test(text.trim())) return undefined;
   const n = (i: number) => (m[i] === undefined ? 0 : Number(m[i]));
   return (n(1) * 365 + n(2) * 30 + n(3) * 7 + n(4)) * DAY_MS + n(5) * 3_600_000 + n(6) * 60_000 + n(7) * 1000;
 }

@@ -19,6 +19,7 @@ describe('actors: reminder time formats', () => {
     expect(parseIsoDuration('PT1H30M')).to.equal(5_400_000);
     expect(parseIsoDuration('P1DT1S')).to.equal(86_401_000);
     expect(parseIsoDuration('PT0.5S')).to.equal(500);
+    expect(parseIsoDuration('p1dt2h')).to.equal(93_600_000); // as @dapr/dapr sends Temporal.Duration text
     expect(parseIsoDuration('P')).to.equal(undefined);
     expect(parseIsoDuration('PT')).to.equal(undefined);
     expect(parseIsoDuration('1H')).to.equal(undefined);
