@@ -2,6 +2,9 @@
  * svcd as a real process with real pluggable components on real sockets: discovery, specs, the state API through a
  * pluggable store with its error mapping, health and metadata.
  */
+import * as grpc from '@grpc/grpc-js';
+import { ReflectionService } from '@grpc/reflection';
+import { loadComponentsProto } from '@svc/proto';
 import { expect } from 'chai';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -143,6 +146,39 @@ describe('svcd and pluggable sockets that are not ready, wrong or missing', func
     await expectError(await svcd.request('POST', '/v1.0/state/plain/transaction', tx), 500, 'ERR_STATE_STORE_NOT_SUPPORTED');
     expect(await getRaw(svcd, 'plain', 'k')).to.equal(undefined);
     await expectStatus(await svcd.request('POST', '/v1.0/state/plain', [{ key: 'k', value: 1 }]), 204);
+  });
+
+  it('registers an output binding with its operations, healthy even though it does not implement Ping', async () => {
+    const folder = tempSocketsFolder();
+    const proto = loadComponentsProto()['dapr.proto.components.v1'];
+    const server = new grpc.Server();
+    const initialised: string[] = [];
+    let pinged!: () => void;
+    const twoPings = new Promise<void>((resolve) => (pinged = resolve));
+    let pings = 0;
+    server.addService(proto.grpc.OutputBinding.service, {
+      // As a component that never expected Ping (Dapr does not call it) would answer.
+      Ping: (_call: unknown, cb: grpc.sendUnaryData<object>) => {
+        if (++pings === 2) pinged();
+        cb({ code: grpc.status.UNIMPLEMENTED, details: 'Ping is not implemented' });
+      },
+      Init: (call: grpc.ServerUnaryCall<unknown, unknown>, cb: grpc.sendUnaryData<object>) => {
+        initialised.push(String(call.metadata.get('x-component-instance')[0]));
+        cb(null, {});
+      },
+      ListOperations: (_call: unknown, cb: grpc.sendUnaryData<object>) => cb(null, { operations: ['create', 'get'] }),
+      // Invoke is left out: grpc-js answers UNIMPLEMENTED for it.
+    });
+    new ReflectionService(proto.definition, { services: ['dapr.proto.components.v1.OutputBinding'] }).addToServer(server);
+    await new Promise<void>((resolve, reject) => server.bindAsync(`unix://${folder}/mailer.sock`, grpc.ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve())));
+    cleanups.push(() => new Promise<void>((resolve) => server.tryShutdown(() => resolve())));
+
+    const svcd = await startSvcd({ socketsFolder: folder, args: FAST_PING, resources: { 'c.yaml': componentYaml('notify', 'bindings.mailer') } });
+    const body = (await (await svcd.request('GET', '/v1.0/metadata')).json()) as { components: { name: string; type: string; capabilities: string[] }[] };
+    expect(body.components.find((c) => c.name === 'notify')).to.deep.include({ type: 'bindings.mailer', capabilities: ['OUTPUT_BINDING', 'create', 'get'] });
+    expect(initialised).to.deep.equal(['notify']);
+    await twoPings;
+    await expectStatus(await svcd.request('GET', '/v1.0/healthz/outbound'), 204);
   });
 
   it('waits for the socket of a component that starts after svcd', async () => {

@@ -120,7 +120,7 @@ export class ComponentConnection {
     if (isRuntimeUnavailable(err)) return err;
     return new RuntimeError(
       'ERR_COMPONENT_UNAVAILABLE',
-      `pluggable component ${this.opts.instance} (${this.opts.type}) is unavailable on socket ${this.opts.socketPath}: ${isServiceError(err) ? err.details : ensureError(err).message}`,
+      `pluggable component ${this.opts.instance} (${this.opts.type}) is unavailable on socket ${this.opts.socketPath}: ${isServiceError(err) ? err.details.replace(/\s*Resolution note:\s*$/, '') : ensureError(err).message}`,
       { cause: err },
     );
   }
@@ -174,7 +174,9 @@ export class ComponentConnection {
       await this.#hooks?.ping(new Date(Date.now() + Math.min(this.opts.pingIntervalMs, CALL_TIMEOUT_MS)));
       this.#setHealth({ ok: true });
     } catch (err) {
-      this.#markDown(err);
+      // Dapr never calls Ping, so some components leave it unimplemented: an answer still proves they are up.
+      if (isServiceError(err) && err.code === grpc.status.UNIMPLEMENTED) this.#setHealth({ ok: true });
+      else this.#markDown(err);
     }
   }
 
