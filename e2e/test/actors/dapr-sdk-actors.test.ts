@@ -42,7 +42,8 @@ class CounterActor extends AbstractActor implements ICounterActor {
 
   async remindMe(note: string): Promise<void> {
     // A string payload: the SDK hands reminder data to receiveReminder through `String(data)` + JSON.parse, so
-    // it round-trips strings and numbers (an object arrives as "[object Object]", whatever the sidecar sends).
+    // it round-trips strings and numbers (an object arrives as "[object Object]" when the sidecar sends the data
+    // as JSON, as Dapr does).
     await this.registerActorReminder('note', duration(200), undefined, undefined, note);
   }
 
