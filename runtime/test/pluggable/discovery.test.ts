@@ -4,7 +4,7 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { discoverPluggableComponents } from '../../src/components/pluggable/discovery.js';
 import { apisOf } from '../../src/components/pluggable/service-map.js';
-import { componentNameOf, listSocketFiles } from '../../src/components/pluggable/socket-folder.js';
+import { componentNameOf, listSocketFiles, warnIfWorldWritable } from '../../src/components/pluggable/socket-folder.js';
 import { ExampleComponent, rogueSocket, tempSocketsFolder } from '../support/example-component.js';
 
 const log = pino({ level: 'silent' });
@@ -91,5 +91,23 @@ describe('pluggable discovery over real sockets', function () {
     await example({ folder, name: 'good' });
     const found = await discoverPluggableComponents(folder, { probeTimeoutMs: 1500, log });
     expect(found.map((f) => f.name)).to.deep.equal(['good']);
+  });
+});
+
+describe('pluggable discovery: sockets folder permissions', () => {
+  const lines = (folder: string, mode: number) => {
+    const seen: string[] = [];
+    const log = pino({ level: 'warn' }, { write: (line: string) => void seen.push(line) });
+    warnIfWorldWritable(folder, mode, log);
+    return seen;
+  };
+
+  it('warns when every user of the host may plant a socket', () => {
+    const [line] = lines('/tmp/x', 0o40777);
+    expect(JSON.parse(line!)).to.deep.include({ folder: '/tmp/x', mode: '777' });
+  });
+
+  it('stays quiet for a folder only its owner and group may write', () => {
+    expect(lines('/tmp/x', 0o40770)).to.deep.equal([]);
   });
 });

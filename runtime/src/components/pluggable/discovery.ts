@@ -3,7 +3,7 @@ import type { Logger } from '../../log/logger.js';
 import type { ReflectionVersion } from '@svc/proto';
 import { listServicesByReflection } from './reflection-client.js';
 import { apisOf, type DiscoveredApi } from './service-map.js';
-import { listSocketFiles, type SocketFile } from './socket-folder.js';
+import { checkSocketsFolder, listSocketFiles, type SocketFile } from './socket-folder.js';
 
 /** A socket that answered reflection, with the component APIs it offers. */
 export interface DiscoveredComponent {
@@ -23,6 +23,7 @@ export async function probeSocket(socket: SocketFile, timeoutMs: number): Promis
  * fails (nobody answers, not gRPC, no reflection) is logged and left out; it never hides the others.
  */
 export async function discoverPluggableComponents(folder: string, opts: { probeTimeoutMs: number; log: Logger }): Promise<DiscoveredComponent[]> {
+  await checkSocketsFolder(folder, opts.log);
   const sockets = await listSocketFiles(folder, opts.log);
   const results = await Promise.allSettled(sockets.map((s) => probeSocket(s, opts.probeTimeoutMs)));
   const found: DiscoveredComponent[] = [];

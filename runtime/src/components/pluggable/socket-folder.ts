@@ -1,4 +1,4 @@
-import { readdir } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '../../log/logger.js';
 
@@ -12,6 +12,25 @@ export interface SocketFile {
 export function componentNameOf(fileName: string): string {
   const ext = path.extname(fileName);
   return ext === '' || ext === fileName ? fileName : fileName.slice(0, -ext.length);
+}
+
+/**
+ * Every socket in the folder is trusted as a component of this app: anyone who can create files there can serve
+ * its state. svcd and the components need read and write access; nobody else should have it.
+ */
+export function warnIfWorldWritable(folder: string, mode: number, log: Logger): void {
+  if ((mode & 0o002) !== 0) {
+    log.warn({ folder, mode: (mode & 0o777).toString(8) }, 'the pluggable components sockets folder is writable by every user of this host; restrict it (e.g. chmod 770)');
+  }
+}
+
+/** The permission check of the folder, once per scan; a missing folder is fine (no components). */
+export async function checkSocketsFolder(folder: string, log: Logger): Promise<void> {
+  try {
+    warnIfWorldWritable(folder, (await stat(folder)).mode, log);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
 }
 
 /**
