@@ -1,0 +1,171 @@
+/**
+ * Workflow engine benchmark with the real SDK: a real svcd process, a real `@dapr/durabletask-js` worker process
+ * and the SDK's gRPC client. For SQLite and Redis as the actor store it prints:
+ *   (a) 5 sequential activities and (b) fan-out/fan-in of 20 activities, at 1, 50 and 500 instances in flight:
+ *       workflows/s (instances completed ÷ wall time) and start-to-completion p50/p99 as the client sees it
+ *       (schedule call → completion returned by WaitForInstanceCompletion);
+ *   (c) 10,000 instances all waiting on a 5 s durable timer (started 500 at a time): start rate, how many
+ *       completed within 60 s after the last start, and for those, start-to-completion p50/p99 from the
+ *       engine's own createdAt/lastUpdatedAt minus the 5 s;
+ *   svcd's RSS after each store's run.
+ * Instance counts per cell are in the table; scale them with BENCH_SCALE (default 1). Run:
+ * `npm run build && node bench/dist/src/workflow.js` (Redis at 127.0.0.1:6379: `bash scripts/ensure-services.sh`).
+ */
+import { fork, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { TaskHubGrpcClient } from '@dapr/durabletask-js';
+import { OrchestrationStatus } from '@dapr/durabletask-js/orchestration/enum/orchestration-status.enum.js';
+import { SvcdProcess } from '@svc/runtime/test-support';
+
+const print = (line: string) => process.stdout.write(`${line}\n`);
+// The SDK client prints a line per call; the bench prints through `print` only.
+console.log = () => undefined;
+console.info = () => undefined;
+
+const SCALE = Number(process.env.BENCH_SCALE ?? 1);
+const count = (n: number) => Math.max(1, Math.round(n * SCALE));
+const TIMER_MS = 5000;
+/** How long (c) waits for its timers to complete after the last instance started, so the bench stays short. */
+const TIMER_WAIT_LIMIT_MS = 60_000;
+const WORKER_MAIN = path.join(path.dirname(fileURLToPath(import.meta.url)), 'workflow-worker.js');
+
+type StoreKind = 'sqlite' | 'redis';
+
+function componentYaml(kind: StoreKind): string {
+  const type = kind === 'sqlite' ? 'state.sqlite' : 'state.redis';
+  const extra = kind === 'redis' ? '\n    - name: redisHost\n      value: "127.0.0.1:6379"' : '';
+  return `apiVersion: svc.io/v1alpha1
+kind: Component
+metadata:
+  name: wfstore
+spec:
+  type: ${type}
+  version: v1
+  metadata:
+    - name: actorStateStore
+      value: "true"${extra}
+`;
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+function rssMiB(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
+  return Number(line?.replace(/\D+/g, '') ?? NaN) / 1024;
+}
+
+async function startWorker(grpcAddress: string): Promise<ChildProcess> {
+  const child = fork(WORKER_MAIN, [grpcAddress], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  await new Promise<void>((resolve, reject) => {
+    child.once('message', () => resolve());
+    child.once('exit', (code) => reject(new Error(`bench worker exited with ${code}`)));
+  });
+  return child;
+}
+
+interface Cell {
+  workload: string;
+  inFlight: number;
+  instances: number;
+  perSecond: number;
+  p50: number;
+  p99: number;
+  failed: number;
+}
+
+/** Runs `instances` workflows keeping `inFlight` of them running; latency = schedule → completion seen. */
+async function closedLoop(client: TaskHubGrpcClient, workflow: string, prefix: string, instances: number, inFlight: number): Promise<Cell> {
+  const latencies: number[] = [];
+  let failed = 0;
+  let next = 0;
+  const started = performance.now();
+  const slot = async () => {
+    for (let i = next++; i < instances; i = next++) {
+      const t0 = performance.now();
+      const id = await client.scheduleNewOrchestration(workflow, undefined, `${prefix}-${i}`);
+      const state = await client.waitForOrchestrationCompletion(id, false, 600);
+      if (state?.runtimeStatus !== OrchestrationStatus.COMPLETED) failed++;
+      latencies.push(performance.now() - t0);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(inFlight, instances) }, slot));
+  const elapsed = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  return { workload: workflow, inFlight, instances, perSecond: instances / elapsed, p50: percentile(latencies, 50), p99: percentile(latencies, 99), failed };
+}
+
+/** Starts `instances` timer workflows (`inFlight` start calls at a time), then waits for all of them. */
+async function timers(client: TaskHubGrpcClient, prefix: string, instances: number, inFlight: number): Promise<Cell & { startRate: number }> {
+  let next = 0;
+  const t0 = performance.now();
+  const starter = async () => {
+    for (let i = next++; i < instances; i = next++) await client.scheduleNewOrchestration('sleeper', TIMER_MS, `${prefix}-${i}`);
+  };
+  await Promise.all(Array.from({ length: Math.min(inFlight, instances) }, starter));
+  const startRate = instances / ((performance.now() - t0) / 1000);
+  const overheads: number[] = [];
+  let failed = 0;
+  next = 0;
+  // Bounded: whatever has not completed TIMER_WAIT_LIMIT_MS after the last start counts as "not completed".
+  const deadline = Date.now() + TIMER_MS + TIMER_WAIT_LIMIT_MS;
+  const waiter = async () => {
+    for (let i = next++; i < instances; i = next++) {
+      const left = (deadline - Date.now()) / 1000;
+      const state = left > 0 ? await client.waitForOrchestrationCompletion(`${prefix}-${i}`, false, left).catch(() => undefined) : undefined;
+      if (state?.runtimeStatus !== OrchestrationStatus.COMPLETED) failed++;
+      else overheads.push(state.lastUpdatedAt.getTime() - state.createdAt.getTime() - TIMER_MS);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(inFlight, instances) }, waiter));
+  const elapsed = (performance.now() - t0) / 1000;
+  overheads.sort((a, b) => a - b);
+  return { workload: `sleeper ${TIMER_MS / 1000}s`, inFlight, instances, perSecond: overheads.length / elapsed, p50: percentile(overheads, 50), p99: percentile(overheads, 99), failed, startRate };
+}
+
+async function benchStore(kind: StoreKind): Promise<void> {
+  const appId = `bench-wf-${randomBytes(3).toString('hex')}`;
+  const svcd = await SvcdProcess.start({ appId, resources: { 'store.yaml': componentYaml(kind) }, args: ['--log-level', 'warn'] });
+  const worker = await startWorker(svcd.grpcAddress);
+  const client = new TaskHubGrpcClient(svcd.grpcAddress);
+  try {
+    print(`\n## actor store: ${kind}\n`);
+    print('| workload | in flight | instances | workflows/s | p50 ms | p99 ms | not completed |');
+    print('|---|---:|---:|---:|---:|---:|---:|');
+    const row = (c: Cell, note = '') =>
+      print(`| ${c.workload}${note} | ${c.inFlight} | ${c.instances} | ${c.perSecond.toFixed(1)} | ${c.p50.toFixed(0)} | ${c.p99.toFixed(0)} | ${c.failed} |`);
+    const plan: [string, number, number][] = [
+      ['sequence', 1, count(20)],
+      ['sequence', 50, count(200)],
+      ['sequence', 500, count(500)],
+      ['fanout', 1, count(10)],
+      ['fanout', 50, count(100)],
+      ['fanout', 500, count(250)],
+    ];
+    for (const [workflow, inFlight, instances] of plan) {
+      row(await closedLoop(client, workflow, `${workflow}-${inFlight}`, instances, inFlight), workflow === 'sequence' ? ' (5 sequential activities)' : ' (20 parallel activities)');
+    }
+    const t = await timers(client, 'sleeper', count(10_000), 500);
+    row(t, ' (p50/p99 = completion − created − 5 s; not completed = still waiting 60 s after the last start)');
+    print(`\n${kind}: timer workflows started at ${t.startRate.toFixed(0)}/s; svcd RSS at the end: ${rssMiB(svcd.child.pid!).toFixed(0)} MiB`);
+  } finally {
+    await client.stop();
+    worker.kill('SIGTERM');
+    await svcd.stop();
+    if (kind === 'redis') {
+      const keys = spawnSync('redis-cli', ['--scan', '--pattern', `${appId}*`], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean);
+      for (let i = 0; i < keys.length; i += 500) spawnSync('redis-cli', ['del', ...keys.slice(i, i + 500)]);
+    }
+  }
+}
+
+const began = Date.now();
+print(`# workflow benchmark (real svcd + @dapr/durabletask-js worker and client; BENCH_SCALE=${SCALE})`);
+for (const kind of (process.env.BENCH_STORES ?? 'sqlite,redis').split(',') as StoreKind[]) await benchStore(kind);
+print(`\ntotal ${((Date.now() - began) / 1000).toFixed(0)} s`);
+process.exit(0);
