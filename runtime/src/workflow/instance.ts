@@ -289,9 +289,11 @@ export class Instance {
       }
     }
     let selected: InboxEntry[] = [];
+    let raised: InboxEntry | undefined;
     for (let rescan = true; rescan; ) {
       rescan = false;
       selected = [];
+      raised = undefined;
       const answers = new Set<string>();
       for (const entry of this.inbox) {
         const e = entry.event;
@@ -315,9 +317,17 @@ export class Instance {
           if (!this.#opened.has(k)) continue; // its request is not in history yet
           answers.add(k);
         }
+        if (e.type === 'EventRaised') {
+          // One raised event per batch, after the other events: the JS SDKs drop a raised event whose name was
+          // awaited before in the same execution when no waiter is pending at that moment, so each event gets
+          // its own batch, delivered once the workflow has reacted to everything else (see docs).
+          raised ??= entry;
+          continue;
+        }
         selected.push(entry);
       }
     }
+    if (raised) selected.push(raised);
     if (selected.length > 0) {
       result.batch = {
         generation: this.meta.generation,

@@ -60,6 +60,17 @@ async function* counter(ctx: OrchestrationContext, n: number): Gen {
   return n;
 }
 
+/** Takes one `item` event per generation; events raised meanwhile must survive every continue-as-new. */
+async function* accumulate(ctx: OrchestrationContext, state: { seen: number[]; want: number }): Gen {
+  const item = (yield ctx.waitForExternalEvent('item')) as number;
+  const seen = [...state.seen, item];
+  if (seen.length < state.want) {
+    ctx.continueAsNew({ seen, want: state.want }, true);
+    return undefined;
+  }
+  return seen;
+}
+
 async function* failing(ctx: OrchestrationContext): Gen {
   return yield ctx.callActivity(fail, 'no');
 }
@@ -73,7 +84,7 @@ for (const store of ACTOR_STORES) describe(`workflows with the real durabletask-
     quietConsole();
     h = await WorkflowHarness.start({ appId: uniqueAppId(), resources: { 'store.yaml': store.yaml() } });
     await h.worker((w) => {
-      for (const wf of [chain, timerThenEvent, waitEvent, child, parent, parentOfWaiter, counter, failing]) w.addOrchestrator(wf);
+      for (const wf of [chain, timerThenEvent, waitEvent, child, parent, parentOfWaiter, counter, accumulate, failing]) w.addOrchestrator(wf);
       w.addActivity(greet);
       w.addActivity(fail);
     });
@@ -126,6 +137,14 @@ for (const store of ACTOR_STORES) describe(`workflows with the real durabletask-
     expect(state?.runtimeStatus).to.equal(SDK_STATUS.COMPLETED);
     expect(state?.serializedOutput).to.equal('3');
     expect(state?.serializedInput).to.equal('3');
+  });
+
+  it('loses no event raised in a burst across continue-as-new generations, and keeps their order', async () => {
+    const id = await client.scheduleNewOrchestration(accumulate, { seen: [], want: 6 });
+    await Promise.all([1, 2, 3, 4, 5, 6].map((n) => client.raiseOrchestrationEvent(id, 'item', n)));
+    const state = await client.waitForOrchestrationCompletion(id, true, 30);
+    expect(state?.runtimeStatus).to.equal(SDK_STATUS.COMPLETED);
+    expect((JSON.parse(state!.serializedOutput!) as number[]).sort()).to.deep.equal([1, 2, 3, 4, 5, 6]);
   });
 
   it('suspends (events held) and resumes', async () => {
