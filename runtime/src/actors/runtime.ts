@@ -39,6 +39,11 @@ export interface LocalActorRuntimeOptions {
   readonly placement?: Placement;
   /** Default idle time before deactivation (`--actor-idle-timeout`). */
   readonly idleTimeoutMs?: number;
+  /**
+   * Reminder turns queued or running at once (default 512). After an outage thousands of reminders can be due
+   * together; the rest wait in due-time order instead of activating every actor (and calling the app) at once.
+   */
+  readonly maxReminderTurnsInFlight?: number;
 }
 
 interface RegisteredType {
@@ -69,6 +74,10 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
   readonly #scheduler: ReminderScheduler;
   readonly #metrics: ActorMetrics;
   readonly #retryAttempts = new Map<string, number>();
+  readonly #maxReminderTurns: number;
+  readonly #reminderBacklog: ScheduledFire[] = [];
+  #reminderBacklogHead = 0;
+  #reminderTurns = 0;
   readonly #loadingTypes = new Set<Promise<void>>();
   #started = false;
   #stopping = false;
@@ -80,6 +89,7 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
     this.#keys = new ActorKeys(opts.appId);
     this.#placement = opts.placement ?? new SingleHostPlacement();
     this.#idleTimeoutMs = opts.idleTimeoutMs ?? DEFAULT_ACTOR_IDLE_TIMEOUT_MS;
+    this.#maxReminderTurns = opts.maxReminderTurnsInFlight ?? 512;
     this.#reminders = new ReminderTable(opts.store, this.#keys);
     this.#scheduler = new ReminderScheduler(this.clock, (fire) => this.#dispatchReminder(fire));
     this.#metrics = new ActorMetrics(opts.metrics, () => this.status());
@@ -347,10 +357,30 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
     void tracked.then(() => this.#loadingTypes.delete(tracked));
   }
 
+  /** Due fires wait in a FIFO (they arrive in due-time order) while too many reminder turns are in flight. */
   #dispatchReminder(fire: ScheduledFire): void {
+    if (this.#reminderTurns >= this.#maxReminderTurns) {
+      this.#reminderBacklog.push(fire);
+      return;
+    }
+    this.#reminderTurns++;
+    void this.#runReminder(fire).finally(() => {
+      this.#reminderTurns--;
+      const next = this.#reminderBacklog[this.#reminderBacklogHead];
+      if (next === undefined || this.#stopping) return;
+      this.#reminderBacklogHead++;
+      if (this.#reminderBacklogHead === this.#reminderBacklog.length) {
+        this.#reminderBacklog.length = 0;
+        this.#reminderBacklogHead = 0;
+      }
+      this.#dispatchReminder(next);
+    });
+  }
+
+  #runReminder(fire: ScheduledFire): Promise<void> {
     const retryKey = actorKey(fire.type, fire.actorId) + '||' + fire.name;
-    this.#enqueue(fire.type, fire.actorId, 'reminder', (ctx) => this.#reminderTurn(ctx, fire)).then(
-      () => this.#retryAttempts.delete(retryKey),
+    return this.#enqueue(fire.type, fire.actorId, 'reminder', (ctx) => this.#reminderTurn(ctx, fire)).then(
+      () => void this.#retryAttempts.delete(retryKey),
       (err: unknown) => {
         if (this.#stopping) return;
         const current = this.#reminders.peek(fire.type, fire.actorId, fire.name);

@@ -390,6 +390,38 @@ describe('actors: reminders', () => {
     await runtime.stop();
   });
 
+  it('bounds the reminder turns in flight; the others wait and fire in due-time order', async () => {
+    const clock = new FakeClock();
+    const store = new CountingStore();
+    const runtime = new LocalActorRuntime({ appId: 'app', store, log, metrics: new Registry(), clock, maxReminderTurnsInFlight: 2 });
+    const gates = new Map<string, Deferred>();
+    const started: string[] = [];
+    let running = 0;
+    let maxRunning = 0;
+    runtime.registerType('t', (id) => ({
+      invoke: () => Promise.resolve(undefined),
+      async onReminder() {
+        started.push(id);
+        maxRunning = Math.max(maxRunning, ++running);
+        const gate = deferred();
+        gates.set(id, gate);
+        await gate.promise;
+        running--;
+      },
+    }));
+    await runtime.start();
+    for (let i = 0; i < 6; i++) await runtime.createReminder('t', `a${i}`, 'r', { dueTimeMs: 100 + i });
+    await clock.advance(200);
+    expect(started).to.deep.equal(['a0', 'a1']);
+    for (let i = 0; i < 6; i++) {
+      gates.get(`a${i}`)?.resolve();
+      await settle();
+    }
+    expect(started).to.deep.equal(['a0', 'a1', 'a2', 'a3', 'a4', 'a5']);
+    expect(maxRunning).to.equal(2);
+    await runtime.stop();
+  });
+
   it('retries a failing reminder with backoff, committing nothing of the failed turns, until it succeeds', async () => {
     const { runtime, clock } = setup();
     const attempts: number[] = [];
