@@ -123,7 +123,8 @@ export interface ActorContext {
  * `onReminder` returning normally acknowledges the fire: in the turn's transaction a one-shot reminder is
  * deleted, a periodic one gets its next due time. Throwing leaves the reminder as it was (nothing of the turn is
  * committed) and the runtime retries it with backoff (100 ms doubling up to 5 s) — the at-least-once path the
- * workflow engine relies on.
+ * workflow engine relies on. Keep reminder turns short (no waiting on outside work): at most 512 reminder turns
+ * are queued or running per process, later due reminders wait behind them.
  */
 export interface Actor {
   onActivate?(ctx: ActorContext): Promise<void>;
