@@ -21,7 +21,7 @@ log() { echo "ensure-kube-apiserver: $*" >&2; }
 ensure_etcd() {
   if command -v etcd >/dev/null 2>&1; then return; fi
   log "installing etcd from Debian (etcd-server)"
-  if ! apt-get install -y -qq etcd-server >/dev/null 2>&1; then
+  if ! DEBIAN_FRONTEND=noninteractive apt-get install -y -qq etcd-server >/dev/null 2>&1; then
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq etcd-server >/dev/null
   fi
