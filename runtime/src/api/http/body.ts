@@ -1,14 +1,24 @@
+import type { IncomingMessage } from 'node:http';
 import type { Context } from 'koa';
 import { RuntimeError } from '../../errors/runtime-error.js';
+
+/**
+ * After a 413, the rest of the body is read and thrown away (up to this much), so a client still sending can
+ * finish and read the answer instead of failing on a reset connection; past it, the connection is dropped.
+ */
+const DISCARD_LIMIT_BYTES = 64 * 1024 * 1024;
 
 /**
  * Reads the raw request body, refusing anything over the size limit with 413 before buffering it all.
  * Raw bytes matter: workflow input and state values are passed on exactly as the client sent them.
  */
 export async function readRawBody(ctx: Context, limitBytes: number): Promise<Buffer> {
-  const declared = Number(ctx.get('content-length') || NaN);
-  if (Number.isFinite(declared) && declared > limitBytes) throw tooLarge(ctx, limitBytes);
   const req = ctx.req;
+  const declared = Number(ctx.get('content-length') || NaN);
+  if (Number.isFinite(declared) && declared > limitBytes) {
+    discardRest(req);
+    throw tooLarge(limitBytes);
+  }
   return new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -20,9 +30,8 @@ export async function readRawBody(ctx: Context, limitBytes: number): Promise<Buf
     const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (size > limitBytes) {
-        // Stop reading without destroying the socket, so the 413 still reaches the client.
-        req.pause();
-        done(tooLarge(ctx, limitBytes));
+        done(tooLarge(limitBytes));
+        discardRest(req);
       } else chunks.push(chunk);
     };
     const onEnd = () => done();
@@ -31,9 +40,19 @@ export async function readRawBody(ctx: Context, limitBytes: number): Promise<Buf
   });
 }
 
-function tooLarge(ctx: Context, limitBytes: number): RuntimeError {
-  // The rest of the body stays unread: the connection cannot carry another request, so the client must not reuse it.
-  ctx.set('Connection', 'close');
+function discardRest(req: IncomingMessage): void {
+  let discarded = 0;
+  const onData = (chunk: Buffer) => {
+    discarded += chunk.length;
+    if (discarded > DISCARD_LIMIT_BYTES) {
+      req.off('data', onData);
+      req.socket.destroy();
+    }
+  };
+  req.on('data', onData).once('end', () => req.off('data', onData));
+}
+
+function tooLarge(limitBytes: number): RuntimeError {
   return new RuntimeError('ERR_BODY_TOO_LARGE', `request body exceeds the limit of ${limitBytes} bytes (--max-request-size)`);
 }
 
