@@ -281,7 +281,7 @@ describe('svc-injector admission through a real kube-apiserver', function () {
   });
 
   it('runs the injected svcd container as configured: Kubernetes mode loads the in-scope Components with the pod service account', async () => {
-    const stored = await kube.admin.get<Pod>(`/api/v1/namespaces/${SHOP}/pods/orders-inject`);
+    const { stored } = await createPod(pod(SHOP, 'orders-sidecar', { ...INJECT, 'svc.io/inject-pluggable-components': 'true' }));
     const svcd = container(stored, 'svcd');
     // What the kubelet would do with the container's env: resolve the downward-API fields.
     const env: Record<string, string> = {};
