@@ -14,6 +14,7 @@ import { InjectorProcess } from '@svc/injector/dist/test/support/injector-proces
 import { findObject, renderChart } from '../support/chart.js';
 import { KubeApiServer } from '../support/kube-apiserver.js';
 import { KubeClient, type KubeObject, type KubeResponse } from '../support/kube-client.js';
+import { LabellingWebhook } from '../support/labelling-webhook.js';
 
 interface EnvVar {
   name: string;
@@ -122,7 +123,8 @@ describe('svc-injector admission through a real kube-apiserver', function () {
     const serving = kube.pki.issue({ name: 'injector', commonName: 'svc-injector', ipAddresses: ['127.0.0.1'], dnsNames: ['localhost'] });
     injector = await InjectorProcess.start({
       certs: { dir: kube.dir, ca: { cert: kube.pki.ca, key: kube.pki.caKey }, certFile: serving.certFile, keyFile: serving.keyFile },
-      args: ['--kubeconfig', kube.writeKubeconfig('svc-injector', token), '--sidecar-image', 'svc/svcd:e2e'],
+      // Debug logs say when a request is admitted unchanged (the reinvocation case counts them).
+      args: ['--kubeconfig', kube.writeKubeconfig('svc-injector', token), '--sidecar-image', 'svc/svcd:e2e', '--log-level', 'debug'],
     });
 
     // The chart's webhook configuration, reached by URL with the test CA as caBundle (what the injector's
@@ -149,11 +151,11 @@ describe('svc-injector admission through a real kube-apiserver', function () {
    * The API server picks up a new webhook configuration through its own informer, with no event a client can
    * watch for; a dry-run pod (webhooks with sideEffects None are called for dry runs) shows when it is in use.
    */
-  async function webhookActive(timeoutMs = 30_000): Promise<void> {
+  async function webhookActive(probe: Pod = pod(SHOP, 'probe', INJECT), active = (p: Pod) => p.spec.containers.some((c) => c.name === 'svcd'), timeoutMs = 30_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const res = await kube.admin.request<Pod>('POST', `/api/v1/namespaces/${SHOP}/pods?dryRun=All`, pod(SHOP, 'probe', INJECT));
-      if (res.status === 201 && res.body.spec.containers.some((c) => c.name === 'svcd')) return;
+      const res = await kube.admin.request<Pod>('POST', `/api/v1/namespaces/${probe.metadata.namespace}/pods?dryRun=All`, probe);
+      if (res.status === 201 && active(res.body)) return;
       if (Date.now() > deadline) throw new Error(`the webhook was not called within ${timeoutMs} ms (last: ${res.status} ${res.text})\n${injector.output}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
@@ -277,6 +279,49 @@ describe('svc-injector admission through a real kube-apiserver', function () {
       expect(created.warnings.join('\n')).to.include('created by system:serviceaccount:shop:orders, which svc-injector does not trust: no sidecar injected');
     } finally {
       untrusted.close();
+    }
+  });
+
+  it('is idempotent when the API server reinvokes it after a later webhook changed the pod', async () => {
+    const serving = kube.pki.issue({ name: 'labeller', commonName: 'labeller', ipAddresses: ['127.0.0.1'] });
+    const labeller = await LabellingWebhook.start({ cert: serving.cert, key: serving.key, label: 'e2e.svc.io/labelled', value: 'true' });
+    const optIn = { 'e2e.svc.io/reinvoke': 'yes' };
+    const reinvoked = () => {
+      const p = pod(SHOP, 'orders-reinvoked', { ...INJECT, 'svc.io/inject-pluggable-components': 'true' });
+      p.metadata.labels = { ...optIn };
+      return p;
+    };
+    const admittedUnchanged = () => injector.output.split('"reason":"svcd is already in the pod"').length - 1;
+    try {
+      // Webhooks are called in the order of their configuration names: svc-injector first, then this one.
+      await kube.admin.apply({
+        apiVersion: 'admissionregistration.k8s.io/v1',
+        kind: 'MutatingWebhookConfiguration',
+        metadata: { name: 'zz-e2e-labeller' },
+        webhooks: [{
+          name: 'labeller.e2e.svc.io',
+          admissionReviewVersions: ['v1'],
+          sideEffects: 'None',
+          failurePolicy: 'Fail',
+          reinvocationPolicy: 'Never',
+          objectSelector: { matchLabels: optIn },
+          clientConfig: { url: labeller.url, caBundle: Buffer.from(kube.pki.ca).toString('base64') },
+          rules: [{ apiGroups: [''], apiVersions: ['v1'], resources: ['pods'], operations: ['CREATE'], scope: 'Namespaced' }],
+        }],
+      });
+      await webhookActive(reinvoked(), (p) => p.metadata.labels?.['e2e.svc.io/labelled'] === 'true');
+      const [seenBefore, unchangedBefore] = [labeller.seen.length, admittedUnchanged()];
+
+      const { stored } = await createPod(reinvoked());
+      expect(stored.spec.containers.map((c) => c.name)).to.deep.equal(['app', 'memstore', 'svcd']);
+      expect(stored.metadata.labels).to.include({ 'e2e.svc.io/labelled': 'true', 'svc.io/sidecar-injected': 'true' });
+      // The labeller saw the injected pod; its change made the API server call svc-injector again, which found
+      // svcd and left the pod as it was (a second svcd would have failed validation).
+      expect(labeller.seen.slice(seenBefore)).to.deep.equal([{ containers: ['app', 'memstore', 'svcd'] }]);
+      expect(admittedUnchanged() - unchangedBefore).to.equal(1);
+    } finally {
+      await kube.admin.request('DELETE', '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/zz-e2e-labeller');
+      await labeller.stop();
     }
   });
 
