@@ -25,6 +25,12 @@ describe('state request bodies', () => {
     expect(items[1]!.value!.toString()).to.equal('"x"');
   });
 
+  it('keeps a metadata entry named __proto__ as data', () => {
+    const [item] = decodeSaveBody(body('[{"key":"a","value":1,"metadata":{"__proto__":"x","y":"z"}}]'));
+    expect(Object.entries(item!.metadata!)).to.deep.equal([['__proto__', 'x'], ['y', 'z']]);
+    expect(Object.getPrototypeOf(item!.metadata)).to.equal(Object.prototype);
+  });
+
   it('leaves a missing value and key for the API to reject', () => {
     const [item] = decodeSaveBody(body('[{"value":null}]'));
     expect(item).to.deep.include({ key: '', value: undefined });

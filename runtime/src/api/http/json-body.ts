@@ -50,12 +50,10 @@ export class JsonNode {
   /** An object whose values are all strings (metadata maps). */
   stringMap(): Record<string, string> {
     if (!this.isObject()) throw malformed(`${this.path} must be an object of strings`);
-    const out: Record<string, string> = {};
-    for (const [k, v] of Object.entries(this.value as Record<string, unknown>)) {
-      if (typeof v !== 'string') throw malformed(`${this.path}.${k} must be a string`);
-      out[k] = v;
-    }
-    return out;
+    const entries = Object.entries(this.value as Record<string, unknown>);
+    for (const [k, v] of entries) if (typeof v !== 'string') throw malformed(`${this.path}.${k} must be a string`);
+    // fromEntries defines own properties, so even a `__proto__` name stays an ordinary entry.
+    return Object.fromEntries(entries) as Record<string, string>;
   }
 
   /** The node's exact source text as UTF-8 bytes. */
