@@ -10,16 +10,17 @@ interface PodSeen {
 }
 
 export class LabellingWebhook {
-  readonly seen: PodSeen[] = [];
-
-  private constructor(private readonly server: https.Server) {}
+  private constructor(
+    private readonly server: https.Server,
+    readonly seen: readonly PodSeen[],
+  ) {}
 
   get url(): string {
     return `https://127.0.0.1:${(this.server.address() as AddressInfo).port}/label`;
   }
 
   static async start(opts: { cert: string; key: string; label: string; value: string }): Promise<LabellingWebhook> {
-    let hook: LabellingWebhook | undefined;
+    const seen: PodSeen[] = [];
     const server = https.createServer({ cert: opts.cert, key: opts.key }, (req, res) => {
       let body = '';
       req.setEncoding('utf8');
@@ -27,7 +28,7 @@ export class LabellingWebhook {
       req.on('end', () => {
         const review = JSON.parse(body) as { request: { uid: string; object: { metadata?: { labels?: object }; spec?: { containers?: Array<{ name: string }> } } } };
         const pod = review.request.object;
-        hook!.seen.push({ containers: (pod.spec?.containers ?? []).map((c) => c.name) });
+        seen.push({ containers: (pod.spec?.containers ?? []).map((c) => c.name) });
         const pointer = `/metadata/labels/${opts.label.replaceAll('~', '~0').replaceAll('/', '~1')}`;
         const patch = pod.metadata?.labels ? [{ op: 'add', path: pointer, value: opts.value }] : [{ op: 'add', path: '/metadata/labels', value: { [opts.label]: opts.value } }];
         res.writeHead(200, { 'content-type': 'application/json' });
@@ -39,8 +40,7 @@ export class LabellingWebhook {
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    hook = new LabellingWebhook(server);
-    return hook;
+    return new LabellingWebhook(server, seen);
   }
 
   stop(): Promise<void> {
