@@ -1,3 +1,4 @@
+import type { IdleCandidate } from './idle-sweeper.js';
 import type { TurnKind } from './metrics.js';
 import type { ActorStateCache } from './state-cache.js';
 import type { TimerHost, TurnContext } from './turn-context.js';
@@ -31,14 +32,15 @@ interface ActiveTimer {
  * One live actor: its instance, state cache, FIFO of turns (run strictly one at a time) and in-memory timers.
  * Timer turns do not count as activity, so an actor that only has timers still deactivates when idle.
  */
-export class Activation implements TimerHost {
+export class Activation implements TimerHost, IdleCandidate {
   readonly #queue: Turn[] = [];
-  readonly #timers = new Map<string, ActiveTimer>();
-  readonly #idleWaiters: (() => void)[] = [];
+  /** Created on first use: most actors never have timers or idle waiters, and there may be 100,000s of actors. */
+  #timers: Map<string, ActiveTimer> | undefined;
+  #idleWaiters: (() => void)[] | undefined;
   #busy = false;
   closed = false;
   lastActive: EpochMs;
-  idleTimer: TimerHandle | undefined;
+  idleWatched = false;
 
   constructor(
     readonly type: string,
@@ -61,7 +63,7 @@ export class Activation implements TimerHost {
 
   /** Resolves when the queue is empty (immediately if it is). */
   whenIdle(): Promise<void> {
-    return this.idle ? Promise.resolve() : new Promise((resolve) => this.#idleWaiters.push(resolve));
+    return this.idle ? Promise.resolve() : new Promise((resolve) => (this.#idleWaiters ??= []).push(resolve));
   }
 
   /** Rejects everything still queued (the activation failed or is going away). */
@@ -80,7 +82,9 @@ export class Activation implements TimerHost {
       if (turn.kind !== 'timer') this.lastActive = this.host.clock.now();
     }
     this.#busy = false;
-    for (const w of this.#idleWaiters.splice(0)) w();
+    const waiters = this.#idleWaiters;
+    this.#idleWaiters = undefined;
+    for (const w of waiters ?? []) w();
     this.host.becameIdle(this);
   }
 
@@ -104,23 +108,19 @@ export class Activation implements TimerHost {
       repetitionsLeft: opts.repetitions,
       handle: undefined,
     };
-    this.#timers.set(name, timer);
+    (this.#timers ??= new Map()).set(name, timer);
     this.#armTimer(timer, opts.dueTimeMs ?? 0);
   }
 
   clearTimer(name: string): void {
-    const t = this.#timers.get(name);
+    const t = this.#timers?.get(name);
     if (!t) return;
     if (t.handle !== undefined) this.host.clock.clearTimeout(t.handle);
-    this.#timers.delete(name);
+    this.#timers?.delete(name);
   }
 
   clearAllTimers(): void {
-    for (const name of [...this.#timers.keys()]) this.clearTimer(name);
-  }
-
-  timerCount(): number {
-    return this.#timers.size;
+    for (const name of [...(this.#timers?.keys() ?? [])]) this.clearTimer(name);
   }
 
   #armTimer(timer: ActiveTimer, delayMs: number): void {
@@ -129,7 +129,7 @@ export class Activation implements TimerHost {
 
   #fireTimer(timer: ActiveTimer): void {
     const name = timer.info.name;
-    if (this.closed || this.#timers.get(name) !== timer) return;
+    if (this.closed || this.#timers?.get(name) !== timer) return;
     if (timer.expiresAt !== undefined && this.host.clock.now() >= timer.expiresAt) {
       this.#timers.delete(name);
       return;
@@ -152,7 +152,7 @@ export class Activation implements TimerHost {
   /** A periodic timer's next period starts when its callback turn has finished (callbacks never overlap). */
   #afterTimerTurn(timer: ActiveTimer): void {
     const name = timer.info.name;
-    if (this.closed || this.#timers.get(name) !== timer) return;
+    if (this.closed || this.#timers?.get(name) !== timer) return;
     if (timer.repetitionsLeft !== undefined) timer.repetitionsLeft -= 1;
     const period = timer.info.periodMs;
     const done = period === undefined || (timer.repetitionsLeft !== undefined && timer.repetitionsLeft <= 0);

@@ -5,6 +5,7 @@ import type { Logger } from '../log/logger.js';
 import type { TransactionOperation, TransactionalStateStore } from '../state/store.js';
 import { Activation, type ActivationHost, type Turn } from './activation.js';
 import { RealClock } from './clock.js';
+import { IdleSweeper } from './idle-sweeper.js';
 import { ActorKeys, assertValidActorId, assertValidActorType } from './keys.js';
 import { ActorMetrics, type TurnKind } from './metrics.js';
 import { SingleHostPlacement } from './placement.js';
@@ -69,9 +70,12 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
   readonly #idleTimeoutMs: number;
   readonly #types = new Map<string, RegisteredType>();
   readonly #actors = new Map<string, Activation>();
+  /** Kept in step with #actors, so metadata and the gauge do not walk every activation. */
+  readonly #activeByType = new Map<string, number>();
   readonly #deactivating = new Map<string, Promise<void>>();
   readonly #reminders: ReminderTable;
   readonly #scheduler: ReminderScheduler;
+  readonly #idle: IdleSweeper<Activation>;
   readonly #metrics: ActorMetrics;
   readonly #retryAttempts = new Map<string, number>();
   readonly #maxReminderTurns: number;
@@ -92,6 +96,11 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
     this.#maxReminderTurns = opts.maxReminderTurnsInFlight ?? 512;
     this.#reminders = new ReminderTable(opts.store, this.#keys);
     this.#scheduler = new ReminderScheduler(this.clock, (fire) => this.#dispatchReminder(fire));
+    this.#idle = new IdleSweeper<Activation>(
+      this.clock,
+      (a) => a.lastActive + (this.#types.get(a.type)?.idleTimeoutMs ?? this.#idleTimeoutMs),
+      (a) => void this.#deactivate(a),
+    );
     this.#metrics = new ActorMetrics(opts.metrics, () => this.status());
   }
 
@@ -121,20 +130,17 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
     await Promise.all([...this.#actors.values()].map((a) => a.whenIdle()));
     await Promise.all([...this.#actors.values()].map((a) => this.#deactivate(a)));
     await Promise.all([...this.#deactivating.values()]);
+    this.#idle.stop();
     await this.#placement.stop();
     this.#started = false;
   }
 
   activeCount(type: string): number {
-    let n = 0;
-    for (const a of this.#actors.values()) if (a.type === type) n++;
-    return n;
+    return this.#activeByType.get(type) ?? 0;
   }
 
   status(): ActorTypeStatus[] {
-    const counts = new Map<string, number>([...this.#types.keys()].map((t) => [t, 0]));
-    for (const a of this.#actors.values()) counts.set(a.type, (counts.get(a.type) ?? 0) + 1);
-    return [...counts].map(([type, count]) => ({ type, count }));
+    return [...this.#types.keys()].map((type) => ({ type, count: this.activeCount(type) }));
   }
 
   invoke(type: string, id: string, method: string, data?: Buffer): Promise<Buffer | undefined> {
@@ -227,15 +233,7 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
   }
 
   becameIdle(activation: Activation): void {
-    if (activation.closed || activation.idleTimer !== undefined) return;
-    const idleMs = this.#types.get(activation.type)?.idleTimeoutMs ?? this.#idleTimeoutMs;
-    const wait = activation.lastActive + idleMs - this.clock.now();
-    activation.idleTimer = this.clock.setTimeout(() => {
-      activation.idleTimer = undefined;
-      if (activation.closed || !activation.idle) return;
-      if (this.clock.now() - activation.lastActive >= idleMs) void this.#deactivate(activation);
-      else this.becameIdle(activation);
-    }, Math.max(0, wait));
+    this.#idle.watch(activation);
   }
 
   timerFailed(activation: Activation, name: string, err: unknown): void {
@@ -276,7 +274,7 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
     const placed = this.#placement.lookup(type, id);
     if (!placed.local) throw new RuntimeError('ERR_ACTOR_INVOKE_METHOD', `actor ${type}/${id} is placed on ${placed.address}; remote actors are not supported yet`);
     const activation = new Activation(type, id, reg.factory(id), this.#cacheFor(type, id), this);
-    this.#actors.set(key, activation);
+    this.#track(key, activation);
     const previous = this.#deactivating.get(key);
     if (previous || activation.actor.onActivate) {
       activation.enqueue({
@@ -291,7 +289,7 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
           // An actor that cannot activate serves nobody: fail the queued calls and drop the activation.
           this.#log.warn({ actorType: type, actorId: id, err: ensureError(err).message }, 'actor activation failed');
           activation.closed = true;
-          this.#actors.delete(key);
+          this.#untrack(key, activation);
           activation.rejectQueued(err);
         },
       });
@@ -299,12 +297,22 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
     return activation;
   }
 
+  #track(key: string, activation: Activation): void {
+    this.#actors.set(key, activation);
+    this.#activeByType.set(activation.type, this.activeCount(activation.type) + 1);
+  }
+
+  #untrack(key: string, activation: Activation): void {
+    if (this.#actors.get(key) !== activation) return;
+    this.#actors.delete(key);
+    this.#activeByType.set(activation.type, this.activeCount(activation.type) - 1);
+  }
+
   #deactivate(activation: Activation): Promise<void> {
     const key = actorKey(activation.type, activation.id);
     if (activation.closed) return this.#deactivating.get(key) ?? Promise.resolve();
     activation.closed = true;
-    if (this.#actors.get(key) === activation) this.#actors.delete(key);
-    if (activation.idleTimer !== undefined) this.clock.clearTimeout(activation.idleTimer);
+    this.#untrack(key, activation);
     activation.clearAllTimers();
     const done = (async () => {
       try {
