@@ -76,7 +76,8 @@ function addReflection(server: grpc.Server, s: Settings, services: string[]): vo
 async function main(): Promise<void> {
   const s = settings(process.argv.slice(2));
   const proto = loadComponentsProto()[s.pkg];
-  const server = new grpc.Server();
+  // svcd accepts state requests of several MiB; grpc's default 4 MiB limit would refuse the largest values.
+  const server = new grpc.Server({ 'grpc.max_receive_message_length': 256 * 1024 * 1024 });
   const { state, transactional } = stateServices({ transactions: s.transactions });
   server.addService(proto.grpc.StateStore.service, state);
   if (transactional) server.addService(proto.grpc.TransactionalStateStore.service, transactional);

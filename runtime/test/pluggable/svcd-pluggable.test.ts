@@ -24,12 +24,13 @@ describe('svcd with a multi-API pluggable component (state + pub/sub behind one 
     component = await ExampleComponent.start({ folder, name: 'memstore' });
     svcd = await SvcdProcess.start({
       socketsFolder: folder,
-      args: FAST_PING,
+      args: [...FAST_PING, '--max-request-size', '16Mi'],
       resources: {
         // Spec file names are free (brief §2.4 rule 2): neither relates to the component's name.
         // The component sees state keys with the app id prefix (`testapp||`).
         'zz-unrelated-name.yaml': componentYaml('orders', 'state.memstore', { maxValueBytes: '64', readOnlyKeyPrefix: 'testapp||locked-' }),
         'messaging.yml': componentYaml('events', 'pubsub.memstore'),
+        'bulk.yaml': componentYaml('bulkstore', 'state.memstore'),
       },
     });
   });
@@ -76,6 +77,15 @@ describe('svcd with a multi-API pluggable component (state + pub/sub behind one 
     const body = await expectError(await svcd.request('POST', '/v1.0/state/orders', [{ key: 'big', value: 'x'.repeat(100) }]), 413, 'ERR_STATE_SAVE');
     expect(body.message).to.match(/at most 64/);
     expect(await getRaw(svcd, 'orders', 'big')).to.equal(undefined);
+  });
+
+  it('moves values of several MiB in bulk (beyond gRPC default message limits)', async () => {
+    const big = (c: string) => c.repeat(2 * 1024 * 1024);
+    const items = ['a', 'b', 'c'].map((c) => ({ key: `big-${c}`, value: big(c) }));
+    await expectStatus(await svcd.request('POST', '/v1.0/state/bulkstore', items), 204);
+    const res = await svcd.request('POST', '/v1.0/state/bulkstore/bulk', { keys: items.map((i) => i.key) });
+    const got = (await res.json()) as { key: string; data: string }[];
+    expect(got.map((i) => [i.key, i.data.length, i.data[0]])).to.deep.equal(items.map((i) => [i.key, i.value.length, i.key.slice(-1)]));
   });
 
   it('turns any other component error into a 500 naming the component', async () => {
@@ -196,7 +206,8 @@ describe('svcd and pluggable sockets that are not ready, wrong or missing', func
       void svcd.exited.then(() => reject(new Error(`svcd exited:\n${svcd.output}`)));
       check();
     });
-    await startComponent({ folder, name: 'latecomer' });
+    // Component types ignore case, so the socket LateComer.sock serves state.latecomer.
+    await startComponent({ folder, name: 'LateComer' });
     await svcd.waitReady(20_000);
     await expectStatus(await svcd.request('POST', '/v1.0/state/late', [{ key: 'k', value: 1 }]), 204);
     expect(await getRaw(svcd, 'late', 'k')).to.equal('1');

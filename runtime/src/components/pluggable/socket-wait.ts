@@ -22,7 +22,8 @@ export async function waitForSocket(folder: string, name: string, timeoutMs: num
     const look = () => {
       listSocketFiles(folder, log).then(
         (sockets) => {
-          const found = sockets.find((s) => s.name === name);
+          // Component types are case-insensitive (state.MyStore = state.mystore), so are socket names here.
+          const found = sockets.find((s) => s.name.toLowerCase() === name.toLowerCase());
           if (found) finish(undefined, found);
         },
         (err: Error) => finish(err),
