@@ -30,6 +30,7 @@ import type {
 export const DEFAULT_ACTOR_IDLE_TIMEOUT_MS = 60 * 60_000;
 const RETRY_FIRST_MS = 100;
 const RETRY_MAX_MS = 5_000;
+const STOP_DEACTIVATION_SLICE = 256;
 
 export interface LocalActorRuntimeOptions {
   readonly appId: string;
@@ -128,7 +129,11 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
     await Promise.allSettled([...this.#loadingTypes]);
     // Drain: queued turns finish (their callers get answers), then every actor is deactivated.
     await Promise.all([...this.#actors.values()].map((a) => a.whenIdle()));
-    await Promise.all([...this.#actors.values()].map((a) => this.#deactivate(a)));
+    // In slices: deactivating an app-hosted actor is a call to the app, and there may be 100,000s of actors.
+    const actors = [...this.#actors.values()];
+    for (let i = 0; i < actors.length; i += STOP_DEACTIVATION_SLICE) {
+      await Promise.all(actors.slice(i, i + STOP_DEACTIVATION_SLICE).map((a) => this.#deactivate(a)));
+    }
     await Promise.all([...this.#deactivating.values()]);
     this.#idle.stop();
     await this.#placement.stop();
