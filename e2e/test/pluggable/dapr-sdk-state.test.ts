@@ -35,7 +35,7 @@ describe('Dapr JS SDK state client against svcd with a pluggable state store', f
     ]);
     expect(await client.state.get('orders', 'o1')).to.deep.equal({ qty: 1 });
     const bulk = await client.state.getBulk('orders', ['o1', 'o2']);
-    expect(bulk.map((i) => [i.key, i.data])).to.have.deep.members([
+    expect(bulk.map((i): unknown[] => [String(i.key), i.data as unknown])).to.have.deep.members([
       ['o1', { qty: 1 }],
       ['o2', 'two'],
     ]);
