@@ -120,11 +120,6 @@ export class PluggableStateStore implements TransactionalStateStore {
     return this.conn.health();
   }
 
-  /** Every feature string the component reported (also unknown ones), for the metadata API. */
-  reportedFeatures(): readonly string[] {
-    return this.#features;
-  }
-
   features(): readonly StateFeature[] {
     return this.#features.filter((f): f is StateFeature => (STATE_FEATURES as readonly string[]).includes(f));
   }
