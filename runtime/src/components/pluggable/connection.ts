@@ -112,11 +112,11 @@ export class ComponentConnection {
     } catch (err) {
       if (!isUnreachable(err) && !isRuntimeUnavailable(err)) throw err;
       this.#markDown(err);
-      throw this.unavailableError(err);
+      throw this.#unavailable(err);
     }
   }
 
-  unavailableError(err: unknown): RuntimeError {
+  #unavailable(err: unknown): RuntimeError {
     if (isRuntimeUnavailable(err)) return err;
     return new RuntimeError(
       'ERR_COMPONENT_UNAVAILABLE',
@@ -145,7 +145,7 @@ export class ComponentConnection {
         if (this.#handshakes++ > 0) this.opts.log.info({ socket: this.opts.socketPath }, 'pluggable component reachable again; initialised it again');
         this.#setHealth({ ok: true });
       } catch (err) {
-        if (isUnreachable(err)) throw this.unavailableError(err);
+        if (isUnreachable(err)) throw this.#unavailable(err);
         throw err;
       } finally {
         this.#handshaking = undefined;
