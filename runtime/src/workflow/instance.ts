@@ -289,11 +289,11 @@ export class Instance {
       }
     }
     let selected: InboxEntry[] = [];
-    let raised: InboxEntry | undefined;
+    let raised: InboxEntry[] = [];
     for (let rescan = true; rescan; ) {
       rescan = false;
       selected = [];
-      raised = undefined;
+      raised = [];
       const answers = new Set<string>();
       for (const entry of this.inbox) {
         const e = entry.event;
@@ -318,16 +318,19 @@ export class Instance {
           answers.add(k);
         }
         if (e.type === 'EventRaised') {
-          // One raised event per batch, after the other events: the JS SDKs drop a raised event whose name was
-          // awaited before in the same execution when no waiter is pending at that moment, so each event gets
-          // its own batch, delivered once the workflow has reacted to everything else (see docs).
-          raised ??= entry;
+          const name = e.name.toLowerCase();
+          if (!raised.some((r) => r.event.type === 'EventRaised' && r.event.name.toLowerCase() === name)) raised.push(entry);
           continue;
         }
         selected.push(entry);
       }
     }
-    if (raised) selected.push(raised);
+    // Raised events: at most one per name per batch, after the other events. The JS SDKs drop an event whose
+    // name the workflow already awaited (in this execution) when it arrives with no waiter pending: a same-name
+    // burst in one batch lost all but the first (the reference engine's continue-as-new event loss). One per
+    // name, after the results the workflow may react to first, the next event comes once it waits again.
+    // (Events cannot go before ExecutionStarted either: a first `yield` on an already received event stalls.)
+    selected = [...selected, ...raised];
     if (selected.length > 0) {
       result.batch = {
         generation: this.meta.generation,

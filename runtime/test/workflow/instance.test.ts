@@ -89,12 +89,12 @@ describe('workflow Instance (history/inbox rules)', () => {
     expect(inst.history.some((e) => e.type === 'EventRaised')).to.equal(true);
   });
 
-  it('delivers one raised event per batch, after the other events, in arrival order', () => {
+  it('delivers raised events after the other events, one per name per batch, in arrival order', () => {
     const inst = started();
     turn(inst, [{ id: 1, type: 'ScheduleTask', name: 'a' }]);
     inst.accept(newEvent({ type: 'EventRaised', name: 'item', input: '1' }, T0 + 2));
-    inst.accept(newEvent({ type: 'EventRaised', name: 'item', input: '2' }, T0 + 3));
-    inst.accept(newEvent({ type: 'TaskCompleted', taskScheduledId: 1 }, T0 + 4));
+    inst.accept(newEvent({ type: 'TaskCompleted', taskScheduledId: 1 }, T0 + 3));
+    inst.accept(newEvent({ type: 'EventRaised', name: 'item', input: '2' }, T0 + 4));
     const { plan } = turn(inst, [], T0 + 5);
     expect(plan.newEvents.map((e) => (e.type === 'EventRaised' ? `item${e.input}` : e.type))).to.deep.equal(['OrchestratorStarted', 'TaskCompleted', 'item1']);
     const second = inst.plan(T0 + 6).batch!;
