@@ -20,7 +20,7 @@ import { componentProblems, componentsMetadata } from './components/metadata.js'
 import { PluggableComponents } from './components/pluggable/pluggable-components.js';
 import { ComponentRegistry } from './components/registry.js';
 import { parseCommandLine, type RuntimeConfig } from './config/config.js';
-import { ensureError } from './errors/runtime-error.js';
+import { ensureError, RuntimeError } from './errors/runtime-error.js';
 import { createLogger, type Logger } from './log/logger.js';
 import { createMetricsRegistry, MetricsServer } from './metrics/metrics.js';
 import { Lifecycle } from './util/lifecycle.js';
@@ -94,7 +94,7 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
         await pluggable.discover();
         const specs =
           config.mode === 'kubernetes'
-            ? await loadKubernetesComponents({ appId: config.appId, namespace: config.namespace, log, lister: new ApiServerComponentLister(kubernetesConfig(config.kubeconfig)) })
+            ? await loadKubernetesComponents({ appId: config.appId, namespace: config.namespace, log, lister: new ApiServerComponentLister(kubernetesConfig(config.kubeconfig), log) })
             : await loadStandaloneComponents(config.resourcesPaths, config.appId, log);
         await pluggable.awaitSocketsFor(specs);
         await components.initAll(specs, log);
@@ -154,7 +154,7 @@ async function main(): Promise<void> {
   try {
     stop = await run(config, log);
   } catch (err) {
-    log.fatal({ err: ensureError(err).message }, 'svcd failed to start');
+    log.fatal({ err: ensureError(err).message, ...(err instanceof RuntimeError ? { errorCode: err.code } : {}) }, 'svcd failed to start');
     process.exit(1);
   }
   let stopping = false;

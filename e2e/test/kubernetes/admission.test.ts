@@ -11,10 +11,12 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { freePort, SvcdProcess } from '@svc/runtime/test-support';
 import { InjectorProcess } from '@svc/injector/dist/test/support/injector-process.js';
-import { findObject, renderChart } from '../support/chart.js';
+import { findObject, installCrds, renderChart } from '../support/chart.js';
 import { KubeApiServer } from '../support/kube-apiserver.js';
 import { KubeClient, type KubeObject, type KubeResponse } from '../support/kube-client.js';
+import { componentObject, namespaceObject, serviceAccountObject } from '../support/kube-objects.js';
 import { LabellingWebhook } from '../support/labelling-webhook.js';
+import { startupFailure } from '../support/svcd-log.js';
 
 interface EnvVar {
   name: string;
@@ -46,23 +48,14 @@ const SOCKETS_FOLDER = '/tmp/svc-components-sockets';
 const CONTAINER_ANNOTATION = 'svc.io/component-container';
 
 function namespace(name: string, optedIn: boolean): KubeObject {
-  return { apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: optedIn ? { 'svc.io/injection': 'enabled' } : {} } };
+  return namespaceObject(name, optedIn ? { 'svc.io/injection': 'enabled' } : {});
 }
 
-function serviceAccount(ns: string, name: string): KubeObject {
-  return { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { namespace: ns, name } };
-}
-
+/** A Component, with the container svc-injector injects for it given as an object or as raw annotation text. */
 function component(ns: string, name: string, opts: { scopes?: string[]; container?: object | string }): KubeObject {
   const annotations: Record<string, string> = {};
   if (opts.container !== undefined) annotations[CONTAINER_ANNOTATION] = typeof opts.container === 'string' ? opts.container : JSON.stringify(opts.container);
-  return {
-    apiVersion: 'svc.io/v1alpha1',
-    kind: 'Component',
-    metadata: { namespace: ns, name, annotations },
-    spec: { type: 'state.in-memory', version: 'v1' },
-    ...(opts.scopes ? { scopes: opts.scopes } : {}),
-  };
+  return componentObject(ns, name, { scopes: opts.scopes, annotations });
 }
 
 function pod(ns: string, name: string, annotations: Record<string, string>, containers: Container[] = [{ name: 'app', image: 'example/orders:1' }]): Pod {
@@ -99,14 +92,12 @@ describe('svc-injector admission through a real kube-apiserver', function () {
     });
 
     // What `helm install` does: CRDs first, then every template (the API server validates each for real).
-    const crd = findObject(chart, 'CustomResourceDefinition');
-    await kube.admin.apply(crd);
-    await kube.admin.waitFor('/apis/apiextensions.k8s.io/v1/customresourcedefinitions', `metadata.name=${crd.metadata.name}`, established, 30_000);
+    await installCrds(kube.admin, chart);
     for (const ns of [namespace(RELEASE_NAMESPACE, false), namespace(SHOP, true), namespace(PLAIN, false), namespace(BROKEN, true)]) await kube.admin.apply(ns);
     // ServiceAccount admission needs the accounts pods run as (no token controller creates "default" here).
     for (const ns of [SHOP, PLAIN, BROKEN]) {
-      await kube.admin.apply(serviceAccount(ns, 'default'));
-      await kube.admin.apply(serviceAccount(ns, APP_ID));
+      await kube.admin.apply(serviceAccountObject(ns, 'default'));
+      await kube.admin.apply(serviceAccountObject(ns, APP_ID));
     }
     const templates = chart.filter((o) => o.kind !== 'CustomResourceDefinition' && o.kind !== 'MutatingWebhookConfiguration');
     for (const obj of templates) await kube.admin.apply(obj);
@@ -141,11 +132,6 @@ describe('svc-injector admission through a real kube-apiserver', function () {
     await injector?.stop();
     await kube?.stop();
   });
-
-  function established(crd: KubeObject): boolean {
-    const conditions = (crd.status as { conditions?: Array<{ type: string; status: string }> } | undefined)?.conditions ?? [];
-    return conditions.some((c) => c.type === 'Established' && c.status === 'True');
-  }
 
   /**
    * The API server picks up a new webhook configuration through its own informer, with no event a client can
@@ -249,7 +235,7 @@ describe('svc-injector admission through a real kube-apiserver', function () {
 
   it('injects pods created by a pod-creating controller (service-account token, generateName, no pod name yet)', async () => {
     // The bootstrap RBAC policy lets kube-system:replicaset-controller create pods; only its account is missing.
-    await kube.admin.apply(serviceAccount('kube-system', 'replicaset-controller'));
+    await kube.admin.apply(serviceAccountObject('kube-system', 'replicaset-controller'));
     const controller = new KubeClient(await kube.serviceAccountToken('kube-system', 'replicaset-controller'));
     try {
       const template = pod(SHOP, '', { ...INJECT, 'svc.io/inject-pluggable-components': 'true' });
@@ -367,8 +353,13 @@ describe('svc-injector admission through a real kube-apiserver', function () {
       waitReady: false,
     });
     const exit = await sidecar.exited;
-    expect(exit.code, sidecar.output).to.not.equal(0);
-    expect(sidecar.output).to.match(/cannot list components\.svc\.io in namespace shop: .*403/);
-    expect(sidecar.output).to.include('the pod service account needs get/list on components.svc.io in its namespace');
+    expect(exit.code, sidecar.output).to.equal(1);
+    // One clean line: the status and the API server's reason, who was refused what, and the fix.
+    const failure = startupFailure(sidecar.output);
+    expect(failure.errorCode).to.equal('ERR_KUBERNETES_API');
+    expect(failure.err).to.equal(
+      'cannot list components.svc.io in namespace shop: 403 Forbidden: components.svc.io is forbidden: User "system:serviceaccount:shop:default" ' +
+        'cannot list resource "components" in API group "svc.io" in the namespace "shop"; the pod service account needs get/list on components.svc.io in its namespace',
+    );
   });
 });

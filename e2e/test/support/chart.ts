@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as yaml from 'js-yaml';
-import type { KubeObject } from './kube-client.js';
+import type { KubeClient, KubeObject } from './kube-client.js';
 
 export const CHART_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../charts/svc');
 
@@ -37,4 +37,17 @@ export function findObject(objects: readonly KubeObject[], kind: string, name?: 
   const found = objects.find((o) => o.kind === kind && (name === undefined || o.metadata.name === name));
   if (!found) throw new Error(`the chart rendered no ${kind}${name ? ` named ${name}` : ''}`);
   return found;
+}
+
+function established(crd: KubeObject): boolean {
+  const conditions = (crd.status as { conditions?: Array<{ type: string; status: string }> } | undefined)?.conditions ?? [];
+  return conditions.some((c) => c.type === 'Established' && c.status === 'True');
+}
+
+/** What `helm install` does first: creates the chart's CRDs and waits (watching) until each is Established. */
+export async function installCrds(client: KubeClient, objects: readonly KubeObject[]): Promise<void> {
+  for (const crd of objects.filter((o) => o.kind === 'CustomResourceDefinition')) {
+    await client.apply(crd);
+    await client.waitFor('/apis/apiextensions.k8s.io/v1/customresourcedefinitions', `metadata.name=${crd.metadata.name}`, established, 30_000);
+  }
 }

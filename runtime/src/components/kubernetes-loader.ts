@@ -17,11 +17,40 @@ export interface ComponentObjectLister {
 
 const IN_CLUSTER_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
 const ATTEMPTS = 5;
+const RBAC_HINT = 'the pod service account needs get/list on components.svc.io in its namespace';
+
+/** The fields of a Kubernetes `Status` failure body that say what went wrong. */
+interface StatusBody {
+  reason?: string;
+  message?: string;
+}
+
+function statusBody(body: unknown): StatusBody {
+  if (typeof body !== 'string') return typeof body === 'object' && body !== null ? body : {};
+  try {
+    return JSON.parse(body) as StatusBody;
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * One line for a failed list: "403 Forbidden: <the API server's message>" for an answer, the transport error
+ * otherwise. client-node's own message is a multi-line dump of the status, body and headers.
+ */
+function describeFailure(err: unknown): string {
+  if (!(err instanceof ApiException)) return (err as Error).message;
+  const { code, body } = err as ApiException<unknown>;
+  const status = statusBody(body);
+  const reason = status.reason ?? (code === 401 ? 'Unauthorized' : 'Failure');
+  return status.message ? `${code} ${reason}: ${status.message}` : `${code} ${reason}`;
+}
 
 export class ApiServerComponentLister implements ComponentObjectLister {
   private readonly api: CustomObjectsApi;
 
-  constructor(kc: KubeConfig) {
+  /** `log` hears about each retry (svcd passes its logger; an operator sees why start-up waits). */
+  constructor(kc: KubeConfig, private readonly log?: Pick<Logger, 'warn'>) {
     this.api = kc.makeApiClient(CustomObjectsApi);
   }
 
@@ -33,12 +62,14 @@ export class ApiServerComponentLister implements ComponentObjectLister {
         return list.items ?? [];
       } catch (err) {
         const status = err instanceof ApiException ? (err as ApiException<unknown>).code : undefined;
-        const final = (status !== undefined && status >= 400 && status < 500) || attempt >= ATTEMPTS;
-        if (final) {
-          const hint = status === 403 ? ' (the pod service account needs get/list on components.svc.io in its namespace)' : '';
-          throw new RuntimeError('ERR_KUBERNETES_API', `cannot list components.svc.io in namespace ${namespace}: ${(err as Error).message}${hint}`, { cause: err });
+        const problem = describeFailure(err);
+        if ((status !== undefined && status >= 400 && status < 500) || attempt >= ATTEMPTS) {
+          const hint = status === 403 ? `; ${RBAC_HINT}` : '';
+          throw new RuntimeError('ERR_KUBERNETES_API', `cannot list components.svc.io in namespace ${namespace}: ${problem}${hint}`, { cause: err });
         }
-        await new Promise((resolve) => setTimeout(resolve, 250 * 2 ** attempt));
+        const delayMs = 250 * 2 ** attempt;
+        this.log?.warn({ namespace, attempt, delayMs, problem }, 'cannot list components.svc.io yet; retrying');
+        await new Promise((resolve) => setTimeout(resolve, delayMs));
       }
     }
   }

@@ -1,0 +1,27 @@
+/** Builders of the plain Kubernetes objects the e2e tests create: namespaces, service accounts, Components. */
+import type { KubeObject } from './kube-client.js';
+
+export function namespaceObject(name: string, labels: Record<string, string> = {}): KubeObject {
+  return { apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels } };
+}
+
+export function serviceAccountObject(namespace: string, name: string): KubeObject {
+  return { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { namespace, name } };
+}
+
+export interface ComponentObjectOptions {
+  readonly scopes?: readonly string[];
+  readonly annotations?: Record<string, string>;
+  /** Replaces the default spec (a state.in-memory v1 component). */
+  readonly spec?: Record<string, unknown>;
+}
+
+export function componentObject(namespace: string, name: string, opts: ComponentObjectOptions = {}): KubeObject {
+  return {
+    apiVersion: 'svc.io/v1alpha1',
+    kind: 'Component',
+    metadata: { namespace, name, annotations: opts.annotations ?? {} },
+    spec: opts.spec ?? { type: 'state.in-memory', version: 'v1' },
+    ...(opts.scopes ? { scopes: [...opts.scopes] } : {}),
+  };
+}
