@@ -2,6 +2,7 @@
  * `WorkflowEngine` on the actor runtime: every operation is a turn on the instance's orchestration actor, and
  * the worker side (the gRPC `GetWorkItems` streams) plugs in through `WorkerHub`.
  */
+import { status as grpcStatus } from '@grpc/grpc-js';
 import { randomUUID } from 'node:crypto';
 import type { ActorRuntime } from '../actors/types.js';
 import type { ErrorCode } from '../errors/codes.js';
@@ -24,7 +25,7 @@ export interface WorkerHub {
   completeOrchestration(instanceId: string, actions: WorkerAction[], customStatus: string | undefined): Promise<void>;
   /** Records an activity result (exactly once per scheduled task); unknown or stale results are ignored. */
   completeActivity(instanceId: string, taskId: number, outcome: { result?: string } | { failureDetails: NonNullable<WorkflowInstance['failureDetails']> }): Promise<void>;
-  /** Ends every worker stream cleanly (before the gRPC server stops). */
+  /** Ends every worker stream cleanly and ends pending waits (before the gRPC server stops). */
   closeWorkers(): void;
 }
 
@@ -43,6 +44,8 @@ export class ActorWorkflowEngine implements WorkflowEngine, WorkerHub {
   readonly #dispatcher: WorkDispatcher;
   readonly #watchers: InstanceWatchers;
   readonly #turnStarted = new Map<string, number>();
+  /** Aborted at shutdown: pending waits answer UNAVAILABLE at once instead of holding the gRPC server open. */
+  readonly #closing = new AbortController();
 
   constructor(opts: ActorWorkflowEngineOptions) {
     this.actorType = `svc.internal.${opts.appId}.workflow`;
@@ -144,7 +147,7 @@ export class ActorWorkflowEngine implements WorkflowEngine, WorkerHub {
   }
 
   waitUntil(instanceId: string, predicate: (i: WorkflowInstance) => boolean, signal: AbortSignal): Promise<WorkflowInstance | undefined> {
-    return this.#watchers.waitUntil(instanceId, predicate, signal);
+    return this.#watchers.waitUntil(instanceId, predicate, AbortSignal.any([signal, this.#closing.signal]));
   }
 
   waitForStart(instanceId: string, signal: AbortSignal): Promise<WorkflowInstance | undefined> {
@@ -171,6 +174,7 @@ export class ActorWorkflowEngine implements WorkflowEngine, WorkerHub {
 
   closeWorkers(): void {
     this.#dispatcher.closeAll();
+    this.#closing.abort(new RuntimeError('ERROR', 'svcd is shutting down', { grpcStatus: grpcStatus.UNAVAILABLE, httpStatus: 503 }));
   }
 
   async completeOrchestration(instanceId: string, actions: WorkerAction[], customStatus: string | undefined): Promise<void> {

@@ -122,7 +122,7 @@ describe('workflow resilience (real svcd, real durabletask-js worker)', function
     }
   });
 
-  it('ends GetWorkItems streams with status OK on graceful shutdown', async () => {
+  it('ends GetWorkItems streams with status OK and pending waits with UNAVAILABLE on graceful shutdown', async () => {
     const h = await WorkflowHarness.start();
     const client = rawClient(h.svcd.grpcAddress);
     try {
@@ -131,8 +131,11 @@ describe('workflow resilience (real svcd, real durabletask-js worker)', function
       stream.on('data', () => undefined);
       stream.on('error', () => undefined);
       await new Promise<void>((resolve, reject) => client.Hello({}, (err) => (err ? reject(err) : resolve())));
+      await new Promise<void>((resolve, reject) => client.StartInstance({ instanceId: 'never-runs', name: 'nobody' }, (err) => (err ? reject(err) : resolve())));
+      const waiting = new Promise<grpc.ServiceError | null>((resolve) => client.WaitForInstanceCompletion({ instanceId: 'never-runs' }, (err) => resolve(err)));
       const stopped = h.svcd.stop();
       expect((await status).code).to.equal(grpc.status.OK);
+      expect((await waiting)?.code).to.equal(grpc.status.UNAVAILABLE);
       expect((await stopped).code).to.equal(0);
     } finally {
       client.close();
