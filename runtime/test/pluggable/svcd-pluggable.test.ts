@@ -135,16 +135,27 @@ describe('svcd and pluggable sockets that are not ready, wrong or missing', func
     await expectStatus(await svcd.request('POST', '/v1.0/state/cache', [{ key: 'k', value: 1 }]), 204);
   });
 
-  it('calls a component under the dapr.proto package it advertised over reflection v1alpha', async () => {
-    const folder = tempSocketsFolder();
-    await startComponent({ folder, name: 'daprish', pkg: 'dapr.proto.components.v1', reflection: 'v1alpha' });
-    const svcd = await startSvcd({ socketsFolder: folder, resources: { 'c.yaml': componentYaml('legacy', 'state.daprish') } });
-    await expectStatus(await svcd.request('POST', '/v1.0/state/legacy', [{ key: 'k', value: { a: 1 } }]), 204);
-    expect(await getRaw(svcd, 'legacy', 'k')).to.equal('{"a":1}');
-    const tx = { operations: [{ operation: 'delete', request: { key: 'k' } }] };
-    await expectStatus(await svcd.request('POST', '/v1.0/state/legacy/transaction', tx), 204);
-    expect(await getRaw(svcd, 'legacy', 'k')).to.equal(undefined);
-  });
+  for (const variant of [
+    { pkg: 'dapr.proto.components.v1', reflection: 'v1+v1alpha', expectVersion: 'v1' },
+    { pkg: 'svc.proto.components.v1', reflection: 'v1alpha', expectVersion: 'v1alpha' },
+    { pkg: 'dapr.proto.components.v1', reflection: 'v1alpha', expectVersion: 'v1alpha' },
+  ] as const) {
+    it(`calls a component serving only ${variant.pkg} names, found over reflection ${variant.expectVersion}`, async () => {
+      const folder = tempSocketsFolder();
+      await startComponent({ folder, name: 'other', pkg: variant.pkg, reflection: variant.reflection });
+      const svcd = await startSvcd({ socketsFolder: folder, resources: { 'c.yaml': componentYaml('legacy', 'state.other') } });
+      await expectStatus(await svcd.request('POST', '/v1.0/state/legacy', [{ key: 'k', value: { a: 1 } }]), 204);
+      expect(await getRaw(svcd, 'legacy', 'k')).to.equal('{"a":1}');
+      const tx = { operations: [{ operation: 'delete', request: { key: 'k' } }] };
+      await expectStatus(await svcd.request('POST', '/v1.0/state/legacy/transaction', tx), 204);
+      expect(await getRaw(svcd, 'legacy', 'k')).to.equal(undefined);
+      const registered = svcd.output
+        .split('\n')
+        .filter((l) => l.includes('pluggable component registered'))
+        .map((l) => JSON.parse(l) as { type: string; package: string; reflection: string });
+      expect(registered.find((r) => r.type === 'state.other')).to.deep.include({ package: variant.pkg, reflection: variant.expectVersion });
+    });
+  }
 
   it('refuses transactions with ERR_STATE_STORE_NOT_SUPPORTED when the component is not transactional', async () => {
     const folder = tempSocketsFolder();
