@@ -1,0 +1,152 @@
+/**
+ * The orchestration actor's persistence, turn by turn, against a recording actor context: each turn writes only
+ * its new history events, its inbox changes, the metadata and its reminders — never the earlier history.
+ */
+import { expect } from 'chai';
+import { Registry } from 'prom-client';
+import { FakeClock } from '../../src/actors/clock.js';
+import type { ActorContext, ActorRuntime, ReminderInfo, ReminderOptions } from '../../src/actors/types.js';
+import { createLogger } from '../../src/log/logger.js';
+import { WorkDispatcher, type WorkItem, type WorkerConnection } from '../../src/workflow/dispatcher.js';
+import type { HistoryEvent } from '../../src/workflow/history.js';
+import { WorkflowMetrics } from '../../src/workflow/metrics.js';
+import { OrchestrationActor, type CompletionPayload, type OrchestrationDeps } from '../../src/workflow/orchestration-actor.js';
+
+interface TurnRecord {
+  sets: string[];
+  deletes: string[];
+  remindersCreated: string[];
+  remindersDeleted: string[];
+}
+
+/** Committed state and reminders of one actor; each `turn()` records what that turn wrote. */
+class RecordingActor {
+  readonly state = new Map<string, Buffer>();
+  readonly reminders = new Map<string, ReminderOptions>();
+  readonly clock = new FakeClock();
+
+  turn(): { ctx: ActorContext; record: TurnRecord; commit: () => void } {
+    const record: TurnRecord = { sets: [], deletes: [], remindersCreated: [], remindersDeleted: [] };
+    const writes = new Map<string, Buffer | undefined>();
+    const reminderOps = new Map<string, ReminderOptions | undefined>();
+    const read = (k: string) => (writes.has(k) ? writes.get(k) : this.state.get(k));
+    const ctx: ActorContext = {
+      type: 'wf',
+      id: 'i1',
+      clock: this.clock,
+      state: {
+        get: (k) => Promise.resolve(read(k)),
+        getMany: (ks) => Promise.resolve(ks.map(read)),
+        set: (k, v) => void (writes.set(k, v), record.sets.push(k)),
+        delete: (k) => void (writes.set(k, undefined), record.deletes.push(k)),
+      },
+      createReminder: (name, opts) => void (reminderOps.set(name, opts), record.remindersCreated.push(name)),
+      deleteReminder: (name) => void (reminderOps.set(name, undefined), record.remindersDeleted.push(name)),
+      getReminder: (name) => {
+        const has = reminderOps.has(name) ? reminderOps.get(name) !== undefined : this.reminders.has(name);
+        return Promise.resolve(has ? ({ name } as ReminderInfo) : undefined);
+      },
+      createTimer: () => undefined,
+      deleteTimer: () => undefined,
+    };
+    const commit = () => {
+      for (const [k, v] of writes) (v === undefined ? this.state.delete(k) : this.state.set(k, v));
+      for (const [k, v] of reminderOps) (v === undefined ? this.reminders.delete(k) : this.reminders.set(k, v));
+    };
+    return { ctx, record, commit };
+  }
+}
+
+class Worker implements WorkerConnection {
+  readonly id = 1;
+  readonly items: WorkItem[] = [];
+  send(item: WorkItem): boolean {
+    this.items.push(item);
+    return true;
+  }
+  close(): void {}
+}
+
+const enc = (v: unknown) => Buffer.from(JSON.stringify(v));
+
+describe('workflow OrchestrationActor persistence (append-only, one transaction per turn)', () => {
+  const dispatcher = new WorkDispatcher();
+  const worker = new Worker();
+  dispatcher.connect(worker);
+  const deps: OrchestrationDeps = {
+    actorType: 'wf',
+    runtime: {} as ActorRuntime, // no messages to other instances in this test
+    dispatcher,
+    metrics: new WorkflowMetrics(new Registry()),
+    log: createLogger({ level: 'error', json: true }),
+    changed: () => undefined,
+  };
+  const store = new RecordingActor();
+  const actor = new OrchestrationActor('i1', deps);
+
+  async function run(method: string, payload: unknown): Promise<TurnRecord> {
+    const { ctx, record, commit } = store.turn();
+    await actor.invoke(method, enc(payload), ctx);
+    commit();
+    return record;
+  }
+
+  async function answer(actions: CompletionPayload['actions']): Promise<TurnRecord> {
+    const item = dispatcher.claimOrchestration('i1');
+    if (!item) throw new Error('no orchestration item was handed out');
+    const payload: CompletionPayload = {
+      plan: { generation: item.generation, historyLength: item.historyLength, seqs: item.seqs, orchestratorStarted: item.newEvents[0] as HistoryEvent },
+      actions,
+      customStatus: '',
+    };
+    return run('complete', payload);
+  }
+
+  it('create: the ExecutionStarted goes to the inbox with the metadata; the run lease is set; a batch goes out', async () => {
+    const rec = await run('create', { name: 'wf', instanceId: 'i1', input: '"x"' });
+    expect(rec.sets.sort()).to.deep.equal(['inbox-0', 'metadata']);
+    expect(rec.remindersCreated).to.deep.equal(['run']);
+    expect(worker.items.map((i) => i.kind)).to.deep.equal(['orchestration']);
+  });
+
+  it('first result: writes history 0..2, consumes the inbox, schedules the activity reminder, drops the lease', async () => {
+    const rec = await answer([{ id: 1, type: 'ScheduleTask', name: 'act', input: '1' }]);
+    expect(rec.sets.sort()).to.deep.equal(['history-000000', 'history-000001', 'history-000002', 'metadata']);
+    expect(rec.deletes).to.deep.equal(['inbox-0']);
+    expect(rec.remindersCreated).to.deep.equal(['activity-1-1']);
+    expect(rec.remindersDeleted).to.deep.equal(['run']);
+    expect(worker.items.at(-1)).to.include({ kind: 'activity', taskId: 1, name: 'act', input: '1' });
+  });
+
+  it('activity result: recorded in the inbox and the activity reminder deleted in the same turn; a duplicate changes nothing', async () => {
+    const item = dispatcher.claimActivity('i1', 1)!;
+    const event = { eventId: -1, timestamp: store.clock.now(), type: 'TaskCompleted', taskScheduledId: 1, result: '2' };
+    const rec = await run('activityResult', { event, generation: item.generation });
+    dispatcher.release(item);
+    expect(rec.sets.sort()).to.deep.equal(['inbox-1', 'metadata']);
+    expect(rec.remindersDeleted).to.include('activity-1-1');
+    const dup = await run('activityResult', { event, generation: item.generation });
+    expect(dup.sets).to.deep.equal([]);
+  });
+
+  it('second result: appends only its new history events (3..5), never rewrites earlier ones', async () => {
+    const rec = await answer([{ id: 2, type: 'CompleteOrchestration', status: 'COMPLETED', result: '"done"', carryoverEvents: [] }]);
+    expect(rec.sets.sort()).to.deep.equal(['history-000003', 'history-000004', 'history-000005', 'metadata']);
+    expect(rec.deletes).to.deep.equal(['inbox-1']);
+    const meta = JSON.parse(store.state.get('metadata')!.toString()) as { historyLength: number; inboxSeqs: number[] };
+    expect(meta.historyLength).to.equal(6);
+    expect(meta.inboxSeqs).to.deep.equal([]);
+    const types = [...Array(6).keys()].map((i) => (JSON.parse(store.state.get(`history-00000${i}`)!.toString()) as HistoryEvent).type);
+    expect(types).to.deep.equal(['OrchestratorStarted', 'ExecutionStarted', 'TaskScheduled', 'OrchestratorStarted', 'TaskCompleted', 'ExecutionCompleted']);
+  });
+
+  it('get and purge: a terminal instance is deleted key by key, reminders included', async () => {
+    const { ctx } = store.turn();
+    const snap = JSON.parse((await actor.invoke('get', undefined, ctx))!.toString()) as { runtimeStatus: string; output: string };
+    expect(snap).to.include({ runtimeStatus: 'COMPLETED', output: '"done"' });
+    const rec = await run('purge', {});
+    expect(rec.deletes.sort()).to.deep.equal(['history-000000', 'history-000001', 'history-000002', 'history-000003', 'history-000004', 'history-000005', 'metadata']);
+    expect(store.state.size).to.equal(0);
+    expect(rec.remindersDeleted).to.include('run');
+  });
+});
