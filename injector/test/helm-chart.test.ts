@@ -3,10 +3,9 @@
  * it renders are valid Kubernetes objects wired to each other, and every value of values.yaml reaches the output.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import * as yaml from 'js-yaml';
 import { CustomResourceDefinition } from 'kubernetes-models/apiextensions.k8s.io/v1/CustomResourceDefinition';
@@ -15,19 +14,7 @@ import { MutatingWebhookConfiguration } from 'kubernetes-models/admissionregistr
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
 import { Service } from 'kubernetes-models/v1/Service';
 import { parseInjectorCommandLine } from '../src/config/options.js';
-
-const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-const CHART = path.join(REPO, 'charts/svc');
-
-function helmBinary(): string {
-  if (process.env.HELM) return process.env.HELM;
-  const onPath = spawnSync('helm', ['version', '--short'], { encoding: 'utf8' });
-  if (onPath.status === 0) return 'helm';
-  const gopath = spawnSync('go', ['env', 'GOPATH'], { encoding: 'utf8' }).stdout.trim();
-  const cached = path.join(gopath, 'bin', 'helm');
-  if (existsSync(cached)) return cached;
-  throw new Error('helm not found: run scripts/ensure-tools.sh (installs it with go install)');
-}
+import { CHART_DIR as CHART, helmBinary } from './support/helm.js';
 
 type K8sObject = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; labels?: Record<string, string> }; [k: string]: unknown };
 

@@ -3,22 +3,9 @@
  * objects, so that e2e tests apply exactly what `helm install` would.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { CHART_DIR, helmBinary } from '@svc/injector/test-support';
 import * as yaml from 'js-yaml';
 import type { KubeClient, KubeObject } from './kube-client.js';
-
-export const CHART_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../charts/svc');
-
-function helmBinary(): string {
-  if (process.env.HELM) return process.env.HELM;
-  if (spawnSync('helm', ['version', '--short']).status === 0) return 'helm';
-  const gopath = spawnSync('go', ['env', 'GOPATH'], { encoding: 'utf8' }).stdout?.trim();
-  const installed = gopath ? path.join(gopath, 'bin', 'helm') : '';
-  if (installed && existsSync(installed)) return installed;
-  throw new Error('helm not found: run scripts/ensure-tools.sh');
-}
 
 export function parseYamlObjects(text: string): KubeObject[] {
   return (yaml.loadAll(text) as Array<KubeObject | null>).filter((d): d is KubeObject => d !== null);

@@ -25,7 +25,8 @@ export class MutationService {
     const { log } = this.deps;
     const filtered = filterRequest(req, this.deps.trust);
     if (!filtered.act) {
-      log.debug({ uid: req.uid, reason: filtered.reason }, 'admitted unchanged');
+      const meta = req.object?.metadata;
+      log.debug({ uid: req.uid, pod: `${req.namespace ?? ''}/${meta?.name ?? meta?.generateName ?? ''}`, reason: filtered.reason }, 'admitted unchanged');
       return buildAdmissionReviewResponse(review, { kind: 'allow', warnings: filtered.warning ? [filtered.warning] : [] });
     }
     let components: readonly ComponentObject[] | undefined = [];

@@ -92,6 +92,25 @@ export class InjectorProcess {
     });
   }
 
+  /** Resolves once the output (so far or to come) matches `pattern`: log lines arrive apart from HTTP answers. */
+  waitForOutput(pattern: RegExp, timeoutMs = 10_000): Promise<void> {
+    if (pattern.test(this.output)) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.child.stdout?.off('data', onData);
+        reject(new Error(`svc-injector output did not match ${pattern} within ${timeoutMs} ms:\n${this.output}`));
+      }, timeoutMs);
+      // Registered after start()'s own listener, so this.output already holds the chunk.
+      const onData = () => {
+        if (!pattern.test(this.output)) return;
+        clearTimeout(timer);
+        this.child.stdout?.off('data', onData);
+        resolve();
+      };
+      this.child.stdout?.on('data', onData);
+    });
+  }
+
   async stop(): Promise<void> {
     if (this.child.exitCode !== null) return;
     const exited = new Promise((resolve) => this.child.once('exit', resolve));
