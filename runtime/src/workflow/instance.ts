@@ -78,7 +78,8 @@ export interface SideEffects {
   /** Children to start. */
   children: { instanceId: string; name: string; input?: string; parent: ParentInfo }[];
   /** Events for other instances (raised events, terminations, completion of this child to its parent). */
-  messages: { instanceId: string; event: HistoryEvent; generation?: number }[];
+  /** `key` names the message: a re-run of the same turn produces the same key, so it replaces, not repeats. */
+  messages: { instanceId: string; event: HistoryEvent; generation?: number; key: string }[];
   /** Activities/timers (with the generation that created them) that no longer matter: completion, continue-as-new. */
   cancelledActivities: { generation: number; id: number }[];
   cancelledTimers: { generation: number; id: number }[];
@@ -397,10 +398,18 @@ export class Instance {
       }
       case 'SendEvent':
         this.#appendHistory({ eventId: a.id, timestamp: now, type: 'EventSent', instanceId: a.instanceId, name: a.name, ...optional('input', a.data) });
-        fx.messages.push({ instanceId: a.instanceId, event: newEvent({ type: 'EventRaised', name: a.name, ...optional('input', a.data) }, now) });
+        fx.messages.push({
+          instanceId: a.instanceId,
+          event: newEvent({ type: 'EventRaised', name: a.name, ...optional('input', a.data) }, now),
+          key: `sent|${this.meta.generation}|${a.id}`,
+        });
         return;
       case 'TerminateOrchestration':
-        fx.messages.push({ instanceId: a.instanceId, event: newEvent({ type: 'ExecutionTerminated', ...optional('input', a.reason), recurse: a.recurse }, now) });
+        fx.messages.push({
+          instanceId: a.instanceId,
+          event: newEvent({ type: 'ExecutionTerminated', ...optional('input', a.reason), recurse: a.recurse }, now),
+          key: `terminate|${this.meta.generation}|${a.id}`,
+        });
         return;
       case 'CompleteOrchestration':
         if (a.status === 'CONTINUED_AS_NEW') this.#continueAsNew(a.result, a.carryoverEvents, now, fx);
@@ -425,7 +434,7 @@ export class Instance {
               taskScheduledId: parent.taskScheduledId,
               failureDetails: event.failureDetails ?? { errorType: 'Workflow' + titleCase(event.status), errorMessage: `sub-workflow ${this.#started?.instanceId ?? ''} ended with status ${event.status}` },
             };
-      fx.messages.push({ instanceId: parent.instanceId, event: newEvent(body, event.timestamp), generation: parent.generation });
+      fx.messages.push({ instanceId: parent.instanceId, event: newEvent(body, event.timestamp), generation: parent.generation, key: `done|${parent.generation}|${parent.taskScheduledId}` });
     }
   }
 
@@ -434,7 +443,9 @@ export class Instance {
     if (start) this.#appendHistory(start);
     this.#appendHistory({ ...term, timestamp: now });
     if (term.recurse) {
-      for (const child of this.openChildren()) fx.messages.push({ instanceId: child, event: newEvent({ type: 'ExecutionTerminated', ...optional('input', term.input), recurse: true }, now) });
+      for (const child of this.openChildren()) {
+        fx.messages.push({ instanceId: child, event: newEvent({ type: 'ExecutionTerminated', ...optional('input', term.input), recurse: true }, now), key: `cascade-terminate|${this.meta.generation}` });
+      }
     }
     this.#complete({ eventId: -1, timestamp: now, type: 'ExecutionCompleted', status: 'TERMINATED', ...optional('result', term.input) }, fx);
     this.meta.lastUpdatedAt = Math.max(this.meta.lastUpdatedAt, now);

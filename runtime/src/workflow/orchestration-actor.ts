@@ -342,8 +342,7 @@ export class OrchestrationActor implements Actor {
       });
     }
     for (const m of fx.messages) {
-      const identity = `event|${this.instanceId}|${m.instanceId}|${JSON.stringify(m.event)}`;
-      await this.#send(m.instanceId, identity, { kind: 'event', event: m.event, ...(m.generation !== undefined ? { generation: m.generation } : {}) });
+      await this.#send(m.instanceId, `${m.key}|${this.instanceId}|${m.instanceId}`, { kind: 'event', event: m.event, ...(m.generation !== undefined ? { generation: m.generation } : {}) });
     }
   }
 
