@@ -14,7 +14,7 @@
  * Transports may re-map codes to their own wire conventions (e.g. gRPC GetInstance answers `exists:false`).
  */
 
-/** Status strings exactly as the HTTP API prints them; numeric values on the gRPC wire are in `status.ts`. */
+/** Status strings exactly as the HTTP API prints them; the gRPC wire names are mapped in `grpc/wire.ts`. */
 export type RuntimeStatus =
   | 'RUNNING'
   | 'COMPLETED'
