@@ -42,10 +42,6 @@ export type EventType = EventBody['type'];
 
 export type EventOf<T extends EventType> = Extract<HistoryEvent, { type: T }>;
 
-export function isEvent<T extends EventType>(e: HistoryEvent, type: T): e is EventOf<T> {
-  return e.type === type;
-}
-
 /** An engine-made event (id -1). */
 export function newEvent(body: EventBody, timestamp: number): HistoryEvent {
   return { eventId: -1, timestamp, ...body };

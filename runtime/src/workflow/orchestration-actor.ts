@@ -29,7 +29,7 @@ import { newEvent, type HistoryEvent, type ParentInfo } from './history.js';
 import { Instance, type InboxEntry, type InstanceMeta, type SideEffects, type TurnPlan, type WorkerAction } from './instance.js';
 import type { WorkflowMetrics } from './metrics.js';
 
-export const LEASE_MS = 5_000;
+const LEASE_MS = 5_000;
 
 const RUN = 'run';
 const timerReminder = (generation: number, id: number) => `timer-${generation}-${id}`;
@@ -79,7 +79,7 @@ export interface OrchestrationDeps {
 export const encode = (v: unknown): Buffer => Buffer.from(JSON.stringify(v));
 export const decode = <T>(b: Buffer | undefined): T | undefined => (b === undefined || b.length === 0 ? undefined : (JSON.parse(b.toString('utf8')) as T));
 
-export function messageReminderName(identity: string): string {
+function messageReminderName(identity: string): string {
   return `msg-${createHash('sha256').update(identity).digest('hex').slice(0, 32)}`;
 }
 

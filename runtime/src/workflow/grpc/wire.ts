@@ -33,7 +33,7 @@ export const text = (v: { value: string } | null | undefined): string | undefine
 /** Like `text`, but the empty string (what SDKs send for "nothing") also means absent. */
 export const nonEmptyText = (v: { value: string } | null | undefined): string | undefined => (v && v.value !== '' ? v.value : undefined);
 
-export function toTimestamp(ms: number): Timestamp {
+function toTimestamp(ms: number): Timestamp {
   const seconds = Math.floor(ms / 1000);
   return { seconds, nanos: Math.round((ms - seconds * 1000) * 1e6) };
 }
@@ -45,7 +45,7 @@ export function fromTimestamp(ts: Timestamp__Output | null | undefined): number 
 }
 
 /** Never CANCELED: the SDKs cannot parse it (sdk-clients §0.7); the engine does not produce it either. */
-export function toWireStatus(status: RuntimeStatus): OrchestrationStatus {
+function toWireStatus(status: RuntimeStatus): OrchestrationStatus {
   return `ORCHESTRATION_STATUS_${status === 'CANCELED' ? 'TERMINATED' : status}`;
 }
 
@@ -57,7 +57,7 @@ const COMPLETION_STATUSES: Record<string, CompletionStatus> = {
   ORCHESTRATION_STATUS_CONTINUED_AS_NEW: 'CONTINUED_AS_NEW',
 };
 
-export function toWireFailure(f: FailureDetails | undefined): TaskFailureDetails | null {
+function toWireFailure(f: FailureDetails | undefined): TaskFailureDetails | null {
   if (!f) return null;
   return {
     errorType: f.errorType,
@@ -129,7 +129,7 @@ export function toWireEvent(e: HistoryEvent): WireEvent {
 }
 
 /** Only events a worker may hand back (continue-as-new carry-over): raised events. Others are ignored. */
-export function fromWireCarryover(e: WireEventOut): HistoryEvent | undefined {
+function fromWireCarryover(e: WireEventOut): HistoryEvent | undefined {
   if (e.eventRaised) {
     const input = text(e.eventRaised.input);
     return { eventId: -1, timestamp: fromTimestamp(e.timestamp) ?? Date.now(), type: 'EventRaised', name: e.eventRaised.name, ...(input !== undefined ? { input } : {}) };
