@@ -81,7 +81,7 @@ class LateAddress {
   }
 }
 
-describe('svcd Kubernetes mode: Components from a real kube-apiserver', function () {
+describe('svcd --mode kubernetes: Components from a real kube-apiserver', function () {
   this.timeout(180_000);
   let kube: KubeApiServer;
   /** shop:orders, bound by the chart's componentReaders RoleBinding. */
