@@ -163,6 +163,26 @@ describe('workflow resilience (real svcd, real durabletask-js worker)', function
     }
   });
 
+  it('answers protocol edge cases with clear statuses (unknown instance, purge filter, stale answers)', async () => {
+    const h = await WorkflowHarness.start();
+    const client = rawClient(h.svcd.grpcAddress);
+    const call = <Req>(rpc: (req: Req, cb: (err: grpc.ServiceError | null) => void) => unknown, req: Req) =>
+      new Promise<grpc.ServiceError | null>((resolve) => rpc.call(client, req, (err) => resolve(err)));
+    try {
+      expect((await call(client.RaiseEvent, { instanceId: 'nope', name: 'x' }))?.code).to.equal(grpc.status.NOT_FOUND);
+      expect((await call(client.TerminateInstance, { instanceId: 'nope' }))?.code).to.equal(grpc.status.NOT_FOUND);
+      expect((await call(client.SuspendInstance, { instanceId: 'nope' }))?.code).to.equal(grpc.status.NOT_FOUND);
+      expect((await call(client.PurgeInstances, { purgeInstanceFilter: { runtimeStatus: [] } }))?.code).to.equal(grpc.status.UNIMPLEMENTED);
+      // Answers nobody asked for (e.g. from a worker that outlived a restart) are ignored, not errors.
+      expect(await call(client.CompleteOrchestratorTask, { instanceId: 'nope', actions: [] })).to.equal(null);
+      expect(await call(client.CompleteWorkflowTask, { instanceId: 'nope', actions: [] })).to.equal(null);
+      expect(await call(client.CompleteActivityTask, { instanceId: 'nope', taskId: 1 })).to.equal(null);
+    } finally {
+      client.close();
+      await h.close();
+    }
+  });
+
   it('answers workflow calls with ERR_ACTOR_RUNTIME_NOT_FOUND when no actor state store exists', async () => {
     const svcd = await SvcdProcess.start();
     const client = rawClient(svcd.grpcAddress);
