@@ -166,17 +166,16 @@ describe('workflow resilience (real svcd, real durabletask-js worker)', function
   it('answers protocol edge cases with clear statuses (unknown instance, purge filter, stale answers)', async () => {
     const h = await WorkflowHarness.start();
     const client = rawClient(h.svcd.grpcAddress);
-    const call = <Req>(rpc: (req: Req, cb: (err: grpc.ServiceError | null) => void) => unknown, req: Req) =>
-      new Promise<grpc.ServiceError | null>((resolve) => rpc.call(client, req, (err) => resolve(err)));
+    const call = (run: (cb: (err: grpc.ServiceError | null) => void) => unknown) => new Promise<grpc.ServiceError | null>((resolve) => run((err) => resolve(err)));
     try {
-      expect((await call(client.RaiseEvent, { instanceId: 'nope', name: 'x' }))?.code).to.equal(grpc.status.NOT_FOUND);
-      expect((await call(client.TerminateInstance, { instanceId: 'nope' }))?.code).to.equal(grpc.status.NOT_FOUND);
-      expect((await call(client.SuspendInstance, { instanceId: 'nope' }))?.code).to.equal(grpc.status.NOT_FOUND);
-      expect((await call(client.PurgeInstances, { purgeInstanceFilter: { runtimeStatus: [] } }))?.code).to.equal(grpc.status.UNIMPLEMENTED);
+      expect((await call((cb) => client.RaiseEvent({ instanceId: 'nope', name: 'x' }, cb)))?.code).to.equal(grpc.status.NOT_FOUND);
+      expect((await call((cb) => client.TerminateInstance({ instanceId: 'nope' }, cb)))?.code).to.equal(grpc.status.NOT_FOUND);
+      expect((await call((cb) => client.SuspendInstance({ instanceId: 'nope' }, cb)))?.code).to.equal(grpc.status.NOT_FOUND);
+      expect((await call((cb) => client.PurgeInstances({ purgeInstanceFilter: { runtimeStatus: [] } }, cb)))?.code).to.equal(grpc.status.UNIMPLEMENTED);
       // Answers nobody asked for (e.g. from a worker that outlived a restart) are ignored, not errors.
-      expect(await call(client.CompleteOrchestratorTask, { instanceId: 'nope', actions: [] })).to.equal(null);
-      expect(await call(client.CompleteWorkflowTask, { instanceId: 'nope', actions: [] })).to.equal(null);
-      expect(await call(client.CompleteActivityTask, { instanceId: 'nope', taskId: 1 })).to.equal(null);
+      expect(await call((cb) => client.CompleteOrchestratorTask({ instanceId: 'nope', actions: [] }, cb))).to.equal(null);
+      expect(await call((cb) => client.CompleteWorkflowTask({ instanceId: 'nope', actions: [] }, cb))).to.equal(null);
+      expect(await call((cb) => client.CompleteActivityTask({ instanceId: 'nope', taskId: 1 }, cb))).to.equal(null);
     } finally {
       client.close();
       await h.close();
