@@ -162,7 +162,7 @@ async function benchStore(kind: StoreKind): Promise<void> {
     worker.kill('SIGTERM');
     await svcd.stop();
     if (kind === 'redis') {
-      const keys = spawnSync('redis-cli', ['--scan', '--pattern', `${appId}*`], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean);
+      const keys = (spawnSync('redis-cli', ['--scan', '--pattern', `${appId}*`], { encoding: 'utf8' }).stdout ?? '').split('\n').filter(Boolean);
       for (let i = 0; i < keys.length; i += 500) spawnSync('redis-cli', ['del', ...keys.slice(i, i + 500)]);
     }
   }

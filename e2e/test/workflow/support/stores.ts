@@ -6,7 +6,7 @@ export type ActorStoreKind = 'sqlite' | 'redis' | 'postgresql';
 /**
  * A workflow actor state store for one test run: the component YAML svcd loads, a unique app ID (Redis keys are
  * prefixed with it) or table name (PostgreSQL) so parallel runs on the shared servers never meet, and cleanup of
- * exactly what the run created.
+ * exactly what the run created (best effort, with the servers' own CLIs).
  */
 export interface ActorStore {
   kind: ActorStoreKind;
@@ -43,7 +43,7 @@ export function actorStore(kind: ActorStoreKind): ActorStore {
         appId,
         resources: { 'store.yaml': component('state.redis', { redisHost: '127.0.0.1:6379' }) },
         cleanup: () => {
-          const keys = spawnSync('redis-cli', ['--scan', '--pattern', `*${appId}*`], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean);
+          const keys = (spawnSync('redis-cli', ['--scan', '--pattern', `*${appId}*`], { encoding: 'utf8' }).stdout ?? '').split('\n').filter(Boolean);
           for (let i = 0; i < keys.length; i += 500) spawnSync('redis-cli', ['del', ...keys.slice(i, i + 500)]);
         },
       };
