@@ -14,11 +14,11 @@ import { HttpApiServer } from './api/http/server.js';
 import { GrpcApiServer } from './api/grpc/server.js';
 import { registerBuiltinComponents } from './components/builtins.js';
 import { loadStandaloneComponents } from './components/disk-loader.js';
-import { ApiServerComponentLister, kubernetesConfig, loadKubernetesComponents } from './components/kubernetes-loader.js';
 import { ComponentManager } from './components/manager.js';
 import { componentProblems, componentsMetadata } from './components/metadata.js';
 import { PluggableComponents } from './components/pluggable/pluggable-components.js';
 import { ComponentRegistry } from './components/registry.js';
+import type { ComponentSpec } from './components/spec.js';
 import { parseCommandLine, type RuntimeConfig } from './config/config.js';
 import { ensureError, RuntimeError } from './errors/runtime-error.js';
 import { createLogger, type Logger } from './log/logger.js';
@@ -29,6 +29,13 @@ import { RUNTIME_VERSION } from './version.js';
 import { durableTaskService } from './workflow/grpc/service.js';
 import { WorkflowHost } from './workflow/host.js';
 import { workflowHttpRoutes } from './workflow/http-routes.js';
+
+/** Imported on demand: the Kubernetes client is heavy (~20 MB of heap) and standalone svcd never needs it. */
+async function loadFromKubernetes(config: RuntimeConfig, log: Logger): Promise<ComponentSpec[]> {
+  const k8s = await import('./components/kubernetes-loader.js');
+  const lister = new k8s.ApiServerComponentLister(k8s.kubernetesConfig(config.kubeconfig), log);
+  return k8s.loadKubernetesComponents({ appId: config.appId, namespace: config.namespace, log, lister });
+}
 
 async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<void>> {
   mkdirSync(config.dataDir, { recursive: true });
@@ -94,7 +101,7 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
         await pluggable.discover();
         const specs =
           config.mode === 'kubernetes'
-            ? await loadKubernetesComponents({ appId: config.appId, namespace: config.namespace, log, lister: new ApiServerComponentLister(kubernetesConfig(config.kubeconfig), log) })
+            ? await loadFromKubernetes(config, log)
             : await loadStandaloneComponents(config.resourcesPaths, config.appId, log);
         await pluggable.awaitSocketsFor(specs);
         await components.initAll(specs, log);
