@@ -42,10 +42,8 @@ export function actorStore(kind: ActorStoreKind): ActorStore {
         kind,
         appId,
         resources: { 'store.yaml': component('state.redis', { redisHost: '127.0.0.1:6379' }) },
-        cleanup: () => {
-          const keys = (spawnSync('redis-cli', ['--scan', '--pattern', `*${appId}*`], { encoding: 'utf8' }).stdout ?? '').split('\n').filter(Boolean);
-          for (let i = 0; i < keys.length; i += 500) spawnSync('redis-cli', ['del', ...keys.slice(i, i + 500)]);
-        },
+        // Streamed through xargs: a run can leave more keys than a spawnSync buffer holds. appId is [a-z0-9-].
+        cleanup: () => void spawnSync('sh', ['-c', `redis-cli --scan --pattern '${appId}*' | xargs -r -n 500 redis-cli del >/dev/null`]),
       };
     case 'postgresql': {
       const table = `wf_e2e_${suffix}`;
