@@ -13,7 +13,7 @@
  */
 import { fork, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { TaskHubGrpcClient } from '@dapr/durabletask-js';
@@ -161,6 +161,7 @@ async function benchStore(kind: StoreKind): Promise<void> {
     await client.stop();
     worker.kill('SIGTERM');
     await svcd.stop();
+    rmSync(path.dirname(svcd.dataDir), { recursive: true, force: true });
     // Streamed through xargs: a run leaves ~100k keys, more than a spawnSync buffer holds. appId is [a-z0-9-].
     if (kind === 'redis') spawnSync('sh', ['-c', `redis-cli --scan --pattern '${appId}*' | xargs -r -n 500 redis-cli del >/dev/null`]);
   }
