@@ -1,4 +1,6 @@
 import './quiet-sdk.js';
+import { rmSync } from 'node:fs';
+import path from 'node:path';
 import { TaskHubGrpcClient } from '@dapr/durabletask-js';
 import { SvcdProcess } from '@svc/runtime/test-support';
 import { actorStore, type ActorStore, type ActorStoreKind } from './stores.js';
@@ -74,6 +76,7 @@ export class WorkflowHarness {
     // The SDK client prints a line per call and keeps timers; closing its channel is enough.
     await Promise.all(this.clients.map((c) => c.stop()));
     await this.svcd.stop();
+    rmSync(path.dirname(this.svcd.dataDir), { recursive: true, force: true });
     this.store.cleanup();
   }
 
