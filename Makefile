@@ -24,6 +24,7 @@ run: build
 # Every test: unit, integration (real svcd, real Redis and PostgreSQL) and e2e (real SDKs).
 test: build
 	bash scripts/ensure-services.sh
+	bash scripts/ensure-tools.sh
 	node scripts/run-tests.mjs $(TEST_ARGS)
 
 lint: build
