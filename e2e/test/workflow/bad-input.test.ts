@@ -24,24 +24,29 @@ describe('workflow HTTP API: bad input (real svcd)', function () {
   }
 
 
-  it('rejects instance IDs with other characters, over 64 characters or empty, on every route, and stores nothing', async () => {
+  it('rejects instance IDs with other characters, over 256 characters or empty, on every route, and stores nothing', async () => {
     const cases: [string, string][] = [
       ['bad%24id', 'ERR_INSTANCE_ID_INVALID'],
       ['has.dot', 'ERR_INSTANCE_ID_INVALID'],
       ['white%20space', 'ERR_INSTANCE_ID_INVALID'],
       ['slash%2Finside', 'ERR_INSTANCE_ID_INVALID'],
-      ['a'.repeat(65), 'ERR_INSTANCE_ID_TOO_LONG'],
+      ['empty%3A%3Asegment', 'ERR_INSTANCE_ID_INVALID'],
+      ['a'.repeat(257), 'ERR_INSTANCE_ID_TOO_LONG'],
       ['', 'ERR_INSTANCE_ID_PROVIDED_MISSING'],
     ];
     for (const [id, code] of cases) {
       for (const [method, path] of everyRouteFor(id)) await expectError(await h.request(method, path), 400, code);
     }
+    // Start keeps the strict rule for user-chosen IDs: no colon (reserved for SDK sub-workflows), at most 64.
+    await expectError(await h.request('POST', `/v1.0/workflows/svc/echo/start?instanceID=${'a'.repeat(65)}`), 400, 'ERR_INSTANCE_ID_TOO_LONG');
+    await expectError(await h.request('POST', '/v1.0/workflows/svc/echo/start?instanceID=parent%3A0001'), 400, 'ERR_INSTANCE_ID_INVALID');
+    await expectError(await h.request('POST', '/v1.0/workflows/svc/echo/start?instanceID=parent:0001'), 400, 'ERR_INSTANCE_ID_INVALID');
     // 64 characters is fine and round-trips.
     const longest = 'x'.repeat(63) + '9';
     await h.start('echo', '"max"', longest);
     expect((await h.waitForCompletion(longest)).instanceID).to.equal(longest);
     // Nothing was stored for the rejected IDs (the shortened, valid-looking forms do not exist either).
-    for (const id of ['bad', 'has', 'white', 'a'.repeat(64)]) {
+    for (const id of ['bad', 'has', 'white', 'a'.repeat(64), 'a'.repeat(65), 'parent%3A0001', 'parent']) {
       expect((await h.request('GET', `/v1.0/workflows/svc/${id}`)).status).to.equal(404);
     }
   });

@@ -6,7 +6,7 @@ import { RuntimeError, ensureError } from '../errors/runtime-error.js';
 import type { HttpRouteGroup } from '../api/http/app.js';
 import { readRawBody } from '../api/http/body.js';
 import { isTerminalStatus, type WorkflowEngine } from './engine.js';
-import { bodyAsPayload, checkInstanceId, checkWorkflowComponent } from './http-validation.js';
+import { bodyAsPayload, checkExistingInstanceId, checkNewInstanceId, checkWorkflowComponent } from './http-validation.js';
 import { instanceView } from './http-view.js';
 
 /** `/v1.0` is the documented prefix; the other two keep `@dapr/dapr` clients and older scripts working. */
@@ -43,8 +43,27 @@ function requestedInstanceId(ctx: Context): string {
   const given = ctx.query.instanceID;
   if (given === undefined) return randomUUID();
   if (Array.isArray(given)) throw new RuntimeError('ERR_MALFORMED_REQUEST', 'the instanceID query parameter was given more than once');
-  checkInstanceId(given);
+  checkNewInstanceId(given);
   return given;
+}
+
+/** `POST .../<id>/<operation>`: one engine call on the instance, answered with 202 and no body. */
+function instanceCommand(
+  operation: string,
+  failureCode: ErrorCode,
+  action: string,
+  call: (engine: WorkflowEngine, instanceId: string) => Promise<void>,
+): WorkflowRoute {
+  return {
+    method: 'post',
+    path: `/:component/:instanceId/${operation}`,
+    failureCode,
+    action,
+    async run(ctx, { engine }) {
+      await call(engine, param(ctx, 'instanceId'));
+      accepted(ctx);
+    },
+  };
 }
 
 const ROUTES: readonly WorkflowRoute[] = [
@@ -73,17 +92,8 @@ const ROUTES: readonly WorkflowRoute[] = [
       ctx.body = instanceView(instance);
     },
   },
-  {
-    method: 'post',
-    path: '/:component/:instanceId/terminate',
-    failureCode: 'ERR_TERMINATE_WORKFLOW',
-    action: 'terminating workflow',
-    async run(ctx, { engine }) {
-      // Recursive, like the reference HTTP API: terminating a parent must not leave its children running.
-      await engine.terminate(param(ctx, 'instanceId'), { recursive: true });
-      accepted(ctx);
-    },
-  },
+  // Recursive, like the reference HTTP API: terminating a parent must not leave its children running.
+  instanceCommand('terminate', 'ERR_TERMINATE_WORKFLOW', 'terminating workflow', (engine, id) => engine.terminate(id, { recursive: true })),
   {
     method: 'post',
     path: '/:component/:instanceId/raiseEvent/:eventName',
@@ -95,26 +105,8 @@ const ROUTES: readonly WorkflowRoute[] = [
       accepted(ctx);
     },
   },
-  {
-    method: 'post',
-    path: '/:component/:instanceId/pause',
-    failureCode: 'ERR_PAUSE_WORKFLOW',
-    action: 'pausing workflow',
-    async run(ctx, { engine }) {
-      await engine.suspend(param(ctx, 'instanceId'));
-      accepted(ctx);
-    },
-  },
-  {
-    method: 'post',
-    path: '/:component/:instanceId/resume',
-    failureCode: 'ERR_RESUME_WORKFLOW',
-    action: 'resuming workflow',
-    async run(ctx, { engine }) {
-      await engine.resume(param(ctx, 'instanceId'));
-      accepted(ctx);
-    },
-  },
+  instanceCommand('pause', 'ERR_PAUSE_WORKFLOW', 'pausing workflow', (engine, id) => engine.suspend(id)),
+  instanceCommand('resume', 'ERR_RESUME_WORKFLOW', 'resuming workflow', (engine, id) => engine.resume(id)),
   {
     method: 'post',
     path: '/:component/:instanceId/purge',
@@ -146,7 +138,7 @@ function notFound(instanceId: string): RuntimeError {
 function handler(route: WorkflowRoute, opts: WorkflowHttpOptions) {
   return async (ctx: Context) => {
     checkWorkflowComponent(param(ctx, 'component'));
-    if (route.path.includes(':instanceId')) checkInstanceId(param(ctx, 'instanceId'));
+    if (route.path.includes(':instanceId')) checkExistingInstanceId(param(ctx, 'instanceId'));
     try {
       await route.run(ctx, opts);
     } catch (err) {
@@ -166,7 +158,7 @@ function malformedPath(ctx: Context): never {
   const [component, instanceId] = segments;
   if (component === undefined || component === '') throw new RuntimeError('ERR_MALFORMED_REQUEST', 'no workflow component was provided: use /v1.0/workflows/svc/...');
   checkWorkflowComponent(component);
-  if (instanceId === undefined || instanceId === '') checkInstanceId('');
+  if (instanceId === undefined || instanceId === '') checkExistingInstanceId('');
   if (segments[2] === 'raiseEvent' && (segments[3] ?? '') === '') {
     throw new RuntimeError('ERR_WORKFLOW_EVENT_NAME_MISSING', 'missing workflow event name: use .../raiseEvent/<eventName>');
   }

@@ -110,23 +110,27 @@ describe('workflow HTTP routes (unit, fake engine)', () => {
   });
 
   describe('bad input never reaches the engine', () => {
-    const routes = (id: string) => [
+    const instanceRoutes = (id: string) => [
       ['GET', `/v1.0/workflows/svc/${id}`],
       ['POST', `/v1.0/workflows/svc/${id}/terminate`],
       ['POST', `/v1.0/workflows/svc/${id}/raiseEvent/go`],
       ['POST', `/v1.0/workflows/svc/${id}/pause`],
       ['POST', `/v1.0/workflows/svc/${id}/resume`],
       ['POST', `/v1.0/workflows/svc/${id}/purge`],
-      ['POST', `/v1.0/workflows/svc/order/start?instanceID=${id}`],
     ] as const;
+    const startRoute = (id: string) => ['POST', `/v1.0/workflows/svc/order/start?instanceID=${id}`] as const;
+    const routes = (id: string) => [...instanceRoutes(id), startRoute(id)];
 
     const cases: [string, string, string][] = [
       ['a character outside [A-Za-z0-9_-]', 'bad%24id', 'ERR_INSTANCE_ID_INVALID'],
       ['a dot', 'a.b', 'ERR_INSTANCE_ID_INVALID'],
-      ['a colon (SDK child IDs)', 'parent%3A0001', 'ERR_INSTANCE_ID_INVALID'],
       ['a space', 'a%20b', 'ERR_INSTANCE_ID_INVALID'],
       ['a non-ASCII letter', '%C3%A9t%C3%A9', 'ERR_INSTANCE_ID_INVALID'],
-      ['65 characters', 'a'.repeat(65), 'ERR_INSTANCE_ID_TOO_LONG'],
+      ['a colon segment outside [A-Za-z0-9_-]', 'parent%3A00.1', 'ERR_INSTANCE_ID_INVALID'],
+      ['an empty colon segment', 'parent%3A%3A0001', 'ERR_INSTANCE_ID_INVALID'],
+      ['a leading colon', '%3A0001', 'ERR_INSTANCE_ID_INVALID'],
+      ['a trailing colon', 'parent%3A', 'ERR_INSTANCE_ID_INVALID'],
+      ['257 characters', 'a'.repeat(257), 'ERR_INSTANCE_ID_TOO_LONG'],
     ];
     for (const [what, id, code] of cases) {
       it(`rejects an instance ID with ${what} on every route (400 ${code})`, async () => {
@@ -134,6 +138,23 @@ describe('workflow HTTP routes (unit, fake engine)', () => {
         expect(engine.calls).to.deep.equal([]);
       });
     }
+
+    it('rejects on start what only the engine may create: a colon (SDK child IDs) or over 64 characters', async () => {
+      await expectError(await call(...startRoute('parent%3A0001')), 400, 'ERR_INSTANCE_ID_INVALID');
+      await expectError(await call(...startRoute('parent:0001')), 400, 'ERR_INSTANCE_ID_INVALID');
+      await expectError(await call(...startRoute('a'.repeat(65))), 400, 'ERR_INSTANCE_ID_TOO_LONG');
+      expect(engine.calls).to.deep.equal([]);
+    });
+
+    it('accepts sub-workflow IDs (colon-joined segments, up to 256 characters) on every route but start', async () => {
+      const deep = 'r'.repeat(66) + ':0001'.repeat(38); // 256 characters: 38 nesting levels
+      for (const id of ['parent%3A0001', 'parent:0001', 'p:0001:000a', deep]) {
+        for (const [method, path] of instanceRoutes(id)) {
+          // The fake engine knows no such instance: 404 proves the ID passed validation and reached the engine.
+          await expectError(await call(method, path), 404, 'ERR_INSTANCE_ID_NOT_FOUND');
+        }
+      }
+    });
 
     it('accepts exactly 64 characters', async () => {
       const id = 'A-_9'.repeat(16);

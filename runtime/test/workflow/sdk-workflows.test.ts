@@ -129,6 +129,18 @@ for (const store of ACTOR_STORES) describe(`workflows with the real durabletask-
     expect(JSON.parse(state!.serializedOutput!)).to.deep.equal({ fromChild: { n: 7, greeting: 'Hello child 7!' } });
     const childState = await client.getOrchestrationState(`${id}:0001`, true);
     expect(childState?.runtimeStatus).to.equal(SDK_STATUS.COMPLETED);
+    // The SDK's default child ID has a colon: readable over HTTP too, with the colon encoded or raw.
+    for (const path of [`/v1.0/workflows/svc/${id}%3A0001`, `/v1.0/workflows/svc/${id}:0001`]) {
+      const res = await h.svcd.request('GET', path);
+      expect(res.status, path).to.equal(200);
+      expect(await res.json()).to.deep.include({ instanceID: `${id}:0001`, workflowName: 'child', runtimeStatus: 'COMPLETED' });
+    }
+    // ... and can be purged over HTTP, while start still refuses a colon in a user-chosen ID.
+    expect((await h.svcd.request('POST', `/v1.0/workflows/svc/${id}%3A0001/purge`)).status).to.equal(202);
+    expect(await client.getOrchestrationState(`${id}:0001`)).to.equal(undefined);
+    const start = await h.svcd.request('POST', `/v1.0/workflows/svc/child/start?instanceID=${id}%3A0002`);
+    expect(start.status).to.equal(400);
+    expect(await start.json()).to.have.property('errorCode', 'ERR_INSTANCE_ID_INVALID');
   });
 
   it('continues as new until done, carrying events over', async () => {
