@@ -11,14 +11,13 @@
  * Instance counts per cell are in the table; scale them with BENCH_SCALE (default 1). Run:
  * `npm run build && node bench/dist/src/workflow.js` (Redis at 127.0.0.1:6379: `bash scripts/ensure-services.sh`).
  */
-import { fork, spawnSync, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { readFileSync, rmSync } from 'node:fs';
+import { fork, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { TaskHubGrpcClient } from '@dapr/durabletask-js';
 import { OrchestrationStatus } from '@dapr/durabletask-js/orchestration/enum/orchestration-status.enum.js';
-import { SvcdProcess } from '@svc/runtime/test-support';
+import { actorStore, SvcdProcess, type ActorStoreKind } from '@svc/runtime/test-support';
 
 const print = (line: string) => process.stdout.write(`${line}\n`);
 // The SDK client prints a line per call; the bench prints through `print` only.
@@ -31,24 +30,6 @@ const TIMER_MS = 5000;
 /** How long (c) waits for its timers to complete after the last instance started, so the bench stays short. */
 const TIMER_WAIT_LIMIT_MS = 60_000;
 const WORKER_MAIN = path.join(path.dirname(fileURLToPath(import.meta.url)), 'workflow-worker.js');
-
-type StoreKind = 'sqlite' | 'redis';
-
-function componentYaml(kind: StoreKind): string {
-  const type = kind === 'sqlite' ? 'state.sqlite' : 'state.redis';
-  const extra = kind === 'redis' ? '\n    - name: redisHost\n      value: "127.0.0.1:6379"' : '';
-  return `apiVersion: svc.io/v1alpha1
-kind: Component
-metadata:
-  name: wfstore
-spec:
-  type: ${type}
-  version: v1
-  metadata:
-    - name: actorStateStore
-      value: "true"${extra}
-`;
-}
 
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
@@ -128,9 +109,9 @@ async function timers(client: TaskHubGrpcClient, prefix: string, instances: numb
   return { workload: `sleeper ${TIMER_MS / 1000}s`, inFlight, instances, perSecond: overheads.length / elapsed, p50: percentile(overheads, 50), p99: percentile(overheads, 99), failed, startRate };
 }
 
-async function benchStore(kind: StoreKind): Promise<void> {
-  const appId = `bench-wf-${randomBytes(3).toString('hex')}`;
-  const svcd = await SvcdProcess.start({ appId, resources: { 'store.yaml': componentYaml(kind) }, args: ['--log-level', 'warn'] });
+async function benchStore(kind: ActorStoreKind): Promise<void> {
+  const store = actorStore(kind, 'bench-wf');
+  const svcd = await SvcdProcess.start({ appId: store.appId, resources: store.resources, args: ['--log-level', 'warn'] });
   const worker = await startWorker(svcd.grpcAddress);
   const client = new TaskHubGrpcClient(svcd.grpcAddress);
   try {
@@ -160,15 +141,14 @@ async function benchStore(kind: StoreKind): Promise<void> {
   } finally {
     await client.stop();
     worker.kill('SIGTERM');
-    await svcd.stop();
-    rmSync(path.dirname(svcd.dataDir), { recursive: true, force: true });
-    // Streamed through xargs: a run leaves ~100k keys, more than a spawnSync buffer holds. appId is [a-z0-9-].
-    if (kind === 'redis') spawnSync('sh', ['-c', `redis-cli --scan --pattern '${appId}*' | xargs -r -n 500 redis-cli del >/dev/null`]);
+    await svcd.dispose();
+    // A run leaves ~100k keys in Redis: deleted with SCAN in batches.
+    await store.cleanup();
   }
 }
 
 const began = Date.now();
 print(`# workflow benchmark (real svcd + @dapr/durabletask-js worker and client; BENCH_SCALE=${SCALE})`);
-for (const kind of (process.env.BENCH_STORES ?? 'sqlite,redis').split(',') as StoreKind[]) await benchStore(kind);
+for (const kind of (process.env.BENCH_STORES ?? 'sqlite,redis').split(',') as ActorStoreKind[]) await benchStore(kind);
 print(`\ntotal ${((Date.now() - began) / 1000).toFixed(0)} s`);
 process.exit(0);

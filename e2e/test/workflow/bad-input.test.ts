@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { SvcdProcess } from '@svc/runtime/test-support';
-import { WorkflowHarness } from './support/harness.js';
+import { harnessPerSuite, WorkflowHarness } from './support/harness.js';
 
 const LIMIT = 64 * 1024;
 
@@ -8,12 +8,7 @@ describe('workflow HTTP API: bad input (real svcd)', function () {
   this.timeout(60_000);
   let h: WorkflowHarness;
 
-  before(async () => {
-    h = await WorkflowHarness.start({ store: 'sqlite', args: ['--max-request-size', String(LIMIT)] });
-  });
-  after(async () => {
-    await h?.close();
-  });
+  harnessPerSuite({ store: 'sqlite', args: ['--max-request-size', String(LIMIT)] }, (started) => (h = started));
 
   async function expectError(res: Response, status: number, code: string): Promise<void> {
     const text = await res.text();
@@ -135,7 +130,7 @@ describe('workflow HTTP API without an actor state store', function () {
         expect(((await res.json()) as { errorCode: string }).errorCode).to.equal('ERR_ACTOR_RUNTIME_NOT_FOUND');
       }
     } finally {
-      await svcd.stop();
+      await svcd.dispose();
     }
   });
 });

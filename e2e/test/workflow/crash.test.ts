@@ -1,6 +1,6 @@
 import { expect } from 'chai';
+import { ACTOR_STORE_KINDS } from '@svc/runtime/test-support';
 import { WorkflowHarness } from './support/harness.js';
-import type { ActorStoreKind } from './support/stores.js';
 import type { WorkerReports } from './support/worker-process.js';
 import type { StepsInput } from './support/test-workflows.js';
 
@@ -40,7 +40,7 @@ function expectRecordedOnce(reports: WorkerReports, instanceId: string, steps: n
   console.log(`      ${instanceId}: ${steps} results recorded once each; ${runs} activity executions started (${runs - steps} re-runs after a crash)`);
 }
 
-for (const store of ['sqlite', 'redis', 'postgresql'] as ActorStoreKind[]) {
+for (const store of ACTOR_STORE_KINDS) {
   describe(`workflow crash recovery on ${store} (seed ${SEED})`, function () {
     this.timeout(180_000);
     let h: WorkflowHarness;

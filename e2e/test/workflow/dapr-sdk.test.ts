@@ -10,8 +10,7 @@ import {
   type WorkflowContext,
 } from '@dapr/dapr';
 import type { Task } from '@dapr/dapr/workflow/internal/durabletask/task/task.js';
-import { SvcdProcess } from '@svc/runtime/test-support';
-import { actorStore, type ActorStore } from './support/stores.js';
+import { actorStore, SvcdProcess, type ActorStore } from '@svc/runtime/test-support';
 import './support/quiet-sdk.js';
 
 const TOKEN = 'e2e-dapr-token';
@@ -44,7 +43,7 @@ describe('@dapr/dapr workflow classes and DaprClient against svcd (API token on)
   let dapr: DaprClient;
 
   before(async () => {
-    store = actorStore('sqlite');
+    store = actorStore('sqlite', 'wf-e2e');
     svcd = await SvcdProcess.start({ appId: store.appId, resources: store.resources, env: { SVC_API_TOKEN: TOKEN } });
     const grpc = { daprHost: '127.0.0.1', daprPort: String(svcd.ports.grpc), daprApiToken: TOKEN, logger };
     runtime = new WorkflowRuntime(grpc)
@@ -63,8 +62,8 @@ describe('@dapr/dapr workflow classes and DaprClient against svcd (API token on)
     await runtime?.stop();
     await wf?.stop();
     await dapr?.stop();
-    await svcd?.stop();
-    store?.cleanup();
+    await svcd?.dispose();
+    await store?.cleanup();
   });
 
   it('runs activities, a timer, an event and a child workflow through WorkflowRuntime and DaprWorkflowClient', async () => {

@@ -4,8 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { TaskHubGrpcClient } from '@dapr/durabletask-js';
-import { SvcdProcess } from '@svc/runtime/test-support';
-import { actorStore, type ActorStore } from './support/stores.js';
+import { actorStore, SvcdProcess, type ActorStore } from '@svc/runtime/test-support';
 import './support/quiet-sdk.js';
 
 const APP = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../examples/workflow-app/dist/src');
@@ -20,7 +19,7 @@ describe('examples/workflow-app (README commands)', function () {
   let client: TaskHubGrpcClient;
 
   before(async () => {
-    store = actorStore('sqlite');
+    store = actorStore('sqlite', 'wf-e2e');
     svcd = await SvcdProcess.start({ appId: store.appId, resources: store.resources });
     worker = spawn(process.execPath, [path.join(APP, 'worker.js')], { env: { ...process.env, SVC_GRPC_ADDRESS: svcd.grpcAddress }, stdio: ['ignore', 'pipe', 'pipe'] });
     await new Promise<void>((resolve, reject) => {
@@ -37,8 +36,8 @@ describe('examples/workflow-app (README commands)', function () {
   after(async () => {
     worker?.kill('SIGTERM');
     await client?.stop();
-    await svcd?.stop();
-    store?.cleanup();
+    await svcd?.dispose();
+    await store?.cleanup();
   });
 
   const http = (method: string, p: string, body?: string) =>

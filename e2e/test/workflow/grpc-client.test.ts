@@ -1,19 +1,16 @@
 import { expect } from 'chai';
 import type { TaskHubGrpcClient } from '@dapr/durabletask-js';
 import { OrchestrationStatus } from '@dapr/durabletask-js/orchestration/enum/orchestration-status.enum.js';
-import { WorkflowHarness } from './support/harness.js';
+import { harnessPerSuite, type WorkflowHarness } from './support/harness.js';
 
 describe('Durable Task client calls of @dapr/durabletask-js against svcd', function () {
   this.timeout(60_000);
   let h: WorkflowHarness;
   let client: TaskHubGrpcClient;
 
-  before(async () => {
-    h = await WorkflowHarness.start({ store: 'sqlite' });
+  harnessPerSuite({ store: 'sqlite' }, (started) => {
+    h = started;
     client = h.client();
-  });
-  after(async () => {
-    await h?.close();
   });
 
   it('StartInstance, WaitForInstanceStart, GetInstance, RaiseEvent, WaitForInstanceCompletion, PurgeInstances', async () => {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { WorkflowHarness } from './support/harness.js';
+import { harnessPerSuite, type WorkflowHarness } from './support/harness.js';
 
 const RFC3339_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
@@ -7,12 +7,7 @@ describe('workflow HTTP API (real svcd, real @dapr/durabletask-js worker)', func
   this.timeout(60_000);
   let h: WorkflowHarness;
 
-  before(async () => {
-    h = await WorkflowHarness.start({ store: 'sqlite' });
-  });
-  after(async () => {
-    await h?.close();
-  });
+  harnessPerSuite({ store: 'sqlite' }, (started) => (h = started));
 
   it('starts with the body as input byte-for-byte and reports output, custom status and RFC 3339 UTC times', async () => {
     const input = '{"item": "paperclips",   "qty": 3, "note": "ünïcode ✓"}';

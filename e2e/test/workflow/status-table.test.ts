@@ -1,17 +1,12 @@
 import { expect } from 'chai';
-import { WorkflowHarness } from './support/harness.js';
+import { harnessPerSuite, type WorkflowHarness } from './support/harness.js';
 
 /** docs/workflows.md "Transitions", row by row (row numbers in the test names). */
 describe('workflow status transitions (docs/workflows.md)', function () {
   this.timeout(60_000);
   let h: WorkflowHarness;
 
-  before(async () => {
-    h = await WorkflowHarness.start({ store: 'sqlite' });
-  });
-  after(async () => {
-    await h?.close();
-  });
+  harnessPerSuite({ store: 'sqlite' }, (started) => (h = started));
 
   const status = async (id: string) => (await h.get(id)).runtimeStatus;
 

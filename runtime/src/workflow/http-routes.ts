@@ -5,7 +5,7 @@ import type { ErrorCode } from '../errors/codes.js';
 import { RuntimeError, ensureError } from '../errors/runtime-error.js';
 import type { HttpRouteGroup } from '../api/http/app.js';
 import { readRawBody } from '../api/http/body.js';
-import { isTerminalStatus, type WorkflowEngine } from './engine.js';
+import { isTerminalStatus, type WorkflowEngine, type WorkflowInstance } from './engine.js';
 import { bodyAsPayload, checkExistingInstanceId, checkNewInstanceId, checkWorkflowComponent } from './http-validation.js';
 import { instanceView } from './http-view.js';
 
@@ -86,10 +86,7 @@ const ROUTES: readonly WorkflowRoute[] = [
     failureCode: 'ERR_GET_WORKFLOW',
     action: 'getting workflow',
     async run(ctx, { engine }) {
-      const instanceId = param(ctx, 'instanceId');
-      const instance = await engine.get(instanceId);
-      if (instance === undefined) throw notFound(instanceId);
-      ctx.body = instanceView(instance);
+      ctx.body = instanceView(await existingInstance(ctx, engine));
     },
   },
   // Recursive, like the reference HTTP API: terminating a parent must not leave its children running.
@@ -113,11 +110,10 @@ const ROUTES: readonly WorkflowRoute[] = [
     failureCode: 'ERR_PURGE_WORKFLOW',
     action: 'purging workflow',
     async run(ctx, { engine }) {
-      const instanceId = param(ctx, 'instanceId');
       // Checked here so the client gets a 409 it can act on (wait, or terminate first) instead of a 500;
       // the engine refuses a non-terminal purge on its own too, so a race cannot delete a live instance.
-      const instance = await engine.get(instanceId);
-      if (instance === undefined) throw notFound(instanceId);
+      const instance = await existingInstance(ctx, engine);
+      const instanceId = param(ctx, 'instanceId');
       if (!isTerminalStatus(instance.runtimeStatus)) {
         throw new RuntimeError(
           'ERR_PURGE_WORKFLOW_NOT_COMPLETED',
@@ -130,8 +126,14 @@ const ROUTES: readonly WorkflowRoute[] = [
   },
 ];
 
-function notFound(instanceId: string): RuntimeError {
-  return new RuntimeError('ERR_INSTANCE_ID_NOT_FOUND', `unable to find workflow with the provided instance ID: ${instanceId}`);
+/** The instance named by the path, or 404 `ERR_INSTANCE_ID_NOT_FOUND`. */
+async function existingInstance(ctx: Context, engine: WorkflowEngine): Promise<WorkflowInstance> {
+  const instanceId = param(ctx, 'instanceId');
+  const instance = await engine.get(instanceId);
+  if (instance === undefined) {
+    throw new RuntimeError('ERR_INSTANCE_ID_NOT_FOUND', `unable to find workflow with the provided instance ID: ${instanceId}`);
+  }
+  return instance;
 }
 
 /** Validates the path, runs the route, and gives engine failures that carry no code the route's own code. */

@@ -1,19 +1,8 @@
 import { expect } from 'chai';
 import { decodeBulkGetBody, decodeSaveBody, decodeTransactionBody } from '../../src/api/http/state-body.js';
-import { isRuntimeError } from '../../src/errors/runtime-error.js';
+import { expectMalformed } from '../support/expect-runtime-error.js';
 
 const body = (s: string) => Buffer.from(s, 'utf8');
-
-function malformed(fn: () => unknown, message: RegExp): void {
-  try {
-    fn();
-  } catch (err) {
-    expect(isRuntimeError(err, 'ERR_MALFORMED_REQUEST'), String(err)).to.equal(true);
-    expect((err as Error).message).to.match(message);
-    return;
-  }
-  expect.fail('expected ERR_MALFORMED_REQUEST');
-}
 
 describe('state request bodies', () => {
   it('decodes save items with raw values and optional fields', () => {
@@ -37,21 +26,21 @@ describe('state request bodies', () => {
   });
 
   it('rejects bodies of the wrong shape with the field path', () => {
-    malformed(() => decodeSaveBody(body('{"key":"a"}')), /body must be a JSON array/);
-    malformed(() => decodeSaveBody(body('[1]')), /\[0\] must be an object/);
-    malformed(() => decodeSaveBody(body('[{"key":5,"value":1}]')), /\[0\]\.key must be a string/);
-    malformed(() => decodeSaveBody(body('[{"key":"a","value":1,"etag":7}]')), /\[0\]\.etag must be a string/);
-    malformed(() => decodeSaveBody(body('[{"key":"a","value":1,"metadata":{"m":1}}]')), /\[0\]\.metadata\.m must be a string/);
-    malformed(() => decodeSaveBody(body('[{"key":"a","value":1,"options":"strong"}]')), /\[0\]\.options must be a JSON object/);
-    malformed(() => decodeSaveBody(body('[{"key":"a",')), /failed deserializing HTTP body/);
-    malformed(() => decodeSaveBody(Buffer.from([0x5b, 0xff, 0x5d])), /not valid UTF-8/);
+    expectMalformed(() => decodeSaveBody(body('{"key":"a"}')), /body must be a JSON array/);
+    expectMalformed(() => decodeSaveBody(body('[1]')), /\[0\] must be an object/);
+    expectMalformed(() => decodeSaveBody(body('[{"key":5,"value":1}]')), /\[0\]\.key must be a string/);
+    expectMalformed(() => decodeSaveBody(body('[{"key":"a","value":1,"etag":7}]')), /\[0\]\.etag must be a string/);
+    expectMalformed(() => decodeSaveBody(body('[{"key":"a","value":1,"metadata":{"m":1}}]')), /\[0\]\.metadata\.m must be a string/);
+    expectMalformed(() => decodeSaveBody(body('[{"key":"a","value":1,"options":"strong"}]')), /\[0\]\.options must be a JSON object/);
+    expectMalformed(() => decodeSaveBody(body('[{"key":"a",')), /failed deserializing HTTP body/);
+    expectMalformed(() => decodeSaveBody(Buffer.from([0x5b, 0xff, 0x5d])), /not valid UTF-8/);
   });
 
   it('decodes bulk get bodies', () => {
     expect(decodeBulkGetBody(body('{"keys":["a","b"],"parallelism":10,"metadata":{"x":"y"}}'))).to.deep.equal({ keys: ['a', 'b'], metadata: { x: 'y' } });
     expect(decodeBulkGetBody(body('{}'))).to.deep.equal({ keys: [], metadata: {} });
-    malformed(() => decodeBulkGetBody(body('{"keys":"a"}')), /keys must be a JSON array/);
-    malformed(() => decodeBulkGetBody(body('{"keys":[1]}')), /keys\[0\] must be a string/);
+    expectMalformed(() => decodeBulkGetBody(body('{"keys":"a"}')), /keys must be a JSON array/);
+    expectMalformed(() => decodeBulkGetBody(body('{"keys":[1]}')), /keys\[0\] must be a string/);
   });
 
   it('decodes transactions with raw values', () => {
@@ -62,8 +51,8 @@ describe('state request bodies', () => {
     expect(tx.operations.map((o) => o.operation)).to.deep.equal(['upsert', 'delete']);
     expect(tx.operations[0]!.request.value!.toString()).to.equal('[1, 2]');
     expect(tx.operations[1]!.request).to.deep.include({ key: 'b', etag: '1', value: undefined });
-    malformed(() => decodeTransactionBody(body('{"operations":[{"request":{"key":"a"}}]}')), /operations\[0\]\.operation is required/);
-    malformed(() => decodeTransactionBody(body('{"operations":[{"operation":"upsert"}]}')), /operations\[0\]\.request is required/);
-    malformed(() => decodeTransactionBody(body('[]')), /body must be a JSON object/);
+    expectMalformed(() => decodeTransactionBody(body('{"operations":[{"request":{"key":"a"}}]}')), /operations\[0\]\.operation is required/);
+    expectMalformed(() => decodeTransactionBody(body('{"operations":[{"operation":"upsert"}]}')), /operations\[0\]\.request is required/);
+    expectMalformed(() => decodeTransactionBody(body('[]')), /body must be a JSON object/);
   });
 });

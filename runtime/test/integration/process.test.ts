@@ -37,7 +37,8 @@ describe('svcd process', function () {
     expect(metrics.status).to.equal(200);
     expect(await metrics.text()).to.match(/app_id="proc-app"/);
 
-    const exit = await svcd.stop();
+    await svcd.stop();
+    const exit = await svcd.exited;
     expect(exit.code).to.equal(0);
     expect(svcd.output).to.include('svcd stopped');
   });

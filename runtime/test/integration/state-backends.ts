@@ -5,9 +5,8 @@
 import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { Redis } from 'ioredis';
-import pg from 'pg';
-import { TEST_POSTGRES_URL, TEST_REDIS_HOST } from '../support/index.js';
+import type pg from 'pg';
+import { deleteRedisKeysWithPrefix, dropTestPostgresTable, TEST_POSTGRES_URL, TEST_REDIS_HOST, withTestPostgres, withTestRedis } from '../support/index.js';
 
 export interface StateBackend {
   readonly label: string;
@@ -46,50 +45,28 @@ const sqlite: StateBackend = {
   cleanup: () => Promise.resolve(),
 };
 
-async function withRedis<T>(work: (redis: Redis) => Promise<T>): Promise<T> {
-  const [host, port] = TEST_REDIS_HOST.split(':');
-  const redis = new Redis({ host, port: Number(port ?? 6379) });
-  try {
-    return await work(redis);
-  } finally {
-    redis.disconnect();
-  }
-}
-
 const redis: StateBackend = {
   label: 'Redis',
   type: 'state.redis',
   metadata: { redisHost: TEST_REDIS_HOST },
-  peek: (_dataDir, storeKey) => withRedis(async (r) => (await r.hgetBuffer(storeKey, 'data')) ?? undefined),
+  peek: (_dataDir, storeKey) => withTestRedis(async (r) => (await r.hgetBuffer(storeKey, 'data')) ?? undefined),
   // A plain string where a hash is expected: every command the store runs on these keys fails with WRONGTYPE.
-  sabotage: (_dataDir, storeKeys) => withRedis(async (r) => void (await Promise.all(storeKeys.map((k) => r.set(k, 'not a hash'))))),
-  cleanup: (keyPrefixes) =>
-    withRedis(async (r) => {
-      for (const prefix of keyPrefixes) {
-        const keys = await r.keys(`${prefix.replace(/[*?[\]\\]/g, '\\$&')}*`);
-        if (keys.length > 0) await r.del(...keys);
-      }
-    }),
+  sabotage: (_dataDir, storeKeys) => withTestRedis(async (r) => void (await Promise.all(storeKeys.map((k) => r.set(k, 'not a hash'))))),
+  cleanup: async (keyPrefixes) => {
+    for (const prefix of keyPrefixes) await deleteRedisKeysWithPrefix(prefix);
+  },
 };
 
 function postgres(): StateBackend {
   const table = `state_it_${randomBytes(4).toString('hex')}`;
-  const query = async <R extends pg.QueryResultRow>(sql: string, params: unknown[] = []) => {
-    const client = new pg.Client(TEST_POSTGRES_URL);
-    await client.connect();
-    try {
-      return await client.query<R>(sql, params);
-    } finally {
-      await client.end();
-    }
-  };
+  const query = <R extends pg.QueryResultRow>(sql: string, params: unknown[] = []) => withTestPostgres((client) => client.query<R>(sql, params));
   return {
     label: 'PostgreSQL',
     type: 'state.postgresql',
     metadata: { connectionString: TEST_POSTGRES_URL, tableName: table },
     peek: async (_dataDir, storeKey) => (await query<{ value: Buffer }>(`SELECT value FROM ${table} WHERE key = $1`, [storeKey])).rows[0]?.value,
     sabotage: async () => void (await query(`DROP TABLE ${table}`)),
-    cleanup: async () => void (await query(`DROP TABLE IF EXISTS ${table}`)),
+    cleanup: () => dropTestPostgresTable(table),
   };
 }
 

@@ -1,19 +1,8 @@
 import { expect } from 'chai';
-import { isRuntimeError } from '../../src/errors/runtime-error.js';
 import { assertValidStateKey, StateKeyMapper, stateKeyPrefix } from '../../src/state/key-prefix.js';
+import { expectMalformed } from '../support/expect-runtime-error.js';
 
 const ctx = { appId: 'myapp', storeName: 'mystore', namespace: undefined };
-
-function rejects(fn: () => unknown, message: RegExp): void {
-  try {
-    fn();
-  } catch (err) {
-    expect(isRuntimeError(err, 'ERR_MALFORMED_REQUEST'), String(err)).to.equal(true);
-    expect((err as Error).message).to.match(message);
-    return;
-  }
-  expect.fail('expected ERR_MALFORMED_REQUEST');
-}
 
 describe('state key prefixing', () => {
   it('follows the keyPrefix strategies, matched without case', () => {
@@ -32,7 +21,7 @@ describe('state key prefixing', () => {
   });
 
   it('rejects a custom prefix containing the separator', () => {
-    rejects(() => stateKeyPrefix('a||b', ctx), /keyPrefix 'a\|\|b' can't contain '\|\|'/);
+    expectMalformed(() => stateKeyPrefix('a||b', ctx), /keyPrefix 'a\|\|b' can't contain '\|\|'/);
   });
 
   it('maps keys to store keys and back', () => {
@@ -46,9 +35,9 @@ describe('state key prefixing', () => {
   });
 
   it('rejects empty keys, keys with the separator and keys with NUL', () => {
-    rejects(() => assertValidStateKey(''), /"key" is a required field/);
-    rejects(() => assertValidStateKey('a||b'), /can't contain/);
-    rejects(() => new StateKeyMapper('p').toStoreKey('x\u0000y'), /NUL/);
+    expectMalformed(() => assertValidStateKey(''), /"key" is a required field/);
+    expectMalformed(() => assertValidStateKey('a||b'), /can't contain/);
+    expectMalformed(() => new StateKeyMapper('p').toStoreKey('x\u0000y'), /NUL/);
     assertValidStateKey('ключ 🔑 a|b /?#');
   });
 });

@@ -3,22 +3,15 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { PostgresStateStore, postgresOptionsFromMetadata } from '../../src/state/postgresql.js';
 import { describeStateStoreConformance } from '../conformance/state-store-conformance.js';
-import { freePort, TEST_POSTGRES_URL } from '../support/index.js';
+import { dropTestPostgresTable, freePort, TEST_POSTGRES_URL } from '../support/index.js';
 
 const table = `state_conformance_${randomBytes(4).toString('hex')}`;
 const metadata = (md: Record<string, string>) => (name: string) => md[name];
 
-async function dropTable(name: string): Promise<void> {
-  const client = new pg.Client(TEST_POSTGRES_URL);
-  await client.connect();
-  await client.query(`DROP TABLE IF EXISTS "${name}"`);
-  await client.end();
-}
-
 describeStateStoreConformance(
   'state.postgresql',
   () => PostgresStateStore.connect(postgresOptionsFromMetadata(metadata({ connectionString: TEST_POSTGRES_URL, tableName: table }))),
-  () => dropTable(table),
+  () => dropTestPostgresTable(table),
 );
 
 describe('state.postgresql specifics', () => {

@@ -1,17 +1,17 @@
 /** Test helpers: the example pluggable component as a real child process, and misbehaving socket servers. */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { TestChildProcess } from './child-process.js';
+import { tempFolder } from './temp-folders.js';
 
 /** runtime/dist/test/support → examples/pluggable-component/dist/src/main.js (built by `npm run build`). */
 export const EXAMPLE_COMPONENT_MAIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../examples/pluggable-component/dist/src/main.js');
 
 /** A fresh sockets folder with a short path (Unix socket paths are limited to about 100 bytes). */
 export function tempSocketsFolder(): string {
-  return mkdtempSync(path.join(os.tmpdir(), 'svc-pc-'));
+  return tempFolder('svc-pc-');
 }
 
 export interface ExampleOptions {
@@ -22,17 +22,13 @@ export interface ExampleOptions {
   readonly withoutTransactions?: boolean;
 }
 
-export class ExampleComponent {
-  output = '';
-  readonly exited: Promise<void>;
-
+/** The example component as a child process; `kill()` leaves its socket file behind, as after a real crash. */
+export class ExampleComponent extends TestChildProcess {
   private constructor(
-    readonly child: ChildProcess,
+    child: ChildProcess,
     readonly socketPath: string,
   ) {
-    child.stdout?.on('data', (d: Buffer) => (this.output += d.toString()));
-    child.stderr?.on('data', (d: Buffer) => (this.output += d.toString()));
-    this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
+    super(child);
   }
 
   /** Starts the component and resolves once it printed that it listens (its socket exists and accepts). */
@@ -54,17 +50,6 @@ export class ExampleComponent {
       void component.exited.then(() => reject(new Error(`example component exited before listening:\n${component.output}`)));
     });
     return component;
-  }
-
-  /** Crash (SIGKILL): the socket file stays behind, as after a real crash. */
-  async kill(): Promise<void> {
-    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
-    await this.exited;
-  }
-
-  async stop(): Promise<void> {
-    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGTERM');
-    await this.exited;
   }
 }
 

@@ -1,9 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { TestChildProcess } from './child-process.js';
 import { freePort } from './ports.js';
+import { removeTempFolder, tempFolder, tempFolderHolding } from './temp-folders.js';
 
 /** dist/test/support → dist/src/main.js */
 export const SVCD_MAIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src/main.js');
@@ -25,20 +26,20 @@ export interface SvcdOptions {
   readyTimeoutMs?: number;
 }
 
-/** A real svcd child process on free loopback ports, with its output kept for assertions and failure reports. */
-export class SvcdProcess {
-  output = '';
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-
+/**
+ * A real svcd child process on free loopback ports, with its output kept for assertions and failure reports.
+ * Its resources, data and sockets live in a temporary folder: `dispose()` removes it (and the folder of an earlier
+ * svcd whose data or resources it reused); whatever is not disposed is removed when the test process exits.
+ */
+export class SvcdProcess extends TestChildProcess {
   private constructor(
-    readonly child: ChildProcess,
+    child: ChildProcess,
     readonly ports: { http: number; grpc: number; metrics: number },
     readonly resourcesPath: string,
     readonly dataDir: string,
+    private readonly folders: readonly string[],
   ) {
-    child.stdout?.on('data', (d: Buffer) => (this.output += d.toString()));
-    child.stderr?.on('data', (d: Buffer) => (this.output += d.toString()));
-    this.exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+    super(child);
   }
 
   get httpUrl(): string {
@@ -50,7 +51,9 @@ export class SvcdProcess {
   }
 
   static async start(opts: SvcdOptions = {}): Promise<SvcdProcess> {
-    const work = mkdtempSync(path.join(os.tmpdir(), 'svcd-test-'));
+    // Taken over from an earlier svcd before this one makes its own: a restart reuses that svcd's data.
+    const inherited = [tempFolderHolding(opts.dataDir), tempFolderHolding(opts.resourcesPath)];
+    const work = tempFolder('svcd-test-');
     let resourcesPath = opts.resourcesPath;
     if (!resourcesPath) {
       resourcesPath = path.join(work, 'resources');
@@ -72,7 +75,8 @@ export class SvcdProcess {
       ...(opts.args ?? []),
     ];
     const child = spawn(process.execPath, args, { env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    const svcd = new SvcdProcess(child, ports, resourcesPath, dataDir);
+    const folders = [...new Set([work, ...inherited.filter((dir) => dir !== undefined)])];
+    const svcd = new SvcdProcess(child, ports, resourcesPath, dataDir, folders);
     if (opts.waitReady !== false) await svcd.waitReady(opts.readyTimeoutMs ?? 20_000);
     return svcd;
   }
@@ -105,15 +109,12 @@ export class SvcdProcess {
     return fetch(`${this.httpUrl}${urlPath}`, init);
   }
 
-  /** Graceful stop (SIGTERM) and wait. */
-  async stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
-    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGTERM');
-    return this.exited;
-  }
-
-  /** Crash (SIGKILL) and wait. */
-  async kill(): Promise<void> {
-    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
-    await this.exited;
+  /**
+   * Stops svcd (if it still runs) and removes its temporary folder, with the data in it. Call it on the LAST
+   * svcd of a test: a restarted svcd that reuses this one's `dataDir` needs that folder until it is disposed.
+   */
+  async dispose(): Promise<void> {
+    await this.stop();
+    for (const dir of this.folders) removeTempFolder(dir);
   }
 }

@@ -3,25 +3,19 @@
  * the workflow engine's integration tests.
  */
 import { TaskHubGrpcClient, TaskHubGrpcWorker } from '@dapr/durabletask-js';
-import { randomBytes } from 'node:crypto';
-import { componentYaml, SvcdProcess, TEST_POSTGRES_URL, TEST_REDIS_HOST, type SvcdOptions } from '../support/index.js';
+import { componentYaml, SvcdProcess, type ActorStoreKind, type SvcdOptions } from '../support/index.js';
 
 /** Numeric statuses as the SDK reports them. */
 export const SDK_STATUS = { RUNNING: 0, COMPLETED: 1, FAILED: 3, TERMINATED: 5, PENDING: 6, SUSPENDED: 7 } as const;
 
 export const ACTOR_STORE_YAML = componentYaml('wfstore', 'state.sqlite', { actorStateStore: 'true' });
 
-/** The actor stores the engine is tested on; Redis/PostgreSQL runs isolate themselves with a random app id/table. */
-export const ACTOR_STORES: readonly { name: string; yaml: () => string }[] = [
-  { name: 'SQLite', yaml: () => ACTOR_STORE_YAML },
-  { name: 'Redis', yaml: () => componentYaml('wfstore', 'state.redis', { actorStateStore: 'true', redisHost: TEST_REDIS_HOST }) },
-  {
-    name: 'PostgreSQL',
-    yaml: () => componentYaml('wfstore', 'state.postgresql', { actorStateStore: 'true', connectionString: TEST_POSTGRES_URL, tableName: `wf_${randomBytes(4).toString('hex')}` }),
-  },
+/** The actor stores the engine is tested on (`actorStore(kind)` isolates each run and cleans up after it). */
+export const ACTOR_STORES: readonly { name: string; kind: ActorStoreKind }[] = [
+  { name: 'SQLite', kind: 'sqlite' },
+  { name: 'Redis', kind: 'redis' },
+  { name: 'PostgreSQL', kind: 'postgresql' },
 ];
-
-export const uniqueAppId = (): string => `wftest-${randomBytes(4).toString('hex')}`;
 
 type Registration = (worker: TaskHubGrpcWorker) => void;
 
@@ -77,6 +71,6 @@ export class WorkflowHarness {
   async close(): Promise<void> {
     for (const w of this.workers.splice(0)) await w.stop().catch(() => undefined);
     for (const c of this.clients.splice(0)) await c.stop().catch(() => undefined);
-    await this.svcd.stop();
+    await this.svcd.dispose();
   }
 }

@@ -136,7 +136,8 @@ describe('workflow resilience (real svcd, real durabletask-js worker)', function
       const stopped = h.svcd.stop();
       expect((await status).code).to.equal(grpc.status.OK);
       expect((await waiting)?.code).to.equal(grpc.status.UNAVAILABLE);
-      expect((await stopped).code).to.equal(0);
+      await stopped;
+      expect((await h.svcd.exited).code).to.equal(0);
     } finally {
       client.close();
       await h.close();

@@ -5,7 +5,8 @@
  */
 import { expect } from 'chai';
 import type { ActivityContext, OrchestrationContext, TaskHubGrpcClient } from '@dapr/durabletask-js';
-import { ACTOR_STORES, quietConsole, restoreConsole, SDK_STATUS, uniqueAppId, WorkflowHarness } from './sdk-harness.js';
+import { actorStore, type ActorStore } from '../support/index.js';
+import { ACTOR_STORES, quietConsole, restoreConsole, SDK_STATUS, WorkflowHarness } from './sdk-harness.js';
 
 type Gen = AsyncGenerator<unknown, unknown, unknown>;
 
@@ -79,10 +80,12 @@ for (const store of ACTOR_STORES) describe(`workflows with the real durabletask-
   this.timeout(60_000);
   let h: WorkflowHarness;
   let client: TaskHubGrpcClient;
+  let storeRun: ActorStore;
 
   before(async () => {
     quietConsole();
-    h = await WorkflowHarness.start({ appId: uniqueAppId(), resources: { 'store.yaml': store.yaml() } });
+    storeRun = actorStore(store.kind);
+    h = await WorkflowHarness.start({ appId: storeRun.appId, resources: storeRun.resources });
     await h.worker((w) => {
       for (const wf of [chain, timerThenEvent, waitEvent, child, parent, parentOfWaiter, counter, accumulate, failing]) w.addOrchestrator(wf);
       w.addActivity(greet);
@@ -93,6 +96,7 @@ for (const store of ACTOR_STORES) describe(`workflows with the real durabletask-
 
   after(async () => {
     await h?.close();
+    await storeRun?.cleanup();
     restoreConsole();
   });
 

@@ -1,9 +1,7 @@
 import './quiet-sdk.js';
-import { rmSync } from 'node:fs';
-import path from 'node:path';
 import { TaskHubGrpcClient } from '@dapr/durabletask-js';
-import { SvcdProcess } from '@svc/runtime/test-support';
-import { actorStore, type ActorStore, type ActorStoreKind } from './stores.js';
+import { actorStore, SvcdProcess, type ActorStore, type ActorStoreKind } from '@svc/runtime/test-support';
+import type { WorkflowInstanceView } from '@svc/runtime/workflow/http-view.js';
 import { WorkerProcess, WorkerReports } from './worker-process.js';
 
 export interface HarnessOptions {
@@ -13,14 +11,22 @@ export interface HarnessOptions {
   args?: string[];
 }
 
-/** The Get workflow body. */
-export interface InstanceBody {
-  instanceID: string;
-  workflowName?: string;
-  createdAt: string;
-  lastUpdatedAt: string;
-  runtimeStatus: string;
-  properties: Record<string, string>;
+/** The Get workflow body, as svcd defines it. */
+export type InstanceBody = WorkflowInstanceView;
+
+/**
+ * One harness for the enclosing `describe`: started in a `before` hook, closed (svcd's folder and the store's
+ * tables/keys removed) in an `after` hook; `use` receives it once started.
+ */
+export function harnessPerSuite(opts: HarnessOptions, use: (harness: WorkflowHarness) => void): void {
+  let harness: WorkflowHarness | undefined;
+  before(async () => {
+    harness = await WorkflowHarness.start(opts);
+    use(harness);
+  });
+  after(async () => {
+    await harness?.close();
+  });
 }
 
 /**
@@ -39,7 +45,7 @@ export class WorkflowHarness {
   ) {}
 
   static async start(opts: HarnessOptions = {}): Promise<WorkflowHarness> {
-    const store = actorStore(opts.store ?? 'sqlite');
+    const store = actorStore(opts.store ?? 'sqlite', 'wf-e2e');
     const args = opts.args ?? [];
     const svcd = await SvcdProcess.start({ appId: store.appId, resources: store.resources, args });
     const harness = new WorkflowHarness(svcd, store, args);
@@ -75,9 +81,8 @@ export class WorkflowHarness {
     await this.worker?.stop();
     // The SDK client prints a line per call and keeps timers; closing its channel is enough.
     await Promise.all(this.clients.map((c) => c.stop()));
-    await this.svcd.stop();
-    rmSync(path.dirname(this.svcd.dataDir), { recursive: true, force: true });
-    this.store.cleanup();
+    await this.svcd.dispose();
+    await this.store.cleanup();
   }
 
   // --- HTTP workflow API -------------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { TestChildProcess } from '@svc/runtime/test-support';
 import type { WorkerMessage } from './messages.js';
 
 const WORKER_MAIN = path.join(path.dirname(fileURLToPath(import.meta.url)), 'worker-main.js');
@@ -43,14 +44,9 @@ export class WorkerReports {
 }
 
 /** A `@dapr/durabletask-js` worker in its own process (see worker-main.ts). */
-export class WorkerProcess {
-  output = '';
-  readonly exited: Promise<void>;
-
-  private constructor(readonly child: ChildProcess) {
-    child.stdout?.on('data', (d: Buffer) => (this.output += d.toString()));
-    child.stderr?.on('data', (d: Buffer) => (this.output += d.toString()));
-    this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
+export class WorkerProcess extends TestChildProcess {
+  private constructor(child: ChildProcess) {
+    super(child);
   }
 
   /** Starts the worker and resolves once its first GetWorkItems stream is open. */
@@ -66,15 +62,5 @@ export class WorkerProcess {
       }),
     ]);
     return worker;
-  }
-
-  async kill(): Promise<void> {
-    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
-    await this.exited;
-  }
-
-  async stop(): Promise<void> {
-    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGTERM');
-    await this.exited;
   }
 }
