@@ -39,6 +39,8 @@ export class Activation implements TimerHost, IdleCandidate {
   #idleWaiters: (() => void)[] | undefined;
   #busy = false;
   closed = false;
+  /** A committed turn asked to end this activation as soon as its queue is empty. */
+  deactivateWhenIdle = false;
   lastActive: EpochMs;
   idleWatched = false;
 

@@ -21,6 +21,7 @@ export function reminderRecord(opts: ReminderOptions, now: EpochMs): ReminderRec
     ...(opts.data !== undefined && { data: opts.data }),
     ...(opts.dueTimeText !== undefined && { dueTimeText: opts.dueTimeText }),
     ...(opts.periodText !== undefined && { periodText: opts.periodText }),
+    ...(opts.advanceInMemory === true && opts.periodMs !== undefined && opts.repetitions === undefined && { advanceInMemory: true }),
   };
 }
 

@@ -31,6 +31,8 @@ interface ReminderJson {
   dref?: 1;
   dt?: string;
   pt?: string;
+  /** advanceInMemory */
+  aim?: 1;
 }
 
 interface Entry {
@@ -175,6 +177,14 @@ export class ReminderTable {
         const k = entryKey(c.actorId, change.name);
         const current = next.get(k);
         if (change.ifGeneration !== undefined && current?.reminder.generation !== change.ifGeneration) continue;
+        if (isInMemoryAdvance(change, current)) {
+          // Only the next due time moved: memory changes, the stored line (with the first due time) stays.
+          const reminder: StoredReminder = { ...change.reminder!, actorType: t.type, actorId: c.actorId, name: change.name, generation: current!.reminder.generation };
+          next.set(k, { reminder, json: current!.json });
+          applied.set(change.name, reminder);
+          continue;
+        }
+        changed = true;
         const dataKey = this.keys.reminderData(t.type, c.actorId, change.name);
         if (change.reminder === null) {
           next.delete(k);
@@ -190,7 +200,6 @@ export class ReminderTable {
           else if (!isOutOfLine(reminder) && current && isOutOfLine(current.reminder)) ops.push({ operation: 'delete', request: { key: dataKey } });
         }
       }
-      changed ||= applied.size > 0;
       results.push(applied);
       ops.push(...c.stateOps);
     }
@@ -278,6 +287,7 @@ function toJson(r: StoredReminder): ReminderJson {
   else if (r.data !== undefined) j.data = r.data.toString('base64');
   if (r.dueTimeText !== undefined) j.dt = r.dueTimeText;
   if (r.periodText !== undefined) j.pt = r.periodText;
+  if (r.advanceInMemory) j.aim = 1;
   return j;
 }
 
@@ -295,5 +305,14 @@ function fromJson(type: string, j: ReminderJson, generation: number, outOfLineDa
     ...(outOfLineData !== undefined && { data: outOfLineData }),
     ...(j.dt !== undefined && { dueTimeText: j.dt }),
     ...(j.pt !== undefined && { periodText: j.pt }),
+    ...(j.aim === 1 && { advanceInMemory: true }),
   };
+}
+
+/** The acknowledgement of a fire of an `advanceInMemory` reminder that changes nothing but the next due time. */
+function isInMemoryAdvance(change: ReminderChange, current: Entry | undefined): boolean {
+  const r = change.reminder;
+  if (change.ifGeneration === undefined || r === null || !current?.reminder.advanceInMemory) return false;
+  const c = current.reminder;
+  return r.advanceInMemory === true && r.periodMs === c.periodMs && r.repetitionsLeft === undefined && r.expiresAt === c.expiresAt && r.data === c.data;
 }

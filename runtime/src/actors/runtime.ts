@@ -230,6 +230,7 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
     try {
       const result = await currentTurn.run(actorKey(activation.type, activation.id), () => turn.body(ctx));
       await this.#commitTurn(activation, ctx);
+      if (ctx.deactivateRequested) activation.deactivateWhenIdle = true;
       ok = true;
       return result;
     } finally {
@@ -238,7 +239,8 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
   }
 
   becameIdle(activation: Activation): void {
-    this.#idle.watch(activation);
+    if (activation.deactivateWhenIdle && !this.#stopping) void this.#deactivate(activation);
+    else this.#idle.watch(activation);
   }
 
   timerFailed(activation: Activation, name: string, err: unknown): void {

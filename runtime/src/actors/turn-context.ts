@@ -21,6 +21,8 @@ export class TurnContext implements ActorContext {
   readonly state: TurnStateTxn;
   /** Last change per reminder name in this turn. */
   readonly reminderChanges = new Map<string, ReminderChange>();
+  /** Set by `deactivateWhenIdle`; the runtime acts on it only when the turn committed. */
+  deactivateRequested = false;
 
   readonly type: string;
   readonly id: string;
@@ -66,6 +68,10 @@ export class TurnContext implements ActorContext {
 
   deleteTimer(name: string): void {
     this.target.clearTimer(name);
+  }
+
+  deactivateWhenIdle(): void {
+    this.deactivateRequested = true;
   }
 
   /** Adds the acknowledgement of a fired reminder unless the turn itself already decided that reminder's fate. */

@@ -54,6 +54,13 @@ export interface ReminderOptions {
    */
   dueTimeText?: string;
   periodText?: string;
+  /**
+   * For a periodic reminder without a repetition limit whose fires are mostly no-ops (a lease that only matters
+   * after a crash): an acknowledged fire moves the next due time in memory only, without writing the reminder
+   * table. The stored due time stays the one the reminder was created with, so after a restart the reminder
+   * fires at once if that time has passed, then on its period.
+   */
+  advanceInMemory?: boolean;
 }
 
 /** A stored reminder as `getReminder` returns it and as a fire describes it. */
@@ -70,6 +77,8 @@ export interface ReminderInfo {
   readonly data?: Buffer;
   readonly dueTimeText?: string;
   readonly periodText?: string;
+  /** See `ReminderOptions.advanceInMemory`. */
+  readonly advanceInMemory?: boolean;
 }
 
 export interface TimerOptions {
@@ -115,6 +124,12 @@ export interface ActorContext {
   /** Timers are in memory: they die with the activation and are not transactional. */
   createTimer(name: string, opts: TimerOptions): void;
   deleteTimer(name: string): void;
+  /**
+   * Once this turn committed and the actor's queue has run empty, the activation ends (as on idle timeout)
+   * instead of waiting for the idle timeout: for an actor that knows it is done (a finished workflow instance),
+   * so its memory is freed at once. A later message activates it again.
+   */
+  deactivateWhenIdle(): void;
 }
 
 /**

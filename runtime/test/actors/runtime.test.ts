@@ -279,6 +279,36 @@ describe('actors: idle deactivation', () => {
     expect(runtime.activeCount('slow')).to.equal(0);
     await runtime.stop();
   });
+
+  it('deactivateWhenIdle: ends the activation once its queue is empty after a committed turn, not after a failed one', async () => {
+    const { runtime } = setup({ idleTimeoutMs: 60_000 });
+    const events: string[] = [];
+    const gate = deferred();
+    runtime.registerType('t', (id) => ({
+      async invoke(method, _data, ctx) {
+        events.push(`${method} ${id}`);
+        if (method === 'slow') await gate.promise;
+        if (method === 'done' || method === 'fail') ctx.deactivateWhenIdle();
+        if (method === 'fail') throw new Error('turn failed');
+        return undefined;
+      },
+      onDeactivate: () => Promise.resolve(void events.push(`deactivate ${id}`)),
+    }));
+    await runtime.start();
+    await runtime.invoke('t', 'a', 'fail').catch(() => undefined);
+    expect(runtime.activeCount('t')).to.equal(1); // nothing committed: the request does not count
+    const slow = runtime.invoke('t', 'a', 'slow');
+    const done = runtime.invoke('t', 'a', 'done');
+    const after = runtime.invoke('t', 'a', 'after'); // queued behind the turn that asked: still served first
+    gate.resolve();
+    await Promise.all([slow, done, after]);
+    await Promise.resolve();
+    expect(runtime.activeCount('t')).to.equal(0);
+    expect(events).to.deep.equal(['fail a', 'slow a', 'done a', 'after a', 'deactivate a']);
+    await runtime.invoke('t', 'a', 'again');
+    expect(runtime.activeCount('t')).to.equal(1); // a new activation starts without the request
+    await runtime.stop();
+  });
 });
 
 describe('actors: reminders', () => {
@@ -490,6 +520,37 @@ describe('actors: reminders', () => {
     expect(fires.map((f) => `${f.id}/${f.name}@${f.at - t0}`)).to.deep.equal(['a/once@100', 'c/periodic@10600', 'b/later@10600']);
     await clock.advance(400); // the periodic reminder continues on its grid, missed periods are not replayed
     expect(fires.map((f) => `${f.id}/${f.name}@${f.at - t0}`)).to.deep.equal(['a/once@100', 'c/periodic@10600', 'b/later@10600', 'c/periodic@11000']);
+    await second.stop();
+  });
+
+  it('advanceInMemory: fires on its period without a store write per fire; after a restart it fires at once', async () => {
+    const store = new CountingStore();
+    const clock = new FakeClock();
+    const t0 = clock.now();
+    const fires: { id: string; name: string; at: number; dueAt: number }[] = [];
+    const first = setup({ store, clock }).runtime;
+    first.registerType('t', reminderRecorder(fires));
+    await first.start();
+    await first.createReminder('t', 'a', 'lease', { dueTimeMs: 1000, periodMs: 5000, advanceInMemory: true });
+    const writesAfterCreate = store.transactions.length;
+    await clock.advance(11_000);
+    expect(fires.map((f) => f.at - t0)).to.deep.equal([1000, 6000, 11_000]);
+    expect(store.transactions.length).to.equal(writesAfterCreate); // no write per fire
+    expect((await first.getReminder('t', 'a', 'lease'))?.dueAt).to.equal(t0 + 16_000);
+    await first.stop();
+
+    await clock.advance(100); // restart well before the next in-memory due time (16,000)
+    const second = setup({ store, clock }).runtime;
+    second.registerType('t', reminderRecorder(fires));
+    await second.start();
+    await clock.advance(0);
+    // The stored due time is still the first one: the lease fires at once after the restart.
+    expect(fires.map((f) => f.at - t0)).to.deep.equal([1000, 6000, 11_000, 11_100]);
+    await clock.advance(5000);
+    expect(fires.map((f) => f.at - t0)).to.deep.equal([1000, 6000, 11_000, 11_100, 16_000]);
+    await second.deleteReminder('t', 'a', 'lease');
+    await clock.advance(20_000);
+    expect(fires).to.have.length(5);
     await second.stop();
   });
 
