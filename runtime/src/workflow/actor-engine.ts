@@ -29,6 +29,13 @@ export interface WorkerHub {
   closeWorkers(): void;
 }
 
+/**
+ * Idle time after which a running instance's activation (its history in memory) ends: an instance waiting on a
+ * long timer or a slow activity holds no memory; its next turn reads the history again (one round trip).
+ * Finished instances end at once (`deactivateWhenIdle`).
+ */
+const WORKFLOW_IDLE_TIMEOUT_MS = 60_000;
+
 export interface ActorWorkflowEngineOptions {
   readonly runtime: ActorRuntime;
   readonly appId: string;
@@ -67,7 +74,7 @@ export class ActorWorkflowEngine implements WorkflowEngine, WorkerHub {
       log: this.#log,
       changed: (id: string) => this.#watchers.notify(id),
     };
-    this.#runtime.registerType(this.actorType, (id) => new OrchestrationActor(id, deps));
+    this.#runtime.registerType(this.actorType, (id) => new OrchestrationActor(id, deps), { idleTimeoutMs: WORKFLOW_IDLE_TIMEOUT_MS });
   }
 
   // ---- client side ----

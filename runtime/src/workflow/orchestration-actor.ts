@@ -8,8 +8,8 @@
  *   inbox-<seq>              one pending event per key
  *
  * Reminders (durable, fire after a crash):
- *   run                      exists while a batch is pending; its period is the lease after which a batch that
- *                            no worker answered is offered again (after a restart: at once)
+ *   run                      exists while a batch is pending: the lease that offers it again after a crash
+ *                            (at once after a restart; its fires advance in memory, no write per fire)
  *   timer-<gen>-<id>         a durable timer; fires TimerFired into the inbox
  *   activity-<gen>-<taskId>  an activity until its result is recorded (deleted in the result's transaction, so a
  *                            result is recorded exactly once even though the activity may run more than once)
@@ -29,7 +29,15 @@ import { newEvent, type HistoryEvent, type ParentInfo } from './history.js';
 import { Instance, type InboxEntry, type InstanceMeta, type SideEffects, type TurnPlan, type WorkerAction } from './instance.js';
 import type { WorkflowMetrics } from './metrics.js';
 
+/** First fire of a lease: how soon work is offered again after a crash (the stored due time never moves). */
 const LEASE_MS = 5_000;
+/**
+ * Later fires while the process lives. In memory only (`advanceInMemory`: no store write per fire) and nearly
+ * always no-ops: the dispatcher holds work until it is answered or its worker's stream ends (then it is handed
+ * out again at once), so a lease fire only matters when recording an answer failed and the item was let go.
+ */
+const LEASE_RECHECK_MS = 30_000;
+const lease = (first: { dueTimeMs: number } | { dueAt: number }, data?: Buffer) => ({ ...first, periodMs: LEASE_RECHECK_MS, advanceInMemory: true, ...(data ? { data } : {}) });
 
 const RUN = 'run';
 const timerReminder = (generation: number, id: number) => `timer-${generation}-${id}`;
@@ -92,7 +100,7 @@ export class OrchestrationActor implements Actor {
   ) {}
 
   async invoke(method: string, data: Buffer | undefined, ctx: ActorContext): Promise<Buffer | undefined> {
-    return this.#guard(async () => {
+    return this.#guard(ctx, async () => {
       switch (method) {
         case 'create':
           await this.#start(ctx, decode<StartRequest>(data) as StartRequest, false);
@@ -122,7 +130,7 @@ export class OrchestrationActor implements Actor {
   }
 
   async onReminder(name: string, data: Buffer | undefined, ctx: ActorContext): Promise<void> {
-    await this.#guard(async () => {
+    await this.#guard(ctx, async () => {
       if (name === RUN) return this.#onRun(ctx);
       if (name.startsWith('timer-')) return this.#onTimer(ctx, decode<{ generation: number; timerId: number; fireAt: number }>(data)!);
       if (name.startsWith('activity-')) return this.#onActivity(ctx, name, decode<{ generation: number; taskId: number }>(data)!);
@@ -131,10 +139,16 @@ export class OrchestrationActor implements Actor {
     });
   }
 
-  /** A failed turn commits nothing: forget the in-memory copy so the next turn reloads the committed state. */
-  async #guard<T>(body: () => Promise<T>): Promise<T> {
+  /**
+   * A failed turn commits nothing: forget the in-memory copy so the next turn reloads the committed state.
+   * After a turn that leaves the instance finished (or unknown) the activation ends as soon as it is idle: a
+   * finished instance keeps no history in memory (a later read loads it again).
+   */
+  async #guard<T>(ctx: ActorContext, body: () => Promise<T>): Promise<T> {
     try {
-      return await body();
+      const out = await body();
+      if (!this.#inst || this.#inst.isTerminal) ctx.deactivateWhenIdle();
+      return out;
     } catch (err) {
       this.#inst = undefined;
       throw err;
@@ -303,23 +317,25 @@ export class OrchestrationActor implements Actor {
     for (const fx of effects) await this.#sendMessages(fx);
 
     if (batch || dispatcher.hasOrchestration(this.instanceId)) {
-      if (!(await ctx.getReminder(RUN))) ctx.createReminder(RUN, { dueTimeMs: LEASE_MS, periodMs: LEASE_MS });
+      if (!(await ctx.getReminder(RUN))) ctx.createReminder(RUN, lease({ dueTimeMs: LEASE_MS }));
     } else if (startAt !== undefined) {
-      ctx.createReminder(RUN, { dueAt: startAt, periodMs: LEASE_MS });
+      ctx.createReminder(RUN, lease({ dueAt: startAt }));
     } else if (await ctx.getReminder(RUN)) {
       ctx.deleteReminder(RUN);
     }
-    this.#persist(ctx, inst);
+    const persisted = this.#persist(ctx, inst);
     if (batch) dispatcher.offer({ kind: 'orchestration', instanceId: this.instanceId, ...batch });
     for (const item of offers) dispatcher.offer(item);
-    this.deps.changed(this.instanceId);
+    // A turn that changed nothing (e.g. a lease fire while the batch waits for a worker) wakes no waiter: each
+    // waiter's re-read would be a turn of its own.
+    if (persisted) this.deps.changed(this.instanceId);
   }
 
   /** Reminder side effects (part of this turn's transaction); returns the activity items to offer. */
   #carryOutLocal(ctx: ActorContext, inst: Instance, fx: SideEffects) {
     const generation = inst.meta.generation;
     const offers = fx.activities.map((a) => {
-      ctx.createReminder(activityReminder(generation, a.taskId), { dueTimeMs: LEASE_MS, periodMs: LEASE_MS, data: encode({ generation, taskId: a.taskId }) });
+      ctx.createReminder(activityReminder(generation, a.taskId), lease({ dueTimeMs: LEASE_MS }, encode({ generation, taskId: a.taskId })));
       return { kind: 'activity' as const, instanceId: this.instanceId, generation, taskId: a.taskId, name: a.name, ...(a.input !== undefined ? { input: a.input } : {}) };
     });
     for (const t of fx.timers) ctx.createReminder(timerReminder(generation, t.timerId), { dueAt: t.fireAt, data: encode({ generation, timerId: t.timerId, fireAt: t.fireAt }) });
@@ -354,9 +370,10 @@ export class OrchestrationActor implements Actor {
     await this.deps.runtime.createReminder(this.deps.actorType, target, messageReminderName(identity), { dueTimeMs: 0, data: encode(msg) });
   }
 
-  #persist(ctx: ActorContext, inst: Instance): void {
+  /** Writes the turn's changes; false when there were none. */
+  #persist(ctx: ActorContext, inst: Instance): boolean {
     const c = inst.takeChanges();
-    if (!c.meta) return;
+    if (!c.meta) return false;
     for (let i = c.historyFrom; i < inst.history.length; i++) ctx.state.set(historyKey(i), encode(inst.history[i]));
     if (c.deleteHistoryFrom) {
       for (let i = Math.max(c.deleteHistoryFrom.from, inst.history.length); i < c.deleteHistoryFrom.to; i++) ctx.state.delete(historyKey(i));
@@ -365,6 +382,7 @@ export class OrchestrationActor implements Actor {
     for (const e of c.addedInbox) ctx.state.set(inboxKey(e.seq), encode(e.event));
     inst.meta.version += 1;
     ctx.state.set('metadata', encode(inst.meta));
+    return true;
   }
 }
 

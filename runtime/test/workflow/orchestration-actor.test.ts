@@ -13,6 +13,8 @@ import { WorkflowMetrics } from '../../src/workflow/metrics.js';
 import { OrchestrationActor, type CompletionPayload, type OrchestrationDeps } from '../../src/workflow/orchestration-actor.js';
 
 interface TurnRecord {
+  /** One entry per `deactivateWhenIdle` call. */
+  deactivate: true[];
   sets: string[];
   deletes: string[];
   remindersCreated: string[];
@@ -26,7 +28,7 @@ class RecordingActor {
   readonly clock = new FakeClock();
 
   turn(): { ctx: ActorContext; record: TurnRecord; commit: () => void } {
-    const record: TurnRecord = { sets: [], deletes: [], remindersCreated: [], remindersDeleted: [] };
+    const record: TurnRecord = { deactivate: [], sets: [], deletes: [], remindersCreated: [], remindersDeleted: [] };
     const writes = new Map<string, Buffer | undefined>();
     const reminderOps = new Map<string, ReminderOptions | undefined>();
     const read = (k: string) => (writes.has(k) ? writes.get(k) : this.state.get(k));
@@ -48,6 +50,7 @@ class RecordingActor {
       },
       createTimer: () => undefined,
       deleteTimer: () => undefined,
+      deactivateWhenIdle: () => void record.deactivate.push(true),
     };
     const commit = () => {
       for (const [k, v] of writes) (v === undefined ? this.state.delete(k) : this.state.set(k, v));
@@ -79,8 +82,9 @@ describe('workflow OrchestrationActor persistence (append-only, one transaction 
     dispatcher,
     metrics: new WorkflowMetrics(new Registry()),
     log: createLogger({ level: 'error', json: true }),
-    changed: () => undefined,
+    changed: () => void changes++,
   };
+  let changes = 0;
   const store = new RecordingActor();
   const actor = new OrchestrationActor('i1', deps);
 
@@ -109,12 +113,25 @@ describe('workflow OrchestrationActor persistence (append-only, one transaction 
     expect(worker.items.map((i) => i.kind)).to.deep.equal(['orchestration']);
   });
 
+  it('a lease fire while the batch is with a worker writes nothing, offers nothing again and wakes no waiter', async () => {
+    expect(store.reminders.get('run')).to.include({ dueTimeMs: 5000, advanceInMemory: true });
+    const before = changes;
+    await store.clock.advance(5000);
+    const { ctx, record, commit } = store.turn();
+    await actor.onReminder('run', undefined, ctx);
+    commit();
+    expect(record).to.deep.equal({ deactivate: [], sets: [], deletes: [], remindersCreated: [], remindersDeleted: [] });
+    expect(changes).to.equal(before);
+    expect(worker.items).to.have.length(1);
+  });
+
   it('first result: writes history 0..2, consumes the inbox, schedules the activity reminder, drops the lease', async () => {
     const rec = await answer([{ id: 1, type: 'ScheduleTask', name: 'act', input: '1' }]);
     expect(rec.sets.sort()).to.deep.equal(['history-000000', 'history-000001', 'history-000002', 'metadata']);
     expect(rec.deletes).to.deep.equal(['inbox-0']);
     expect(rec.remindersCreated).to.deep.equal(['activity-1-1']);
     expect(rec.remindersDeleted).to.deep.equal(['run']);
+    expect(rec.deactivate, 'a running instance stays active').to.deep.equal([]);
     expect(worker.items.at(-1)).to.include({ kind: 'activity', taskId: 1, name: 'act', input: '1' });
   });
 
@@ -132,6 +149,7 @@ describe('workflow OrchestrationActor persistence (append-only, one transaction 
   it('second result: appends only its new history events (3..5), never rewrites earlier ones', async () => {
     const rec = await answer([{ id: 2, type: 'CompleteOrchestration', status: 'COMPLETED', result: '"done"', carryoverEvents: [] }]);
     expect(rec.sets.sort()).to.deep.equal(['history-000003', 'history-000004', 'history-000005', 'metadata']);
+    expect(rec.deactivate, 'the finished instance frees its activation').to.have.length(1);
     expect(rec.deletes).to.deep.equal(['inbox-1']);
     const meta = JSON.parse(store.state.get('metadata')!.toString()) as { historyLength: number; inboxSeqs: number[] };
     expect(meta.historyLength).to.equal(6);
