@@ -7,7 +7,7 @@ import { pino } from 'pino';
 import { bundleProblem, generateCa, issueServingCert, serviceDnsNames, type KeyPairPem, type TlsBundle } from '../src/certs/generate.js';
 import { SelfManagedTls } from '../src/certs/self-managed-tls.js';
 import type { CaBundleTarget, StoredBundle, TlsBundleStore } from '../src/certs/stores.js';
-import { InjectorProcess, writeTestCerts } from './support/injector-process.js';
+import { InjectorProcess, removeTestCerts, writeTestCerts } from './support/injector-process.js';
 
 const log = pino({ level: 'silent' });
 const DAY = 86_400_000;
@@ -165,6 +165,7 @@ describe('webhook TLS', () => {
       expect(after).to.not.equal(before);
     } finally {
       await injector.stop();
+      removeTestCerts(certs);
     }
   });
 });

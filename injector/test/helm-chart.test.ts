@@ -3,7 +3,7 @@
  * it renders are valid Kubernetes objects wired to each other, and every value of values.yaml reaches the output.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
@@ -23,14 +23,21 @@ function helm(args: string[]): { status: number; stdout: string; stderr: string 
   return { status: res.status ?? -1, stdout: res.stdout, stderr: res.stderr };
 }
 
-function render(valuesOverride?: object): string {
-  const args = ['template', 'svc', CHART, '--namespace', 'svc-system', '--include-crds'];
-  if (valuesOverride) {
-    const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'svc-chart-')), 'values.yaml');
-    writeFileSync(file, yaml.dump(valuesOverride));
-    args.push('--values', file);
+/** `helm` with `values` in a temporary values file (`--values` is appended), which is removed afterwards. */
+function helmWithValues(args: string[], values: object | undefined): { status: number; stdout: string; stderr: string } {
+  if (values === undefined) return helm(args);
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-chart-'));
+  try {
+    const file = path.join(dir, 'values.yaml');
+    writeFileSync(file, yaml.dump(values));
+    return helm([...args, '--values', file]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
-  const res = helm(args);
+}
+
+function render(valuesOverride?: object): string {
+  const res = helmWithValues(['template', 'svc', CHART, '--namespace', 'svc-system', '--include-crds'], valuesOverride);
   expect(res.status, res.stderr).to.equal(0);
   return res.stdout;
 }
@@ -172,9 +179,7 @@ describe('Helm chart charts/svc', function () {
 
   it('rejects values outside values.schema.json', () => {
     for (const bad of [{ webhook: { failurePolicy: 'Sometimes' } }, { injector: { replicaCount: 0 } }, { unknownKey: true }]) {
-      const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'svc-chart-')), 'values.yaml');
-      writeFileSync(file, yaml.dump(bad));
-      expect(helm(['template', 'svc', CHART, '--values', file]).status, JSON.stringify(bad)).to.not.equal(0);
+      expect(helmWithValues(['template', 'svc', CHART], bad).status, JSON.stringify(bad)).to.not.equal(0);
     }
   });
 

@@ -3,7 +3,7 @@
  * and every value parses. Checked against the real svcd binary of this repository (runtime/dist).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -79,6 +79,7 @@ describe('injected svcd configuration against the real svcd', function () {
     } finally {
       child.kill('SIGTERM');
       await new Promise((resolve) => (child.exitCode !== null ? resolve(undefined) : child.once('exit', resolve)));
+      rmSync(work, { recursive: true, force: true });
     }
   });
 });

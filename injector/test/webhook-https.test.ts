@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { expect } from 'chai';
 import { INJECTOR_OPTIONS } from '../src/config/options.js';
 import { NO_API_ACCESS_WARNING } from '../src/patch/build-patch.js';
-import { INJECTOR_MAIN, InjectorProcess, writeTestCerts } from './support/injector-process.js';
+import { INJECTOR_MAIN, InjectorProcess, removeTestCerts, writeTestCerts, type TestCerts } from './support/injector-process.js';
 import { applyAndValidate, container, makePod } from './support/pods.js';
 import type { AdmissionReview } from '../src/webhook/admission.js';
 import type { V1Pod } from '@kubernetes/client-node';
@@ -23,11 +23,16 @@ function decodePatch(res: AdmissionReview): Parameters<typeof applyAndValidate>[
 
 describe('svc-injector over HTTPS (real process, no Kubernetes API)', function () {
   let injector: InjectorProcess;
+  let certs: TestCerts;
 
   before(async () => {
-    injector = await InjectorProcess.start({ certs: writeTestCerts(), args: ['--sidecar-image', 'svc/svcd:e2e'] });
+    certs = writeTestCerts();
+    injector = await InjectorProcess.start({ certs, args: ['--sidecar-image', 'svc/svcd:e2e'] });
   });
-  after(async () => injector?.stop());
+  after(async () => {
+    await injector?.stop();
+    removeTestCerts(certs);
+  });
 
   it('injects an annotated pod created by a controller, echoing the request uid', async () => {
     const pod = makePod({ annotations: { 'svc.io/pluggable-components': 'comp' }, containers: [{ name: 'app', image: 'a' }, { name: 'comp', image: 'c' }] });

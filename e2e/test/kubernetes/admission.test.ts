@@ -5,11 +5,8 @@
  * server come back mutated — the API server applies the JSON patch and validates the result for real. Finally the
  * injected svcd container's own environment starts a real svcd in Kubernetes mode with the pod's service account.
  */
-import { mkdtempSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { expect } from 'chai';
-import { freePort, SvcdProcess } from '@svc/runtime/test-support';
+import { freePort, SvcdProcess, tempFolder } from '@svc/runtime/test-support';
 import { InjectorProcess } from '@svc/injector/test-support';
 import { findObject, installCrds, renderChart } from '../support/chart.js';
 import { KubeApiServer } from '../support/kube-apiserver.js';
@@ -333,7 +330,7 @@ describe('svc-injector admission through a real kube-apiserver', function () {
       appId: env.SVC_APP_ID,
       env,
       args: ['--listen-address', '127.0.0.1', '--internal-grpc-port', String(await freePort())],
-      socketsFolder: mkdtempSync(path.join(os.tmpdir(), 'svc-sockets-')),
+      socketsFolder: tempFolder('svc-sockets-'),
     });
     try {
       const res = await sidecar.request('GET', '/v1.0/metadata');
@@ -344,7 +341,7 @@ describe('svc-injector admission through a real kube-apiserver', function () {
       // Scoped to orders, or unscoped (svcd loads those; only injection requires a scope); never billing's.
       expect(names).to.deep.equal(['memstore', 'plain-store', 'unscoped-store']);
     } finally {
-      await sidecar.stop();
+      await sidecar.dispose();
     }
   });
 

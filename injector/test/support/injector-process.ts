@@ -1,6 +1,6 @@
 /** The real svc-injector binary as a child process, on a free port, with a test CA and serving certificate. */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
@@ -26,6 +26,11 @@ export function writeTestCerts(dnsNames: string[] = ['localhost', '127.0.0.1']):
   writeFileSync(certFile, serving.cert);
   writeFileSync(keyFile, serving.key);
   return { dir, ca, certFile, keyFile };
+}
+
+/** Removes the folder `writeTestCerts` made, once the injector using it has stopped. */
+export function removeTestCerts(certs: TestCerts): void {
+  rmSync(certs.dir, { recursive: true, force: true });
 }
 
 export class InjectorProcess {
