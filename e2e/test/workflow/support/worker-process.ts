@@ -36,6 +36,12 @@ export class WorkerReports {
     });
   }
 
+  /** Resolves on the first report so far that matches, or else on the next one to arrive. */
+  seen<K extends WorkerMessage['kind']>(kind: K, predicate: (msg: Extract<WorkerMessage, { kind: K }>) => boolean): Promise<Extract<WorkerMessage, { kind: K }>> {
+    const past = this.of(kind).find(predicate);
+    return past ? Promise.resolve(past) : this.next(kind, predicate);
+  }
+
   of<K extends WorkerMessage['kind']>(kind: K, instanceId?: string): Extract<WorkerMessage, { kind: K }>[] {
     return this.messages.filter(
       (m): m is Extract<WorkerMessage, { kind: K }> => m.kind === kind && (instanceId === undefined || ('instanceId' in m && m.instanceId === instanceId)),
