@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', 'proto/src/gen/**', '**/*.cjs', '**/*.mjs', 'eslint.config.js'] },
+  { ignores: ['**/dist/**', '*/bin/**', '**/node_modules/**', 'proto/src/gen/**', '**/*.cjs', '**/*.mjs', 'eslint.config.js'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
