@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
+import path from 'node:path';
 import { SvcdProcess, SVCD_MAIN } from '../support/index.js';
 
 describe('svcd process', function () {
@@ -11,6 +12,13 @@ describe('svcd process', function () {
     for (const flag of ['--app-id', '--http-port', '--grpc-port', '--resources-path', '--components-sockets-folder', '--log-level', '--log-as-json', '--max-request-size', '--metrics-port', '--data-dir', 'SVC_API_TOKEN']) {
       expect(res.stdout).to.include(flag);
     }
+  });
+
+  it('is installed as the svcd command of the workspace (npx svcd)', () => {
+    const repoRoot = path.resolve(path.dirname(SVCD_MAIN), '../../..');
+    const res = spawnSync(path.join(repoRoot, 'node_modules/.bin/svcd'), ['--version'], { encoding: 'utf8' });
+    expect(res.status, res.stderr).to.equal(0);
+    expect(res.stdout.trim()).to.match(/^\d+\.\d+\.\d+$/);
   });
 
   it('exits 2 with a clear message on a bad flag', () => {
