@@ -12,7 +12,11 @@
 import { createHash } from 'node:crypto';
 import { RuntimeError } from '../errors/runtime-error.js';
 
-export const REMINDER_PARTITIONS = 64;
+/**
+ * For types whose reminders are stored for the first time (a stored type keeps its count). A change rewrites its
+ * partition's document, so partitions are many and small: 10,000 pending reminders are ~10 per document.
+ */
+export const REMINDER_PARTITIONS = 1024;
 
 export function assertValidActorType(type: string): void {
   if (type === '' || type.includes('|') || type.includes('/')) {

@@ -42,6 +42,7 @@ interface Entry {
 }
 
 interface PendingCommit {
+  readonly table: TypeReminders;
   readonly actorId: string;
   readonly changes: readonly ReminderChange[];
   readonly stateOps: readonly TransactionOperation[];
@@ -53,9 +54,6 @@ interface Partition {
   readonly index: number;
   /** `<actorId>||<name>` → entry */
   entries: Map<string, Entry>;
-  /** Commits waiting for the partition; they are written together (group commit). */
-  readonly queue: PendingCommit[];
-  flushing: boolean;
 }
 
 interface TypeReminders {
@@ -85,6 +83,9 @@ const isOutOfLine = (r: StoredReminder) => r.data !== undefined && r.data.length
  */
 export class ReminderTable {
   readonly #types = new Map<string, TypeReminders>();
+  /** Commits waiting for the transaction in flight; they are written together (group commit). */
+  readonly #queue: PendingCommit[] = [];
+  #flushing = false;
   readonly #loading = new Map<string, Promise<TypeReminders>>();
   #generation = 0;
 
@@ -115,32 +116,25 @@ export class ReminderTable {
    * Returns the reminders as they are after the commit, for the changes that applied (null: deleted).
    */
   async commit(type: string, actorId: string, changes: readonly ReminderChange[], stateOps: readonly TransactionOperation[]): Promise<Map<string, StoredReminder | null>> {
-    const t = await this.#typeTable(type);
-    const index = reminderPartitionOf(actorId, t.partitionCount);
-    let part = t.partitions.get(index);
-    if (!part) {
-      part = { index, entries: new Map(), queue: [], flushing: false };
-      t.partitions.set(index, part);
-    }
-    const p = part;
+    const table = await this.#typeTable(type);
     return new Promise((resolve, reject) => {
-      p.queue.push({ actorId, changes, stateOps, resolve, reject });
-      if (!p.flushing) void this.#flush(t, p);
+      this.#queue.push({ table, actorId, changes, stateOps, resolve, reject });
+      if (!this.#flushing) void this.#flush();
     });
   }
 
-  async #flush(t: TypeReminders, part: Partition): Promise<void> {
-    part.flushing = true;
-    while (part.queue.length > 0) {
-      const group = part.queue.splice(0, this.#groupSize(part.queue));
+  async #flush(): Promise<void> {
+    this.#flushing = true;
+    while (this.#queue.length > 0) {
+      const group = this.#queue.splice(0, this.#groupSize(this.#queue));
       try {
-        await this.#write(t, part, group);
+        await this.#write(group);
       } catch (err) {
         if (group.length === 1) group[0]!.reject(err);
         else {
           for (const one of group) {
             try {
-              await this.#write(t, part, [one]);
+              await this.#write([one]);
             } catch (oneErr) {
               one.reject(oneErr);
             }
@@ -148,32 +142,38 @@ export class ReminderTable {
         }
       }
     }
-    part.flushing = false;
+    this.#flushing = false;
   }
 
   /** How many queued commits fit in one transaction (the store's operation limit, if any, and MAX_GROUP). */
   #groupSize(queue: readonly PendingCommit[]): number {
     const limit = this.store.multiMaxSize?.();
     if (limit === undefined) return MAX_GROUP;
-    let ops = 2; // partition document + meta key
+    let ops = 0;
     let n = 0;
     for (const c of queue) {
-      ops += c.stateOps.length + c.changes.length; // a change may add or drop an out-of-line data key
+      // A change may add or drop an out-of-line data key; each commit may touch a partition document and a meta key.
+      ops += c.stateOps.length + c.changes.length + (c.changes.length > 0 ? 2 : 0);
       if (n > 0 && (ops > limit || n >= MAX_GROUP)) break;
       n++;
     }
     return Math.max(1, n);
   }
 
-  /** One transaction for a group of commits; memory changes only after it succeeded. */
-  async #write(t: TypeReminders, part: Partition, group: readonly PendingCommit[]): Promise<void> {
-    const next = new Map(part.entries);
+  /**
+   * One transaction for a group of commits (of any actors, types and partitions); each partition document a group
+   * changes is written once. Memory changes only after the transaction succeeded.
+   */
+  async #write(group: readonly PendingCommit[]): Promise<void> {
+    const staged = new Map<Partition, { table: TypeReminders; next: Map<string, Entry>; changed: boolean }>();
     const results: Map<string, StoredReminder | null>[] = [];
     const ops: TransactionOperation[] = [];
-    let changed = false;
     for (const c of group) {
       const applied = new Map<string, StoredReminder | null>();
+      const t = c.table;
+      const stage = c.changes.length > 0 ? this.#stage(staged, t, c.actorId) : undefined;
       for (const change of c.changes) {
+        const next = stage!.next;
         const k = entryKey(c.actorId, change.name);
         const current = next.get(k);
         if (change.ifGeneration !== undefined && current?.reminder.generation !== change.ifGeneration) continue;
@@ -184,7 +184,7 @@ export class ReminderTable {
           applied.set(change.name, reminder);
           continue;
         }
-        changed = true;
+        stage!.changed = true;
         const dataKey = this.keys.reminderData(t.type, c.actorId, change.name);
         if (change.reminder === null) {
           next.delete(k);
@@ -203,15 +203,33 @@ export class ReminderTable {
       results.push(applied);
       ops.push(...c.stateOps);
     }
-    if (changed) {
+    const metaTypes = new Set<TypeReminders>();
+    for (const [part, { table: t, next, changed }] of staged) {
+      if (!changed) continue;
       const key = this.keys.reminderPartition(t.type, part.index);
       ops.push(next.size === 0 ? { operation: 'delete', request: { key } } : { operation: 'upsert', request: { key, value: encodePartition(next) } });
-      if (!t.metaStored) ops.push({ operation: 'upsert', request: { key: this.keys.reminderMeta(t.type), value: Buffer.from(JSON.stringify({ partitions: t.partitionCount })) } });
+      if (!t.metaStored) metaTypes.add(t);
+    }
+    for (const t of metaTypes) {
+      ops.push({ operation: 'upsert', request: { key: this.keys.reminderMeta(t.type), value: Buffer.from(JSON.stringify({ partitions: t.partitionCount })) } });
     }
     if (ops.length > 0) await this.store.transact(ops);
-    if (changed) t.metaStored = true;
-    part.entries = next;
+    for (const t of metaTypes) t.metaStored = true;
+    for (const [part, { next }] of staged) part.entries = next;
     group.forEach((c, i) => c.resolve(results[i]!));
+  }
+
+  /** The staged copy of an actor's partition for the group being written (copied on first touch). */
+  #stage(staged: Map<Partition, { table: TypeReminders; next: Map<string, Entry>; changed: boolean }>, t: TypeReminders, actorId: string) {
+    const index = reminderPartitionOf(actorId, t.partitionCount);
+    let part = t.partitions.get(index);
+    if (!part) {
+      part = { index, entries: new Map() };
+      t.partitions.set(index, part);
+    }
+    let stage = staged.get(part);
+    if (!stage) staged.set(part, (stage = { table: t, next: new Map(part.entries), changed: false }));
+    return stage;
   }
 
   #typeTable(type: string): Promise<TypeReminders> {
@@ -246,7 +264,7 @@ export class ReminderTable {
     items.forEach((item, i) => {
       if (item.error) throw new Error(`reading reminder partition ${keys[i]!.key}: ${item.error}`);
       if (!item.data) return;
-      t.partitions.set(i, { index: i, entries: new Map(), queue: [], flushing: false });
+      t.partitions.set(i, { index: i, entries: new Map() });
       for (const j of decodePartition(item.data)) {
         if (j.dref) outOfLine.push(j);
         else this.#restore(t, j, undefined);

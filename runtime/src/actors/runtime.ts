@@ -338,8 +338,9 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
   async #commitTurn(activation: Activation, ctx: TurnContext): Promise<void> {
     const writes = ctx.state.writes;
     const stateOps = activation.cache.toOperations(writes);
-    if (ctx.reminderChanges.size > 0) await this.#commitReminders(activation.type, activation.id, [...ctx.reminderChanges.values()], stateOps);
-    else if (stateOps.length > 0) await this.#store.transact(stateOps);
+    // Through the reminder table's group commit even without reminder changes: turns of many actors that finish
+    // while a transaction is in flight share the next one.
+    if (ctx.reminderChanges.size > 0 || stateOps.length > 0) await this.#commitReminders(activation.type, activation.id, [...ctx.reminderChanges.values()], stateOps);
     activation.cache.apply(writes);
   }
 
