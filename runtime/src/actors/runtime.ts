@@ -327,6 +327,8 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
       } catch (err) {
         this.#log.warn({ actorType: activation.type, actorId: activation.id, err: ensureError(err).message }, 'actor onDeactivate failed');
       }
+      // The idle sweeper may reference the ended activation until its deadline surfaces: hold no state meanwhile.
+      activation.cache.clear();
     })();
     this.#deactivating.set(key, done);
     void done.then(() => {

@@ -38,6 +38,11 @@ export class ActorStateCache {
     return keys.map((k) => this.#values.get(k) ?? undefined);
   }
 
+  /** Forgets every value (the activation ended; something may still hold it until its idle entry surfaces). */
+  clear(): void {
+    this.#values.clear();
+  }
+
   /** Records committed writes. */
   apply(writes: ReadonlyMap<string, Cached>): void {
     for (const [k, v] of writes) this.#values.set(k, v);

@@ -129,6 +129,12 @@ export class OrchestrationActor implements Actor {
     });
   }
 
+  /** The activation ended: the history in memory goes with it (the runtime may keep this object a while). */
+  onDeactivate(): Promise<void> {
+    this.#inst = undefined;
+    return Promise.resolve();
+  }
+
   async onReminder(name: string, data: Buffer | undefined, ctx: ActorContext): Promise<void> {
     await this.#guard(ctx, async () => {
       if (name === RUN) return this.#onRun(ctx);

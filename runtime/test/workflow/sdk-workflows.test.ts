@@ -109,6 +109,21 @@ for (const store of ACTOR_STORES) describe(`workflows with the real durabletask-
     expect(state?.serializedInput).to.equal('["Tokyo","London","Seattle"]');
   });
 
+  it('keeps no activation of a finished instance (its history leaves memory once the result was read)', async () => {
+    const activeWorkflows = async () => {
+      const res = await h.svcd.request('GET', '/v1.0/metadata');
+      const body = (await res.json()) as { actors: { type: string; count: number }[] };
+      return body.actors.find((a) => a.type.endsWith('.workflow'))?.count ?? 0;
+    };
+    const before = await activeWorkflows();
+    const id = await client.scheduleNewOrchestration(chain, ['Oslo']);
+    expect((await client.waitForOrchestrationCompletion(id, true, 30))?.runtimeStatus).to.equal(SDK_STATUS.COMPLETED);
+    expect(await activeWorkflows()).to.be.at.most(before);
+    // A later read loads it again, and lets it go again.
+    expect((await client.getOrchestrationState(id))?.serializedOutput).to.equal('["Hello Oslo!"]');
+    expect(await activeWorkflows()).to.be.at.most(before);
+  });
+
   it('keeps an external event raised before the workflow waits for it (behind a durable timer)', async () => {
     const id = await client.scheduleNewOrchestration(timerThenEvent);
     await client.raiseOrchestrationEvent(id, 'approval', { by: 'alice' });
