@@ -1,4 +1,7 @@
 import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseCommandLine } from '../../src/config/config.js';
 import { OPTIONS } from '../../src/config/options.js';
 import { parseDuration, parseSize } from '../../src/config/parse-values.js';
@@ -75,6 +78,15 @@ describe('config', () => {
     for (const def of OPTIONS) {
       const envOnly = 'envOnly' in def && def.envOnly;
       expect(help.text).to.include(envOnly ? def.env : `--${def.flag}`);
+    }
+  });
+
+  it('documents every option in docs/configuration.md', () => {
+    // dist/test/config → repository root
+    const docs = readFileSync(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../docs/configuration.md'), 'utf8');
+    for (const def of OPTIONS) {
+      expect(docs, `--${def.flag}`).to.include(`--${def.flag}`);
+      if (def.env) expect(docs, def.env).to.include(def.env);
     }
   });
 
