@@ -135,6 +135,17 @@ describe('workflow OrchestrationActor persistence (append-only, one transaction 
     expect(worker.items.at(-1)).to.include({ kind: 'activity', taskId: 1, name: 'act', input: '1' });
   });
 
+  it('an activity lease fire while a worker holds the activity writes nothing and hands out no second copy', async () => {
+    expect(store.reminders.get('activity-1-1')).to.include({ dueTimeMs: 5000, advanceInMemory: true });
+    const handedOut = worker.items.length;
+    await store.clock.advance(5000);
+    const { ctx, record, commit } = store.turn();
+    await actor.onReminder('activity-1-1', enc({ generation: 1, taskId: 1 }), ctx);
+    commit();
+    expect(record).to.deep.equal({ deactivate: [], sets: [], deletes: [], remindersCreated: [], remindersDeleted: [] });
+    expect(worker.items).to.have.length(handedOut);
+  });
+
   it('activity result: recorded in the inbox and the activity reminder deleted in the same turn; a duplicate changes nothing', async () => {
     const item = dispatcher.claimActivity('i1', 1)!;
     const event = { eventId: -1, timestamp: store.clock.now(), type: 'TaskCompleted', taskScheduledId: 1, result: '2' };
