@@ -50,6 +50,14 @@ function setup(opts: { idleTimeoutMs?: number; store?: CountingStore; clock?: Fa
 }
 
 /** Records every reminder fire with the clock time it ran at. */
+/** A started runtime on `store`/`clock` whose actor type `t` records every reminder fire (restart tests). */
+async function startRecorder(store: CountingStore, clock: FakeClock, fires: { id: string; name: string; at: number; dueAt: number; data?: string }[]) {
+  const runtime = setup({ store, clock }).runtime;
+  runtime.registerType('t', reminderRecorder(fires));
+  await runtime.start();
+  return runtime;
+}
+
 function reminderRecorder(fires: { id: string; name: string; at: number; dueAt: number; data?: string }[], onFire?: (ctx: ActorContext, info: ReminderInfo) => Promise<void>) {
   return (id: string): Actor => ({
     invoke: () => Promise.resolve(undefined),
@@ -502,9 +510,7 @@ describe('actors: reminders', () => {
     const clock = new FakeClock();
     const t0 = clock.now();
     const fires: { id: string; name: string; at: number; dueAt: number }[] = [];
-    const first = setup({ store, clock }).runtime;
-    first.registerType('t', reminderRecorder(fires));
-    await first.start();
+    const first = await startRecorder(store, clock, fires);
     await first.createReminder('t', 'a', 'once', { dueTimeMs: 100 });
     await first.createReminder('t', 'b', 'later', { dueTimeMs: 5000 });
     await first.createReminder('t', 'c', 'periodic', { dueTimeMs: 1000, periodMs: 1000 });
@@ -512,9 +518,7 @@ describe('actors: reminders', () => {
     await first.stop();
 
     await clock.advance(10_500); // down for a while: 'later' and several periods of 'periodic' are missed
-    const second = setup({ store, clock }).runtime;
-    second.registerType('t', reminderRecorder(fires));
-    await second.start();
+    const second = await startRecorder(store, clock, fires);
     await clock.advance(0);
     // Overdue reminders fire in due-time order (periodic was due at 1000, later at 5000).
     expect(fires.map((f) => `${f.id}/${f.name}@${f.at - t0}`)).to.deep.equal(['a/once@100', 'c/periodic@10600', 'b/later@10600']);
@@ -528,9 +532,7 @@ describe('actors: reminders', () => {
     const clock = new FakeClock();
     const t0 = clock.now();
     const fires: { id: string; name: string; at: number; dueAt: number }[] = [];
-    const first = setup({ store, clock }).runtime;
-    first.registerType('t', reminderRecorder(fires));
-    await first.start();
+    const first = await startRecorder(store, clock, fires);
     await first.createReminder('t', 'a', 'lease', { dueTimeMs: 1000, periodMs: 5000, advanceInMemory: true });
     const writesAfterCreate = store.transactions.length;
     await clock.advance(11_000);
@@ -540,9 +542,7 @@ describe('actors: reminders', () => {
     await first.stop();
 
     await clock.advance(100); // restart well before the next in-memory due time (16,000)
-    const second = setup({ store, clock }).runtime;
-    second.registerType('t', reminderRecorder(fires));
-    await second.start();
+    const second = await startRecorder(store, clock, fires);
     await clock.advance(0);
     // The stored due time is still the first one: the lease fires at once after the restart.
     expect(fires.map((f) => f.at - t0)).to.deep.equal([1000, 6000, 11_000, 11_100]);
@@ -559,9 +559,7 @@ describe('actors: reminders', () => {
     const clock = new FakeClock();
     const big = Buffer.alloc(10_000, 'x');
     const fires: { id: string; name: string; at: number; dueAt: number; data?: string }[] = [];
-    const first = setup({ store, clock }).runtime;
-    first.registerType('t', reminderRecorder(fires));
-    await first.start();
+    const first = await startRecorder(store, clock, fires);
     await first.createReminder('t', 'a', 'big', { dueTimeMs: 1000, periodMs: 1000, repetitions: 2, data: big });
     await first.createReminder('t', 'a', 'small', { dueTimeMs: 5000, data: Buffer.from('s') });
     const written = store.transactions.flat().filter((op) => op.operation === 'upsert');
@@ -570,9 +568,7 @@ describe('actors: reminders', () => {
     expect(written.filter((op) => op.request.key === 'app|||reminders||t||data||a||big')).to.have.length(1);
     await first.stop();
 
-    const second = setup({ store, clock }).runtime;
-    second.registerType('t', reminderRecorder(fires));
-    await second.start();
+    const second = await startRecorder(store, clock, fires);
     const before = store.transactions.length;
     await clock.advance(3000);
     expect(fires.map((f) => [f.name, f.data?.length])).to.deep.equal([
