@@ -13,6 +13,9 @@ export interface RuntimeConfig {
   readonly httpPort: number;
   readonly grpcPort: number;
   readonly internalGrpcPort: number;
+  readonly internalAddress: string;
+  readonly placementLeaseTtlMs: number;
+  readonly placementHeartbeatIntervalMs: number;
   readonly metricsPort: number;
   readonly listenAddress: string;
   readonly resourcesPaths: readonly string[];
@@ -121,6 +124,9 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
     httpPort: typed(raw, 'http-port', parsePort),
     grpcPort: typed(raw, 'grpc-port', parsePort),
     internalGrpcPort: typed(raw, 'internal-grpc-port', parsePort),
+    internalAddress: typed(raw, 'internal-address', str),
+    placementLeaseTtlMs: typed(raw, 'placement-lease-ttl', parseDuration),
+    placementHeartbeatIntervalMs: typed(raw, 'placement-heartbeat-interval', parseDuration),
     metricsPort: typed(raw, 'metrics-port', parsePort),
     listenAddress: typed(raw, 'listen-address', str),
     resourcesPaths: list('resources-path').map((p) => path.resolve(p)),

@@ -70,6 +70,11 @@ export const ERROR_CODES = {
   ERR_ACTOR_TIMER_CREATE: { http: 500, grpc: GrpcStatus.INTERNAL },
   ERR_ACTOR_TIMER_DELETE: { http: 500, grpc: GrpcStatus.INTERNAL },
   ERR_ACTOR_APP_CONFIG: { http: 500, grpc: GrpcStatus.UNAVAILABLE },
+  // Placement (several replicas): the actor's partition has no reachable owner yet, or moved while the call ran
+  ERR_ACTOR_NOT_OWNER: { http: 503, grpc: GrpcStatus.UNAVAILABLE },
+  ERR_ACTOR_PLACEMENT_UNAVAILABLE: { http: 503, grpc: GrpcStatus.UNAVAILABLE },
+  ERR_ACTOR_PEER_CALL: { http: 500, grpc: GrpcStatus.INTERNAL },
+  ERR_ACTOR_STATE_STORE_LOCKED: { http: 500, grpc: GrpcStatus.FAILED_PRECONDITION },
 
   // Configuration
   ERR_CONFIG_INVALID: { http: 500, grpc: GrpcStatus.INVALID_ARGUMENT },
