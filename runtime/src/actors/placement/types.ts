@@ -75,14 +75,19 @@ export interface PlacementBackend {
   readonly kind: string;
   /**
    * Creates what is missing (tables, rows) and returns the app's internal token: a random secret created by the
-   * first host of the app and shared through the store, which authenticates calls between replicas.
+   * first host of the app and shared through the store, which authenticates calls between replicas. Call it
+   * before any other method and before the store's `transactFenced` for this app (PostgreSQL creates the tables
+   * here). Safe when several hosts start at once: they all get the same token.
    */
   init(): Promise<{ token: string }>;
   /** Upserts this host's lease (expiring `ttlMs` from now by the store's clock) and returns the view, atomically. */
   heartbeat(host: HostRecord, ttlMs: number): Promise<PlacementView>;
   /**
    * Claims those of `partitions` that are free for `host` (no owner; owner without a live lease; or owner whose
-   * lease has `host.address`), bumping each claimed partition's epoch. Returns what it claimed.
+   * lease has `host.address`), bumping each claimed partition's epoch. Returns what it claimed, by partition.
+   * A partition `host` already holds counts as free too (its own lease has its address): claiming it again bumps
+   * the epoch and so fences the host's own in-flight turns, so claim only what you do not hold. On PostgreSQL a
+   * claim waits for the commit of every fenced transaction holding that partition.
    */
   claim(host: Pick<HostRecord, 'hostId' | 'address'>, partitions: readonly number[]): Promise<PartitionOwner[]>;
   /** Sets the owner to none (epoch kept) of each fenced partition still held by that owner at that epoch. */
@@ -91,8 +96,12 @@ export interface PlacementBackend {
   leave(hostId: string): Promise<void>;
   /** Wakes every subscriber of this app (after a claim, release, join, leave or workers change). */
   publish(): Promise<void>;
-  /** `onChange` runs on every publish by any host of this app (including this one); resolves once listening. */
+  /**
+   * `onChange` runs on every publish by any host of this app (including this one); resolves once listening. The
+   * listening connection reconnects by itself and then runs `onChange` once, for the publishes it missed.
+   */
   subscribe(onChange: () => void): Promise<void>;
+  /** Closes the connections this backend opened (the store closes its backends too). */
   close(): Promise<void>;
 }
 
@@ -109,10 +118,12 @@ export interface MultiHostStore extends TransactionalStateStore {
   /** The placement tables of `appId` on this store (same server, same database). */
   placementBackend(appId: string): PlacementBackend;
   /**
-   * `transact` that checks every fence in the same atomic operation first; when one fails it applies nothing and
-   * throws `FencedError` naming the failed partitions.
+   * `transact` that checks every fence (on the partitions of `appId`, the app of `placementBackend(appId)`) in the
+   * same atomic operation first; when one fails it applies nothing and throws `FencedError` naming the failed
+   * partitions. ETag failures are reported as by `transact`, but only when every fence holds. Without fences it is
+   * `transact`; with fences and no operations it only checks them.
    */
-  transactFenced(ops: readonly TransactionOperation[], fences: readonly Fence[]): Promise<void>;
+  transactFenced(appId: string, ops: readonly TransactionOperation[], fences: readonly Fence[]): Promise<void>;
 }
 
 export function isMultiHostStore(store: StateStore): store is MultiHostStore {
