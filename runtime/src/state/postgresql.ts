@@ -1,8 +1,12 @@
 import pg from 'pg';
 import { RuntimeError } from '../errors/runtime-error.js';
+import { failedFences, placementTables, PostgresPlacementBackend } from '../actors/placement/postgres-backend.js';
+import { FencedError, type Fence, type MultiHostStore, type PlacementBackend } from '../actors/placement/types.js';
+import { inTransaction } from './pg-transaction.js';
 import { quotedTableName } from './sql-identifier.js';
+import type { TransactionOperation } from './store.js';
 import { mismatch, type PlannedWrite } from './write-plan.js';
-import { VersionedStateStore, type StoredValue } from './versioned-store.js';
+import { VersionedStateStore, type FencedScope, type StoredValue } from './versioned-store.js';
 
 export interface PostgresStoreOptions {
   readonly connectionString: string;
@@ -32,14 +36,20 @@ interface Row {
 
 /**
  * `state.postgresql`: one row per key. Each write is a single conditional statement (so a concurrent writer is
- * re-checked by PostgreSQL itself); a batch runs those statements in one SQL transaction.
+ * re-checked by PostgreSQL itself); a batch runs those statements in one SQL transaction. Multi-host: the
+ * placement tables live beside the state table, and fences are checked in the writes' transaction.
  */
-export class PostgresStateStore extends VersionedStateStore {
+export class PostgresStateStore extends VersionedStateStore implements MultiHostStore {
+  readonly #placementPartitions: string;
+  readonly #backends: PostgresPlacementBackend[] = [];
+
   private constructor(
     private readonly pool: pg.Pool,
     private readonly table: string,
+    private readonly opts: PostgresStoreOptions,
   ) {
     super();
+    this.#placementPartitions = placementTables(opts.tableName).partitions;
   }
 
   /** Connects, creates the table when missing, and so proves the address and credentials work. */
@@ -63,7 +73,7 @@ export class PostgresStateStore extends VersionedStateStore {
       await pool.end().catch(() => undefined);
       throw new Error(`cannot use PostgreSQL table ${opts.tableName}: ${(err as Error).message}`, { cause: err });
     }
-    return new PostgresStateStore(pool, table);
+    return new PostgresStateStore(pool, table, opts);
   }
 
   protected async read(key: string): Promise<StoredValue | undefined> {
@@ -77,11 +87,26 @@ export class PostgresStateStore extends VersionedStateStore {
     return keys.map((k) => byKey.get(k));
   }
 
-  protected async applyAtomically(writes: readonly PlannedWrite[]): Promise<void> {
-    if (writes.length === 1) return this.#apply(this.pool, writes[0]!);
+  protected async applyAtomically(writes: readonly PlannedWrite[], fenced?: FencedScope): Promise<void> {
+    if (writes.length === 1 && !fenced) return this.#apply(this.pool, writes[0]!);
     await inTransaction(this.pool, async (client) => {
+      if (fenced) {
+        const failed = await failedFences(client, this.#placementPartitions, fenced.appId, fenced.fences);
+        if (failed.length > 0) throw new FencedError(failed);
+      }
       for (const w of writes) await this.#apply(client, w);
     });
+  }
+
+  /** The backend has its own connections (closed by its `close()`, or with this store). */
+  placementBackend(appId: string): PlacementBackend {
+    const backend = new PostgresPlacementBackend({ connectionString: this.opts.connectionString, connectTimeoutMs: this.opts.connectTimeoutMs, tableName: this.opts.tableName }, appId);
+    this.#backends.push(backend);
+    return backend;
+  }
+
+  transactFenced(appId: string, ops: readonly TransactionOperation[], fences: readonly Fence[]): Promise<void> {
+    return this.applyFenced(appId, ops, fences);
   }
 
   async #apply(db: Queryable, w: PlannedWrite): Promise<void> {
@@ -103,20 +128,7 @@ export class PostgresStateStore extends VersionedStateStore {
   }
 
   async close(): Promise<void> {
+    await Promise.all(this.#backends.map((b) => b.close()));
     await this.pool.end();
-  }
-}
-
-async function inTransaction(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<void>): Promise<void> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    await work(client);
-    await client.query('COMMIT');
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    client.release();
   }
 }

@@ -1,7 +1,10 @@
 import { Redis } from 'ioredis';
 import { RuntimeError } from '../errors/runtime-error.js';
+import { partitionValue, redisPlacementKeys, RedisPlacementBackend } from '../actors/placement/redis-backend.js';
+import { FencedError, type Fence, type MultiHostStore, type PlacementBackend } from '../actors/placement/types.js';
+import type { TransactionOperation } from './store.js';
 import { mismatch, type PlannedWrite } from './write-plan.js';
-import { VersionedStateStore, type StoredValue } from './versioned-store.js';
+import { VersionedStateStore, type FencedScope, type StoredValue } from './versioned-store.js';
 
 export interface RedisStoreOptions {
   readonly host: string;
@@ -36,17 +39,31 @@ export function redisOptionsFromMetadata(get: (name: string) => string | undefin
 }
 
 /**
- * Checks every write's condition against the current versions (updated as the batch goes, so later writes see
- * earlier ones), then applies all of them; or applies none and returns the 1-based index of the first failure.
+ * Checks the fences, then every write's condition against the current versions (updated as the batch goes, so
+ * later writes see earlier ones), then applies all of them; or applies none and returns why.
  * Data layout per key: a hash with fields `data` and `version`, the same as the reference system's Redis store.
- * ARGV per write: kind (`set`/`delete`), condition (`any`/`absent`/`version`), expected version, value.
+ * KEYS: the written keys, then the app's placement partitions hash when there are fences.
+ * ARGV: the number of fences; per fence: partition, expected `owner:epoch`; per write: kind (`set`/`delete`),
+ * condition (`any`/`absent`/`version`), expected version, value.
+ * Returns 0 when applied, the 1-based index of the first failed write, or the list of failed fence partitions.
  */
 const APPLY_WRITES_LUA = `
+local fences = tonumber(ARGV[1])
+local writes = #KEYS
+if fences > 0 then
+  writes = writes - 1
+  local failed = {}
+  for f = 1, fences do
+    if redis.call('HGET', KEYS[#KEYS], ARGV[f * 2]) ~= ARGV[f * 2 + 1] then failed[#failed + 1] = tonumber(ARGV[f * 2]) end
+  end
+  if #failed > 0 then return failed end
+end
+local base = 1 + fences * 2
 local versions = {}
 local newVersions = {}
-for i = 1, #KEYS do
+for i = 1, writes do
   local key = KEYS[i]
-  local kind, cond, want = ARGV[i * 4 - 3], ARGV[i * 4 - 2], ARGV[i * 4 - 1]
+  local kind, cond, want = ARGV[base + i * 4 - 3], ARGV[base + i * 4 - 2], ARGV[base + i * 4 - 1]
   local cur = versions[key]
   if cur == nil then
     local stored = redis.call('HGET', key, 'version')
@@ -62,9 +79,9 @@ for i = 1, #KEYS do
   end
   versions[key] = cur
 end
-for i = 1, #KEYS do
-  if ARGV[i * 4 - 3] == 'set' then
-    redis.call('HSET', KEYS[i], 'data', ARGV[i * 4], 'version', newVersions[i])
+for i = 1, writes do
+  if ARGV[base + i * 4 - 3] == 'set' then
+    redis.call('HSET', KEYS[i], 'data', ARGV[base + i * 4], 'version', newVersions[i])
   else
     redis.call('DEL', KEYS[i])
   end
@@ -73,11 +90,17 @@ return 0
 `;
 
 interface ApplyWritesCommand {
-  svcApplyWrites(numKeys: number, ...keysAndArgs: (string | Buffer)[]): Promise<number>;
+  /** Keys and arguments as ONE array: ioredis flattens it, where a spread call overflows the stack past ~25,000 writes. */
+  svcApplyWrites(numKeys: number, keysAndArgs: (string | Buffer | number)[]): Promise<number | number[]>;
 }
 
-/** `state.redis`: one hash per key; every write (single, bulk or transaction) is one atomic Lua script. */
-export class RedisStateStore extends VersionedStateStore {
+/**
+ * `state.redis`: one hash per key; every write (single, bulk or transaction) is one atomic Lua script. Multi-host:
+ * the placement keys live on the same server, and fences are checked inside the write script.
+ */
+export class RedisStateStore extends VersionedStateStore implements MultiHostStore {
+  readonly #backends: RedisPlacementBackend[] = [];
+
   private constructor(private readonly redis: Redis & ApplyWritesCommand) {
     super();
   }
@@ -130,17 +153,35 @@ export class RedisStateStore extends VersionedStateStore {
     });
   }
 
-  protected async applyAtomically(writes: readonly PlannedWrite[]): Promise<void> {
-    const args: (string | Buffer)[] = writes.map((w) => w.key);
+  protected async applyAtomically(writes: readonly PlannedWrite[], fenced?: FencedScope): Promise<void> {
+    const keys: (string | number | Buffer)[] = writes.map((w) => w.key);
+    const args: (string | number | Buffer)[] = [fenced?.fences.length ?? 0];
+    if (fenced) {
+      keys.push(redisPlacementKeys(fenced.appId).partitions);
+      for (const f of fenced.fences) args.push(f.partition, partitionValue(f.owner, f.epoch));
+    }
     for (const w of writes) {
       const want = w.condition.kind === 'version' ? String(w.condition.version) : '';
       args.push(w.kind, w.condition.kind, want, w.kind === 'set' ? w.value : '');
     }
-    const failedAt = await this.redis.svcApplyWrites(writes.length, ...args);
-    if (failedAt > 0) throw mismatch(writes[failedAt - 1]!);
+    const result = await this.redis.svcApplyWrites(keys.length, keys.concat(args));
+    if (Array.isArray(result)) throw new FencedError(result);
+    if (result > 0) throw mismatch(writes[result - 1]!);
+  }
+
+  /** The backend shares this store's connection; its subscriber connection closes with it or with this store. */
+  placementBackend(appId: string): PlacementBackend {
+    const backend = new RedisPlacementBackend(this.redis, appId);
+    this.#backends.push(backend);
+    return backend;
+  }
+
+  transactFenced(appId: string, ops: readonly TransactionOperation[], fences: readonly Fence[]): Promise<void> {
+    return this.applyFenced(appId, ops, fences);
   }
 
   async close(): Promise<void> {
+    await Promise.all(this.#backends.map((b) => b.close()));
     // QUIT would wait for a reconnect that may never come; without a live connection just drop it.
     if (this.redis.status === 'ready') await this.redis.quit().catch(() => this.redis.disconnect());
     else this.redis.disconnect();

@@ -1,3 +1,4 @@
+import type { Fence } from '../actors/placement/types.js';
 import { formatEtag, planDelete, planOperations, planSet, type PlannedWrite } from './write-plan.js';
 import type {
   BulkGetItem,
@@ -17,6 +18,12 @@ export interface StoredValue {
   readonly version: number | string;
 }
 
+/** Fences on one app's placement partitions, checked in the same atomic operation as the writes. */
+export interface FencedScope {
+  readonly appId: string;
+  readonly fences: readonly Fence[];
+}
+
 const BUILT_IN_FEATURES: readonly StateFeature[] = ['ETAG', 'TRANSACTIONAL', 'ACTOR'];
 
 /**
@@ -27,8 +34,11 @@ export abstract class VersionedStateStore implements TransactionalStateStore {
   protected abstract read(key: string): Promise<StoredValue | undefined>;
   /** Same order and length as `keys`. */
   protected abstract readMany(keys: readonly string[]): Promise<(StoredValue | undefined)[]>;
-  /** Applies every write in order, or none (throws `StateEtagError('mismatch')` on a failed condition). */
-  protected abstract applyAtomically(writes: readonly PlannedWrite[]): Promise<void>;
+  /**
+   * Applies every write in order, or none (throws `StateEtagError('mismatch')` on a failed condition). With
+   * `fenced` (multi-host stores only) it first checks every fence and throws `FencedError` when one fails.
+   */
+  protected abstract applyAtomically(writes: readonly PlannedWrite[], fenced?: FencedScope): Promise<void>;
   abstract close(): Promise<void>;
 
   features(): readonly StateFeature[] {
@@ -70,5 +80,12 @@ export abstract class VersionedStateStore implements TransactionalStateStore {
   async transact(ops: readonly TransactionOperation[], _metadata?: StateMetadata): Promise<void> {
     const writes = planOperations(ops);
     if (writes.length > 0) await this.applyAtomically(writes);
+  }
+
+  /** `MultiHostStore.transactFenced` for the stores that can check fences; without fences it is `transact`. */
+  protected async applyFenced(appId: string, ops: readonly TransactionOperation[], fences: readonly Fence[]): Promise<void> {
+    const writes = planOperations(ops);
+    if (fences.length > 0) await this.applyAtomically(writes, { appId, fences });
+    else if (writes.length > 0) await this.applyAtomically(writes);
   }
 }

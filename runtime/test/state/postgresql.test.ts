@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { PostgresStateStore, postgresOptionsFromMetadata } from '../../src/state/postgresql.js';
+import { quotedCompanionTableName } from '../../src/state/sql-identifier.js';
 import { describeStateStoreConformance } from '../conformance/state-store-conformance.js';
 import { dropTestPostgresTable, freePort, TEST_POSTGRES_URL } from '../support/index.js';
 
@@ -29,7 +30,17 @@ describe('state.postgresql specifics', () => {
     expect(String(failure)).to.match(/cannot use PostgreSQL table state: .*ECONNREFUSED/);
   });
 
-  it('creates its table in a schema when tableName is schema.table', async () => {
+  it('names companion tables after the table, within 63 characters and distinct for long names', () => {
+    expect(quotedCompanionTableName('app.state', 'placement_hosts')).to.equal('"app"."state_placement_hosts"');
+    const long = `t${'x'.repeat(60)}`;
+    const names = ['placement_hosts', 'placement_partitions'].map((suffix) => quotedCompanionTableName(long, suffix));
+    for (const name of names) expect(name.length - 2).to.equal(63);
+    expect(names[0]).to.not.equal(names[1]);
+    expect(quotedCompanionTableName(`${long}y`, 'placement_hosts')).to.not.equal(names[0]);
+    expect(() => quotedCompanionTableName('bad-name', 'placement_hosts')).to.throw(/tableName/);
+  });
+
+  it('creates its table (and its placement tables) in a schema when tableName is schema.table', async () => {
     const schema = `svc_test_${randomBytes(4).toString('hex')}`;
     const admin = new pg.Client(TEST_POSTGRES_URL);
     await admin.connect();
@@ -37,9 +48,12 @@ describe('state.postgresql specifics', () => {
     try {
       const store = await PostgresStateStore.connect(postgresOptionsFromMetadata(metadata({ connectionString: TEST_POSTGRES_URL, tableName: `${schema}.kv` })));
       await store.set({ key: 'k', value: Buffer.from('1') });
+      await store.placementBackend('app').init();
       await store.close();
       const rows = await admin.query(`SELECT key, version FROM ${schema}.kv`);
       expect(rows.rows).to.deep.equal([{ key: 'k', version: '1' }]);
+      const tables = await admin.query('SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name', [schema]);
+      expect(tables.rows.map((r: { table_name: string }) => r.table_name)).to.deep.equal(['kv', 'kv_placement_hosts', 'kv_placement_partitions', 'kv_placement_tokens']);
     } finally {
       await admin.query(`DROP SCHEMA ${schema} CASCADE`);
       await admin.end();

@@ -1,7 +1,9 @@
 import { expect } from 'chai';
 import { RedisStateStore, redisOptionsFromMetadata } from '../../src/state/redis.js';
 import { describeStateStoreConformance } from '../conformance/state-store-conformance.js';
-import { freePort, TEST_REDIS_HOST } from '../support/index.js';
+import { randomBytes } from 'node:crypto';
+import type { TransactionOperation } from '../../src/state/store.js';
+import { deleteRedisKeysWithPrefix, freePort, TEST_REDIS_HOST } from '../support/index.js';
 
 const metadata = (md: Record<string, string>) => (name: string) => md[name];
 
@@ -21,5 +23,24 @@ describe('state.redis specifics', () => {
     let failure: unknown;
     await RedisStateStore.connect(redisOptionsFromMetadata(metadata({ redisHost: `127.0.0.1:${port}` }))).catch((err: unknown) => (failure = err));
     expect(String(failure)).to.include(`cannot connect to Redis at 127.0.0.1:${port}`);
+  });
+
+  it('applies 100,000 writes in one transaction (one script call, no argument spread)', async function () {
+    this.timeout(60_000);
+    const prefix = `bulk-${randomBytes(4).toString('hex')}`;
+    const store = await RedisStateStore.connect(redisOptionsFromMetadata(metadata({ redisHost: TEST_REDIS_HOST })));
+    try {
+      const ops: TransactionOperation[] = Array.from({ length: 100_000 }, (_, i) => ({ operation: 'upsert', request: { key: `${prefix}||${i}`, value: Buffer.from(String(i)) } }));
+      await store.transact(ops);
+      const sample = await store.bulkGet([0, 54_321, 99_999].map((i) => ({ key: `${prefix}||${i}` })));
+      expect(sample.map((item) => [item.data?.toString(), item.etag])).to.deep.equal([
+        ['0', '1'],
+        ['54321', '1'],
+        ['99999', '1'],
+      ]);
+    } finally {
+      await store.close();
+      await deleteRedisKeysWithPrefix(prefix);
+    }
   });
 });

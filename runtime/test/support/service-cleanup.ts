@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
 import pg from 'pg';
+import { placementTables } from '../../src/actors/placement/postgres-backend.js';
 import { TEST_POSTGRES_URL, TEST_REDIS_HOST } from './services.js';
 
 /** A short-lived connection to the shared test Redis, closed whatever `work` does. */
@@ -37,8 +38,12 @@ export async function deleteRedisKeysWithPrefix(prefix: string): Promise<void> {
   });
 }
 
-/** Drops a table a test run created (named by the test itself: `[a-z0-9_]` with a random suffix). */
+/**
+ * Drops a state table a test run created (named by the test itself: `[a-z0-9_]` with a random suffix) and the
+ * placement tables svcd creates beside it.
+ */
 export async function dropTestPostgresTable(table: string): Promise<void> {
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(table)) throw new Error(`refusing to drop '${table}': not a plain table name`);
-  await withTestPostgres((client) => client.query(`DROP TABLE IF EXISTS ${table}`));
+  const { hosts, partitions, tokens } = placementTables(table);
+  await withTestPostgres((client) => client.query(`DROP TABLE IF EXISTS ${table}, ${hosts}, ${partitions}, ${tokens}`));
 }
