@@ -126,15 +126,16 @@ for (const c of CASES) {
 
     it('drops a host whose lease was not renewed within its ttl', async () => {
       const [a, b] = [await backend(storeA), await backend(storeB)];
-      await a.heartbeat(host('a'), 300);
+      await a.heartbeat(host('a'), 5000);
       expect((await b.heartbeat(host('b'), 5000)).hosts.map((h) => h.hostId).sort()).to.deep.equal(['a', 'b']);
+      await a.heartbeat(host('a'), 300); // its last renewal
       await sleep(400);
       expect((await b.heartbeat(host('b'), 5000)).hosts.map((h) => h.hostId)).to.deep.equal(['b']);
     });
 
     it('claims free partitions once, bumping the epoch; a live owner keeps its partitions until its lease lapses', async () => {
       const [a, b] = [await backend(storeA), await backend(storeB)];
-      await a.heartbeat(host('a'), 300);
+      await a.heartbeat(host('a'), 5000);
       await b.heartbeat(host('b'), 5000);
       expect(await a.claim(host('a'), [0, 1, 2])).to.deep.equal([0, 1, 2].map((p) => ({ partition: p, owner: 'a', epoch: 1 })));
       expect(await b.claim(host('b'), [1, 2, 3])).to.deep.equal([{ partition: 3, owner: 'b', epoch: 1 }]);
@@ -146,7 +147,8 @@ for (const c of CASES) {
         { partition: 3, owner: 'b', epoch: 1 },
         { partition: 4, owner: null, epoch: 0 },
       ]);
-      await sleep(400); // a's lease lapses
+      await a.heartbeat(host('a'), 300); // its last renewal
+      await sleep(400);
       expect(await b.claim(host('b'), [1])).to.deep.equal([{ partition: 1, owner: 'b', epoch: 2 }]);
     });
 
