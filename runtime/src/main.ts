@@ -29,6 +29,7 @@ import { RUNTIME_VERSION } from './version.js';
 import { durableTaskService } from './workflow/grpc/service.js';
 import { WorkflowHost } from './workflow/host.js';
 import { workflowHttpRoutes } from './workflow/http-routes.js';
+import { workflowPeerHandlers } from './workflow/peer-handlers.js';
 
 /** Imported on demand: the Kubernetes client is heavy (~20 MB of heap) and standalone svcd never needs it. */
 async function loadFromKubernetes(config: RuntimeConfig, log: Logger): Promise<ComponentSpec[]> {
@@ -51,7 +52,7 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
   });
 
   const components = new ComponentManager(registry, { appId: config.appId, dataDir: config.dataDir, log }, config.componentInitTimeoutMs);
-  const actors = new ActorHost({
+  const actors: ActorHost = new ActorHost({
     appId: config.appId,
     components,
     log,
@@ -60,8 +61,16 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
     appPort: config.appPort,
     appConfigWaitMs: 30_000,
     drainTimeoutMs: config.shutdownGracePeriodMs,
+    placement: {
+      internalAddress: config.internalAddress,
+      internalGrpcPort: config.internalGrpcPort,
+      leaseTtlMs: config.placementLeaseTtlMs,
+      heartbeatIntervalMs: config.placementHeartbeatIntervalMs,
+      workers: (): number => workflows.hub?.workerCount ?? 0,
+      peerHandlers: workflowPeerHandlers(() => workflows.actorEngine),
+    },
   });
-  const workflows = new WorkflowHost({ appId: config.appId, actorRuntime: () => actors.runtime, metrics, log });
+  const workflows: WorkflowHost = new WorkflowHost({ appId: config.appId, actorRuntime: () => actors.runtime, replicas: () => actors.replicas, metrics, log });
   let ready = false;
 
   const httpApp = createHttpApp({
@@ -110,6 +119,8 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
     })
     .add(actors)
     .add(workflows)
+    // After the workflow engine registered its actor type: only then may other replicas route calls here.
+    .add({ name: 'actor-placement', start: () => actors.serve(), stop: () => Promise.resolve() })
     .add({ name: 'grpc-api', start: async () => void (ports.grpc = await grpcServer.start()), stop: () => grpcServer.stop(config.shutdownGracePeriodMs) })
     // Stops before the gRPC server: workers' GetWorkItems streams end with status OK, so SDK workers reconnect.
     .add({ name: 'workflow-workers', start: () => Promise.resolve(), stop: () => workflows.closeWorkers() })

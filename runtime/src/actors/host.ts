@@ -4,8 +4,10 @@ import { metadataValue } from '../components/spec.js';
 import { RuntimeError } from '../errors/runtime-error.js';
 import type { Logger } from '../log/logger.js';
 import { isTransactional } from '../state/store.js';
+import type { WorkflowReplicas } from '../workflow/replicas.js';
 import { AppChannel } from './app-channel.js';
-import { LocalActorRuntime } from './runtime.js';
+import { multiHostRuntime, singleHostRuntime, type ActorPlacementOptions, type PlacedRuntime } from './placement/multi-host.js';
+import { isMultiHostStore } from './placement/types.js';
 import type { ActorRuntime, ActorTypeStatus } from './types.js';
 
 export interface ActorHostOptions {
@@ -19,6 +21,8 @@ export interface ActorHostOptions {
   /** How long start-up waits for the app to answer `/dapr/config`. */
   readonly appConfigWaitMs: number;
   readonly drainTimeoutMs: number;
+  /** Several replicas (multi-host stores only): see docs/actors.md "Placement". */
+  readonly placement: Pick<ActorPlacementOptions, 'internalAddress' | 'internalGrpcPort' | 'leaseTtlMs' | 'heartbeatIntervalMs' | 'workers' | 'peerHandlers'>;
 }
 
 /**
@@ -28,20 +32,26 @@ export interface ActorHostOptions {
  */
 export class ActorHost {
   readonly name = 'actors';
-  #runtime: LocalActorRuntime | undefined;
+  #placed: PlacedRuntime | undefined;
+  #startedLog: Record<string, unknown> = {};
 
   constructor(private readonly opts: ActorHostOptions) {}
 
-  /** The runtime once started with an actor state store; undefined otherwise. */
+  /** The runtime once started with an actor state store (calls run where their actor is owned); undefined otherwise. */
   get runtime(): ActorRuntime | undefined {
-    return this.#runtime;
+    return this.#placed?.routed;
+  }
+
+  /** How the workflow engine meets the other replicas; undefined without an actor state store. */
+  get replicas(): WorkflowReplicas | undefined {
+    return this.#placed?.replicas;
   }
 
   requireRuntime(): ActorRuntime {
-    if (!this.#runtime) {
+    if (!this.#placed) {
       throw new RuntimeError('ERR_ACTOR_RUNTIME_NOT_FOUND', 'the actor runtime is not running: no state store component is marked actorStateStore: "true"');
     }
-    return this.#runtime;
+    return this.#placed.routed;
   }
 
   async start(): Promise<void> {
@@ -67,34 +77,59 @@ export class ActorHost {
       appTypes = config.entities;
       idleTimeoutMs = config.actorIdleTimeoutMs ?? idleTimeoutMs;
     }
-    const runtime = new LocalActorRuntime({ appId: this.opts.appId, store, log: log.child({ part: 'actors' }), metrics: this.opts.metrics, idleTimeoutMs });
-    if (channel) for (const type of appTypes) runtime.registerType(type, channel.actorFactory(type));
-    await runtime.start();
-    this.#runtime = runtime;
-    log.info({ actorStateStore: chosen.spec.name, appActorTypes: appTypes, idleTimeoutMs }, 'actor runtime started');
+    const placementOptions: ActorPlacementOptions = {
+      ...this.opts.placement,
+      appId: this.opts.appId,
+      log: log.child({ part: 'actors' }),
+      metrics: this.opts.metrics,
+      idleTimeoutMs,
+      shutdownGraceMs: this.opts.drainTimeoutMs,
+    };
+    let placed: PlacedRuntime;
+    if (isMultiHostStore(store)) placed = await multiHostRuntime(store, placementOptions);
+    else {
+      placed = singleHostRuntime(store, placementOptions);
+      if (chosen.origin === 'pluggable') {
+        log.warn({ actorStateStore: chosen.spec.name }, 'the actor state store is a pluggable component, which cannot arbitrate between replicas: actors run single-host; run ONE replica of this app');
+      }
+    }
+    if (channel) for (const type of appTypes) placed.local.registerType(type, channel.actorFactory(type));
+    this.#placed = placed;
+    this.#startedLog = { actorStateStore: chosen.spec.name, appActorTypes: appTypes, idleTimeoutMs, placement: isMultiHostStore(store) ? 'multi-host' : 'single-host' };
+  }
+
+  /**
+   * Starts serving actors: joins the other replicas and takes partitions. Called once every in-process actor type
+   * is registered (the workflow engine's), so no replica routes a call here for a type not registered yet.
+   */
+  async serve(): Promise<void> {
+    if (!this.#placed) return;
+    await this.#placed.start();
+    this.opts.log.info(this.#startedLog, 'actor runtime started');
   }
 
   async stop(): Promise<void> {
-    const runtime = this.#runtime;
+    const runtime = this.#placed;
     if (!runtime) return;
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), this.opts.drainTimeoutMs)));
     const outcome = await Promise.race([runtime.stop().then(() => 'stopped' as const), timeout]);
     clearTimeout(timer);
     if (outcome === 'timeout') this.opts.log.warn({ waitedMs: this.opts.drainTimeoutMs }, 'actor turns still running after the shutdown grace period; stopping anyway');
-    this.#runtime = undefined;
+    this.#placed = undefined;
   }
 
   /** `/v1.0/metadata` fields: Dapr's `actors` list and `actorRuntime` summary. */
   metadata(): Record<string, unknown> {
-    const actors: ActorTypeStatus[] = this.#runtime?.status() ?? [];
+    const actors: ActorTypeStatus[] = this.#placed?.local.status() ?? [];
     return {
       actors,
       actorRuntime: {
-        runtimeStatus: this.#runtime ? 'RUNNING' : 'DISABLED',
+        runtimeStatus: this.#placed ? 'RUNNING' : 'DISABLED',
         activeActors: actors,
-        hostReady: this.#runtime !== undefined,
-        placement: this.#runtime ? 'single-host' : '',
+        hostReady: this.#placed !== undefined,
+        placement: '',
+        ...this.#placed?.metadata(),
       },
     };
   }

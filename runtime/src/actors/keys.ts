@@ -29,7 +29,7 @@ export function assertValidActorId(id: string): void {
 }
 
 export class ActorKeys {
-  constructor(private readonly appId: string) {}
+  constructor(readonly appId: string) {}
 
   state(type: string, id: string, key: string): string {
     return `${this.appId}||${type}||${id}||${key}`;

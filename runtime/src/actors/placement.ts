@@ -1,15 +1,35 @@
-import type { Placement, PlacementResult } from './types.js';
+import { OWNERSHIP_PARTITIONS } from './placement/types.js';
+import type { Placement, PlacementHooks, PlacementResult } from './types.js';
 
 /**
- * One host owns every actor. Multi-host placement (leases and membership in PostgreSQL or Redis) plugs in
- * behind the same interface; see docs/actors.md.
+ * One host owns every actor: for stores that cannot arbitrate between hosts (SQLite, which a second process cannot
+ * open, in-memory, pluggable stores). Multi-host placement lives in placement/store-placement.ts.
  */
 export class SingleHostPlacement implements Placement {
   lookup(): PlacementResult {
     return { local: true };
   }
 
-  async start(): Promise<void> {}
+  async start(hooks: PlacementHooks): Promise<void> {
+    await hooks.acquire(Array.from({ length: OWNERSHIP_PARTITIONS }, (_, p) => p));
+  }
 
   async stop(): Promise<void> {}
+
+  /** Nothing ever changes: waits out the timeout (callers only wait here after a failure they retry). */
+  changed(timeoutMs: number, signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, timeoutMs);
+      signal?.addEventListener('abort', () => {
+        clearTimeout(timer);
+        resolve();
+      }, { once: true });
+    });
+  }
+
+  suspect(): void {}
+
+  metadata(): Record<string, unknown> {
+    return { placement: 'single-host' };
+  }
 }

@@ -1,5 +1,7 @@
+import { RuntimeError } from '../errors/runtime-error.js';
 import type { TransactionOperation, TransactionalStateStore } from '../state/store.js';
 import { REMINDER_PARTITIONS, type ActorKeys, reminderPartitionOf } from './keys.js';
+import { OWNERSHIP_PARTITIONS, isMultiHostStore, type Fence } from './placement/types.js';
 import type { ReminderInfo } from './types.js';
 
 /** A reminder as held in memory. `generation` tells a re-created reminder from the one that was firing. */
@@ -58,9 +60,27 @@ interface Partition {
 
 interface TypeReminders {
   readonly type: string;
+  /** The LOADED partition documents only (an empty document that is loaded has an entry with no reminders). */
   readonly partitions: Map<number, Partition>;
+  /** Documents being read, so concurrent first touches share one read. */
+  readonly loadingDocs: Map<number, Promise<void>>;
+  /** Bumped by every unload: a read that started before it must not install what it read. */
+  unloads: number;
   partitionCount: number;
   metaStored: boolean;
+}
+
+/**
+ * Several hosts: every commit carries the fence of its actor's ownership partition. `fenceFor` answers
+ * undefined when this host does not own the actor now (the commit is refused, nothing written).
+ */
+export interface ReminderFencing {
+  fenceFor(actorId: string): Fence | undefined;
+}
+
+/** A commit was refused or failed because this host does not (or no longer) own the actor's partition. */
+export function notOwnerError(type: string, actorId: string, detail: string): RuntimeError {
+  return new RuntimeError('ERR_ACTOR_NOT_OWNER', `actor ${type}/${actorId} is not owned by this host: ${detail}`);
 }
 
 const entryKey = (actorId: string, name: string) => `${actorId}||${name}`;
@@ -76,10 +96,15 @@ const isOutOfLine = (r: StoredReminder) => r.data !== undefined && r.data.length
 /**
  * The durable reminder table. Every reminder of a type lives in one of a fixed number of partition documents
  * (by hash of the actor id), listed by a per-type meta key, so start-up reads `1 + partitions` keys per type and
- * never scans the store. Memory holds the authoritative copy after `load`; every change is written through, in
- * the same transaction as the turn's state writes that caused it. Writes to one partition are serialised; commits
- * that queue up behind a write are grouped into the next transaction (each turn stays all or nothing: if a group
- * fails, its commits are retried one by one so one bad commit cannot fail the others).
+ * never scans the store. Memory holds the authoritative copy of each LOADED document; every change is written
+ * through, in the same transaction as the turn's state writes that caused it. Writes to one partition are
+ * serialised; commits that queue up behind a write are grouped into the next transaction (each turn stays all or
+ * nothing: if a group fails, its commits are retried one by one so one bad commit cannot fail the others).
+ *
+ * Several hosts: document r belongs to ownership partition r % OWNERSHIP_PARTITIONS, and only its owner loads,
+ * fires and writes it. A document is loaded before anything reads or writes it (`loadOwned` when a partition is
+ * acquired; lazily on first touch otherwise) and dropped when the partition goes (`unloadOwned`); a commit that
+ * finds its document dropped is refused, never written over a document it did not read.
  */
 export class ReminderTable {
   readonly #types = new Map<string, TypeReminders>();
@@ -92,17 +117,41 @@ export class ReminderTable {
   constructor(
     private readonly store: TransactionalStateStore,
     private readonly keys: ActorKeys,
+    private readonly fencing?: ReminderFencing,
   ) {}
 
-  /** Loads a type's reminders once; later calls return the same table. */
-  async load(type: string): Promise<StoredReminder[]> {
+  /**
+   * Loads the documents of a type that belong to the given ownership partitions (those not loaded yet) and
+   * returns every reminder of those partitions.
+   */
+  async loadOwned(type: string, ownership: readonly number[]): Promise<StoredReminder[]> {
     const t = await this.#typeTable(type);
-    return [...t.partitions.values()].flatMap((p) => [...p.entries.values()].map((e) => e.reminder));
+    const wanted = new Set(ownership);
+    const docs = Array.from({ length: t.partitionCount }, (_, r) => r).filter((r) => wanted.has(r % OWNERSHIP_PARTITIONS));
+    await this.#ensureDocs(t, docs);
+    return docs.flatMap((r) => [...(t.partitions.get(r)?.entries.values() ?? [])].map((e) => e.reminder));
+  }
+
+  /** Forgets the documents of these ownership partitions (every type); returns the reminders they held. */
+  unloadOwned(ownership: readonly number[]): StoredReminder[] {
+    const gone = new Set(ownership);
+    const out: StoredReminder[] = [];
+    for (const t of this.#types.values()) {
+      for (const [r, part] of t.partitions) {
+        if (!gone.has(r % OWNERSHIP_PARTITIONS)) continue;
+        t.partitions.delete(r);
+        for (const e of part.entries.values()) out.push(e.reminder);
+      }
+      t.unloads++;
+    }
+    return out;
   }
 
   async get(type: string, actorId: string, name: string): Promise<StoredReminder | undefined> {
     const t = await this.#typeTable(type);
-    return t.partitions.get(reminderPartitionOf(actorId, t.partitionCount))?.entries.get(entryKey(actorId, name))?.reminder;
+    const r = reminderPartitionOf(actorId, t.partitionCount);
+    await this.#ensureDocs(t, [r]);
+    return t.partitions.get(r)?.entries.get(entryKey(actorId, name))?.reminder;
   }
 
   /** Synchronous lookup for loaded types (the scheduler's validity check). */
@@ -117,6 +166,7 @@ export class ReminderTable {
    */
   async commit(type: string, actorId: string, changes: readonly ReminderChange[], stateOps: readonly TransactionOperation[]): Promise<Map<string, StoredReminder | null>> {
     const table = await this.#typeTable(type);
+    if (changes.length > 0) await this.#ensureDocs(table, [reminderPartitionOf(actorId, table.partitionCount)]);
     return new Promise((resolve, reject) => {
       this.#queue.push({ table, actorId, changes, stateOps, resolve, reject });
       if (!this.#flushing) void this.#flush();
@@ -168,7 +218,13 @@ export class ReminderTable {
     const staged = new Map<Partition, { table: TypeReminders; next: Map<string, Entry>; changed: boolean }>();
     const results: Map<string, StoredReminder | null>[] = [];
     const ops: TransactionOperation[] = [];
+    const fences = new Map<number, Fence>();
     for (const c of group) {
+      if (this.fencing) {
+        const fence = this.fencing.fenceFor(c.actorId);
+        if (!fence) throw notOwnerError(c.table.type, c.actorId, 'its partition is not held by this host');
+        fences.set(fence.partition, fence);
+      }
       const applied = new Map<string, StoredReminder | null>();
       const t = c.table;
       const stage = c.changes.length > 0 ? this.#stage(staged, t, c.actorId) : undefined;
@@ -213,20 +269,24 @@ export class ReminderTable {
     for (const t of metaTypes) {
       ops.push({ operation: 'upsert', request: { key: this.keys.reminderMeta(t.type), value: Buffer.from(JSON.stringify({ partitions: t.partitionCount })) } });
     }
-    if (ops.length > 0) await this.store.transact(ops);
+    if (ops.length > 0) await this.#transact(ops, [...fences.values()]);
     for (const t of metaTypes) t.metaStored = true;
     for (const [part, { next }] of staged) part.entries = next;
     group.forEach((c, i) => c.resolve(results[i]!));
   }
 
+  #transact(ops: readonly TransactionOperation[], fences: readonly Fence[]): Promise<void> {
+    if (fences.length === 0) return this.store.transact(ops);
+    if (!isMultiHostStore(this.store)) throw new Error('fenced commit on a store that cannot check fences');
+    return this.store.transactFenced(this.keys.appId, ops, fences);
+  }
+
   /** The staged copy of an actor's partition for the group being written (copied on first touch). */
   #stage(staged: Map<Partition, { table: TypeReminders; next: Map<string, Entry>; changed: boolean }>, t: TypeReminders, actorId: string) {
     const index = reminderPartitionOf(actorId, t.partitionCount);
-    let part = t.partitions.get(index);
-    if (!part) {
-      part = { index, entries: new Map() };
-      t.partitions.set(index, part);
-    }
+    const part = t.partitions.get(index);
+    // Dropped since the commit was queued (the partition moved): writing it would overwrite reminders unseen.
+    if (!part) throw notOwnerError(t.type, actorId, 'its reminder partition was unloaded');
     let stage = staged.get(part);
     if (!stage) staged.set(part, (stage = { table: t, next: new Map(part.entries), changed: false }));
     return stage;
@@ -255,34 +315,58 @@ export class ReminderTable {
 
   async #read(type: string): Promise<TypeReminders> {
     const meta = await this.store.get({ key: this.keys.reminderMeta(type) });
-    const t: TypeReminders = { type, partitions: new Map(), partitionCount: REMINDER_PARTITIONS, metaStored: meta !== undefined };
-    if (!meta) return t;
-    t.partitionCount = (JSON.parse(meta.data.toString('utf8')) as { partitions: number }).partitions;
-    const keys = Array.from({ length: t.partitionCount }, (_, i) => ({ key: this.keys.reminderPartition(type, i) }));
-    const items = await this.store.bulkGet(keys);
-    const outOfLine: ReminderJson[] = [];
-    items.forEach((item, i) => {
-      if (item.error) throw new Error(`reading reminder partition ${keys[i]!.key}: ${item.error}`);
-      if (!item.data) return;
-      t.partitions.set(i, { index: i, entries: new Map() });
-      for (const j of decodePartition(item.data)) {
-        if (j.dref) outOfLine.push(j);
-        else this.#restore(t, j, undefined);
-      }
-    });
-    if (outOfLine.length > 0) {
-      const data = await this.store.bulkGet(outOfLine.map((j) => ({ key: this.keys.reminderData(type, j.id, j.n) })));
-      outOfLine.forEach((j, i) => {
-        const item = data[i];
-        if (item?.error) throw new Error(`reading the data of reminder ${j.n} of ${type}/${j.id}: ${item.error}`);
-        this.#restore(t, j, item?.data);
-      });
+    const t: TypeReminders = { type, partitions: new Map(), loadingDocs: new Map(), unloads: 0, partitionCount: REMINDER_PARTITIONS, metaStored: meta !== undefined };
+    if (meta) t.partitionCount = (JSON.parse(meta.data.toString('utf8')) as { partitions: number }).partitions;
+    if (t.partitionCount % OWNERSHIP_PARTITIONS !== 0) {
+      throw new Error(`actor type ${type} stores its reminders in ${t.partitionCount} partitions, which ${OWNERSHIP_PARTITIONS} ownership partitions do not divide`);
     }
     return t;
   }
 
-  #restore(t: TypeReminders, j: ReminderJson, outOfLineData: Buffer | undefined): void {
-    const part = t.partitions.get(reminderPartitionOf(j.id, t.partitionCount));
+  /** Reads the given documents of a type that are neither loaded nor being read; concurrent callers share reads. */
+  async #ensureDocs(t: TypeReminders, docs: readonly number[]): Promise<void> {
+    const missing = docs.filter((r) => !t.partitions.has(r) && !t.loadingDocs.has(r));
+    if (missing.length > 0) {
+      const reading = this.#readDocs(t, missing);
+      for (const r of missing) t.loadingDocs.set(r, reading);
+      void reading.finally(() => {
+        for (const r of missing) if (t.loadingDocs.get(r) === reading) t.loadingDocs.delete(r);
+      }).catch(() => undefined);
+    }
+    const pending = docs.map((r) => t.loadingDocs.get(r)).filter((p): p is Promise<void> => p !== undefined);
+    if (pending.length > 0) await Promise.all(pending);
+  }
+
+  async #readDocs(t: TypeReminders, docs: readonly number[]): Promise<void> {
+    const unloadsBefore = t.unloads;
+    const loaded = new Map<number, Partition>(docs.map((r) => [r, { index: r, entries: new Map() }]));
+    if (t.metaStored) {
+      const keys = docs.map((r) => ({ key: this.keys.reminderPartition(t.type, r) }));
+      const items = await this.store.bulkGet(keys);
+      const outOfLine: ReminderJson[] = [];
+      items.forEach((item, i) => {
+        if (item.error) throw new Error(`reading reminder partition ${keys[i]!.key}: ${item.error}`);
+        if (!item.data) return;
+        for (const j of decodePartition(item.data)) {
+          if (j.dref) outOfLine.push(j);
+          else this.#restore(t, loaded, j, undefined);
+        }
+      });
+      if (outOfLine.length > 0) {
+        const data = await this.store.bulkGet(outOfLine.map((j) => ({ key: this.keys.reminderData(t.type, j.id, j.n) })));
+        outOfLine.forEach((j, i) => {
+          const item = data[i];
+          if (item?.error) throw new Error(`reading the data of reminder ${j.n} of ${t.type}/${j.id}: ${item.error}`);
+          this.#restore(t, loaded, j, item?.data);
+        });
+      }
+    }
+    if (t.unloads !== unloadsBefore) return; // the partition moved while reading: what was read may be stale
+    for (const [r, part] of loaded) if (!t.partitions.has(r)) t.partitions.set(r, part);
+  }
+
+  #restore(t: TypeReminders, into: Map<number, Partition>, j: ReminderJson, outOfLineData: Buffer | undefined): void {
+    const part = into.get(reminderPartitionOf(j.id, t.partitionCount));
     const reminder = fromJson(t.type, j, ++this.#generation, outOfLineData);
     part?.entries.set(entryKey(j.id, j.n), { reminder, json: JSON.stringify(j) });
   }

@@ -9,9 +9,10 @@ import { IdleSweeper } from './idle-sweeper.js';
 import { ActorKeys, assertValidActorId, assertValidActorType } from './keys.js';
 import { ActorMetrics, type TurnKind } from './metrics.js';
 import { SingleHostPlacement } from './placement.js';
+import { FencedError, ownershipPartitionOf } from './placement/types.js';
 import { ReminderScheduler, type ScheduledFire } from './reminder-scheduler.js';
 import { afterFire, isExpired, reminderRecord } from './reminder-schedule.js';
-import { ReminderTable, type ReminderChange, type StoredReminder } from './reminder-table.js';
+import { ReminderTable, notOwnerError, type ReminderChange, type StoredReminder } from './reminder-table.js';
 import { ActorStateCache } from './state-cache.js';
 import { TurnContext } from './turn-context.js';
 import type {
@@ -46,6 +47,8 @@ export interface LocalActorRuntimeOptions {
    * together; the rest wait in due-time order instead of activating every actor (and calling the app) at once.
    */
   readonly maxReminderTurnsInFlight?: number;
+  /** Called when the store refused a commit because this host no longer owns the partition (a metric). */
+  readonly onFenced?: () => void;
 }
 
 interface RegisteredType {
@@ -80,10 +83,14 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
   readonly #metrics: ActorMetrics;
   readonly #retryAttempts = new Map<string, number>();
   readonly #maxReminderTurns: number;
+  readonly #onFenced: (() => void) | undefined;
   readonly #reminderBacklog: ScheduledFire[] = [];
   #reminderBacklogHead = 0;
   #reminderTurns = 0;
   readonly #loadingTypes = new Set<Promise<void>>();
+  /** Ownership partitions this host serves (all of them on a single host). */
+  readonly #ownedPartitions = new Set<number>();
+  readonly #partitionsLeftListeners: ((partitions: ReadonlySet<number>) => void)[] = [];
   #started = false;
   #stopping = false;
 
@@ -95,7 +102,8 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
     this.#placement = opts.placement ?? new SingleHostPlacement();
     this.#idleTimeoutMs = opts.idleTimeoutMs ?? DEFAULT_ACTOR_IDLE_TIMEOUT_MS;
     this.#maxReminderTurns = opts.maxReminderTurnsInFlight ?? 512;
-    this.#reminders = new ReminderTable(opts.store, this.#keys);
+    this.#onFenced = opts.onFenced;
+    this.#reminders = new ReminderTable(opts.store, this.#keys, this.#placement.fencing);
     this.#scheduler = new ReminderScheduler(this.clock, (fire) => this.#dispatchReminder(fire));
     this.#idle = new IdleSweeper<Activation>(
       this.clock,
@@ -117,11 +125,20 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
   }
 
   async start(): Promise<void> {
-    await this.#placement.start();
     this.#started = true;
-    await Promise.all([...this.#types.keys()].map((t) => this.#loadReminders(t)));
+    await this.#placement.start({
+      acquire: (partitions) => this.#acquire(partitions),
+      release: (partitions) => this.#release(partitions),
+      lost: (partitions) => this.#drop(partitions),
+    });
     this.#scheduler.start();
   }
+
+  /** `listener` runs whenever ownership partitions leave this host (handed over or lost). */
+  onPartitionsLeft(listener: (partitions: ReadonlySet<number>) => void): void {
+    this.#partitionsLeftListeners.push(listener);
+  }
+
 
   async stop(): Promise<void> {
     this.#stopping = true;
@@ -156,17 +173,17 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
   }
 
   async createReminder(type: string, id: string, name: string, opts: ReminderOptions): Promise<void> {
-    this.#requireType(type, id);
+    this.#requireOwned(type, id);
     await this.#commitReminders(type, id, [{ name, reminder: reminderRecord(opts, this.clock.now()) }], []);
   }
 
   async deleteReminder(type: string, id: string, name: string): Promise<void> {
-    this.#requireType(type, id);
+    this.#requireOwned(type, id);
     await this.#commitReminders(type, id, [{ name, reminder: null }], []);
   }
 
   async getReminder(type: string, id: string, name: string): Promise<ReminderInfo | undefined> {
-    this.#requireType(type, id);
+    this.#requireOwned(type, id);
     const stored = await this.#reminders.get(type, id, name);
     if (!stored) return undefined;
     const { generation: _generation, ...info } = stored;
@@ -191,7 +208,7 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
 
   deleteTimer(type: string, id: string, name: string): Promise<void> {
     try {
-      this.#requireType(type, id);
+      this.#requireOwned(type, id);
     } catch (err) {
       return Promise.reject(ensureError(err));
     }
@@ -200,17 +217,21 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
   }
 
   async getState(type: string, id: string, key: string): Promise<Buffer | undefined> {
-    this.#requireType(type, id);
+    this.#requireOwned(type, id);
     const active = this.#actors.get(actorKey(type, id));
     if (active) return active.cache.get(key);
     return (await this.#store.get({ key: this.#keys.state(type, id, key) }))?.data;
   }
 
   async applyState(type: string, id: string, ops: readonly ActorStateOperation[]): Promise<void> {
-    this.#requireType(type, id);
+    this.#requireOwned(type, id);
     const writes = new Map<string, Buffer | null>();
     for (const op of ops) writes.set(op.key, op.operation === 'upsert' ? op.value : null);
-    await this.#store.transact(
+    // Through the reminder table's commit path, so the write carries the partition's fence like a turn's.
+    await this.#commitReminders(
+      type,
+      id,
+      [],
       [...writes].map(([key, value]): TransactionOperation => {
         const storeKey = this.#keys.state(type, id, key);
         return value === null ? { operation: 'delete', request: { key: storeKey } } : { operation: 'upsert', request: { key: storeKey, value } };
@@ -256,6 +277,13 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
     return reg;
   }
 
+  /** Out-of-turn operations on an actor (reminders, state, timers) run only where the actor is owned. */
+  #requireOwned(type: string, id: string): RegisteredType {
+    const reg = this.#requireType(type, id);
+    if (!this.#placement.lookup(type, id).local) throw notOwnerError(type, id, 'another replica owns it');
+    return reg;
+  }
+
   #requireRunning(): void {
     if (this.#stopping || !this.#started) {
       throw new RuntimeError('ERR_ACTOR_RUNTIME_STOPPING', this.#stopping ? 'the actor runtime is stopping' : 'the actor runtime is not started');
@@ -276,10 +304,10 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
 
   #activation(type: string, id: string, reg: RegisteredType): Activation {
     const key = actorKey(type, id);
+    // Asked on every call, also for an active actor: a partition being handed over takes no new turns.
+    if (!this.#placement.lookup(type, id).local) throw notOwnerError(type, id, 'another replica owns it');
     const existing = this.#actors.get(key);
     if (existing) return existing;
-    const placed = this.#placement.lookup(type, id);
-    if (!placed.local) throw new RuntimeError('ERR_ACTOR_INVOKE_METHOD', `actor ${type}/${id} is placed on ${placed.address}; remote actors are not supported yet`);
     const activation = new Activation(type, id, reg.factory(id), this.#cacheFor(type, id), this);
     this.#track(key, activation);
     const previous = this.#deactivating.get(key);
@@ -348,7 +376,16 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
 
   /** Commits reminder changes (with state operations) and brings the scheduler in step with what applied. */
   async #commitReminders(type: string, id: string, changes: ReminderChange[], stateOps: Parameters<ReminderTable['commit']>[3]): Promise<void> {
-    const applied = await this.#reminders.commit(type, id, changes, stateOps);
+    let applied: Map<string, StoredReminder | null>;
+    try {
+      applied = await this.#reminders.commit(type, id, changes, stateOps);
+    } catch (err) {
+      if (!(err instanceof FencedError)) throw err;
+      // Another replica owns the partition now: nothing was written; find out at once.
+      this.#onFenced?.();
+      this.#placement.suspect();
+      throw notOwnerError(type, id, err.message);
+    }
     for (const [name, reminder] of applied) {
       this.#retryAttempts.delete(actorKey(type, id) + '||' + name);
       if (reminder) this.#schedule(reminder, reminder.dueAt);
@@ -360,13 +397,57 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
     this.#scheduler.schedule({ type: r.actorType, actorId: r.actorId, name: r.name, generation: r.generation, at });
   }
 
-  async #loadReminders(type: string): Promise<void> {
-    const reminders = await this.#reminders.load(type);
+  async #loadReminders(type: string, partitions: readonly number[] = [...this.#ownedPartitions]): Promise<void> {
+    if (partitions.length === 0) return;
+    const reminders = await this.#reminders.loadOwned(type, partitions);
     for (const r of reminders) {
       // A reminder rescheduled since the load started is already in the scheduler with its newer generation.
       if (this.#reminders.peek(type, r.actorId, r.name)?.generation === r.generation) this.#schedule(r, r.dueAt);
     }
-    if (reminders.length > 0) this.#log.info({ actorType: type, reminders: reminders.length }, 'actor reminders loaded');
+    if (reminders.length > 0) this.#log.info({ actorType: type, reminders: reminders.length, partitions: partitions.length }, 'actor reminders loaded');
+  }
+
+  // ---- partitions coming and going (placement hooks) ----
+
+  async #acquire(partitions: readonly number[]): Promise<void> {
+    for (const p of partitions) this.#ownedPartitions.add(p);
+    await Promise.all([...this.#types.keys()].map((t) => this.#loadReminders(t, partitions)));
+  }
+
+  /** Handover: the queued turns of these partitions finish, their actors deactivate, their reminders go. */
+  async #release(partitions: readonly number[]): Promise<void> {
+    const actors = this.#actorsIn(partitions);
+    await Promise.all(actors.map((a) => a.whenIdle()));
+    await Promise.all(actors.map((a) => this.#deactivate(a)));
+    this.#unloadReminders(partitions);
+  }
+
+  /** Lost without handover: another replica may already run these actors; drop ours without running anything. */
+  #drop(partitions: readonly number[]): void {
+    const err = notOwnerError('(lost partition)', '-', 'the partition moved to another replica');
+    for (const a of this.#actorsIn(partitions)) {
+      a.closed = true;
+      this.#untrack(actorKey(a.type, a.id), a);
+      a.clearAllTimers();
+      a.rejectQueued(err);
+      a.cache.clear();
+    }
+    this.#unloadReminders(partitions);
+  }
+
+  #actorsIn(partitions: readonly number[]): Activation[] {
+    const set = new Set(partitions);
+    return [...this.#actors.values()].filter((a) => set.has(ownershipPartitionOf(a.id)));
+  }
+
+  #unloadReminders(partitions: readonly number[]): void {
+    for (const p of partitions) this.#ownedPartitions.delete(p);
+    const left = new Set(partitions);
+    for (const listener of this.#partitionsLeftListeners) listener(left);
+    for (const r of this.#reminders.unloadOwned(partitions)) {
+      this.#scheduler.unschedule({ type: r.actorType, actorId: r.actorId, name: r.name });
+      this.#retryAttempts.delete(actorKey(r.actorType, r.actorId) + '||' + r.name);
+    }
   }
 
   #trackLoad(p: Promise<void>): void {

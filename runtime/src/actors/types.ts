@@ -1,3 +1,5 @@
+import type { Fence } from './placement/types.js';
+
 /**
  * The public boundary of the virtual actor runtime. The workflow engine and the HTTP actor API are clients of
  * these interfaces only; everything else under `actors/` is implementation.
@@ -201,11 +203,32 @@ export interface ActorRuntime {
   status(): ActorTypeStatus[];
 }
 
-/** Where an actor lives. The runtime asks before activating; only `local` is served in this version. */
-export type PlacementResult = { local: true } | { local: false; address: string };
+/**
+ * Where an actor lives. `local` means this host owns it and may run it now; otherwise `address` is the owner's
+ * internal address, or absent while no live host owns the actor's partition (a caller waits for `changed`).
+ */
+export type PlacementResult = { local: true } | { local: false; address?: string };
+
+/** What the runtime does when partitions come and go; the placement calls these in order, never concurrently. */
+export interface PlacementHooks {
+  /** This host now owns these partitions: load what they need (reminders) before they serve. */
+  acquire(partitions: readonly number[]): Promise<void>;
+  /** This host hands these partitions over: drain their turns and deactivate their actors, then they are released. */
+  release(partitions: readonly number[]): Promise<void>;
+  /** This host lost these partitions without a handover: drop their actors and reminders at once. */
+  lost(partitions: readonly number[]): void;
+}
 
 export interface Placement {
   lookup(type: string, id: string): PlacementResult;
-  start(): Promise<void>;
+  /** Several hosts: the fence every commit on an actor carries (undefined when not owned now). */
+  readonly fencing?: { fenceFor(actorId: string): Fence | undefined };
+  start(hooks: PlacementHooks): Promise<void>;
   stop(): Promise<void>;
+  /** Resolves at the next change of the view (ownership, hosts), after `timeoutMs`, or when `signal` aborts. */
+  changed(timeoutMs: number, signal?: AbortSignal): Promise<void>;
+  /** Something suggests the view is stale (a fenced commit, an unreachable owner): refresh it now. */
+  suspect(): void;
+  /** `/v1.0/metadata` fields under `actorRuntime`. */
+  metadata(): Record<string, unknown>;
 }

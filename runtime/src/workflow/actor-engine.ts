@@ -8,12 +8,14 @@ import type { ActorRuntime } from '../actors/types.js';
 import type { ErrorCode } from '../errors/codes.js';
 import { RuntimeError, ensureError, isRuntimeError } from '../errors/runtime-error.js';
 import type { Logger } from '../log/logger.js';
-import { WorkDispatcher, type WorkerConnection } from './dispatcher.js';
-import { isTerminalStatus, type PurgeOptions, type StartWorkflowRequest, type TerminateOptions, type WorkflowEngine, type WorkflowInstance } from './engine.js';
+import { ownershipPartitionOf } from '../actors/placement/types.js';
+import { WorkDispatcher, type WorkItem, type WorkerConnection } from './dispatcher.js';
+import { meetsCondition, type PurgeOptions, type StartWorkflowRequest, type TerminateOptions, type WaitCondition, type WorkflowEngine, type WorkflowInstance } from './engine.js';
 import { newEvent, type HistoryEvent } from './history.js';
 import type { WorkerAction } from './instance.js';
 import type { WorkflowMetrics } from './metrics.js';
-import { OrchestrationActor, decode, encode, fromSnapshot, type CompletionPayload, type InstanceSnapshot } from './orchestration-actor.js';
+import { OrchestrationActor, decode, encode, fromSnapshot, toSnapshot, type CompletionPayload, type InstanceSnapshot } from './orchestration-actor.js';
+import { WORKFLOW_PEER_METHODS, type WorkflowReplicas } from './replicas.js';
 import { InstanceWatchers } from './watchers.js';
 
 /** The worker side of the engine, used by the Durable Task gRPC service. */
@@ -41,6 +43,7 @@ export interface ActorWorkflowEngineOptions {
   readonly appId: string;
   readonly metrics: WorkflowMetrics;
   readonly log: Logger;
+  readonly replicas: WorkflowReplicas;
 }
 
 export class ActorWorkflowEngine implements WorkflowEngine, WorkerHub {
@@ -53,17 +56,27 @@ export class ActorWorkflowEngine implements WorkflowEngine, WorkerHub {
   readonly #turnStarted = new Map<string, number>();
   /** Aborted at shutdown: pending waits answer UNAVAILABLE at once instead of holding the gRPC server open. */
   readonly #closing = new AbortController();
+  readonly #replicas: WorkflowReplicas;
+  /** Per ownership partition: aborted when the partition leaves this replica, so local waits move to the owner. */
+  readonly #partitionWaits = new Map<number, AbortController>();
+  /** Connections to other replicas' workers, used while none is connected here (see dispatcher.ts). */
+  readonly #peerWorkers = new Map<string, WorkerConnection>();
+  #nextPeerWorkerId = -1;
 
   constructor(opts: ActorWorkflowEngineOptions) {
     this.actorType = `svc.internal.${opts.appId}.workflow`;
     this.#runtime = opts.runtime;
+    this.#replicas = opts.replicas;
     this.#metrics = opts.metrics;
     this.#log = opts.log;
     this.#dispatcher = new WorkDispatcher(undefined, {
       dispatched: (item) => {
         if (item.kind === 'orchestration') this.#turnStarted.set(item.instanceId, performance.now());
       },
-      workersChanged: (n) => this.#metrics.connectedWorkers.set(n),
+      workersChanged: (n) => {
+        this.#metrics.connectedWorkers.set(n);
+        this.#replicas.workersChanged();
+      },
     });
     this.#watchers = new InstanceWatchers((id) => this.get(id));
     const deps = {
@@ -75,6 +88,8 @@ export class ActorWorkflowEngine implements WorkflowEngine, WorkerHub {
       changed: (id: string) => this.#watchers.notify(id),
     };
     this.#runtime.registerType(this.actorType, (id) => new OrchestrationActor(id, deps), { idleTimeoutMs: WORKFLOW_IDLE_TIMEOUT_MS });
+    this.#replicas.onPartitionsLeft((partitions) => this.#partitionsLeft(partitions));
+    void this.#followPeerWorkers();
   }
 
   // ---- client side ----
@@ -153,16 +168,36 @@ export class ActorWorkflowEngine implements WorkflowEngine, WorkerHub {
     });
   }
 
-  waitUntil(instanceId: string, predicate: (i: WorkflowInstance) => boolean, signal: AbortSignal): Promise<WorkflowInstance | undefined> {
-    return this.#watchers.waitUntil(instanceId, predicate, AbortSignal.any([signal, this.#closing.signal]));
+  /** Waits where the instance is owned: change notifications exist only on the owner. */
+  async waitFor(instanceId: string, condition: WaitCondition, signal: AbortSignal): Promise<WorkflowInstance | undefined> {
+    const s = AbortSignal.any([signal, this.#closing.signal]);
+    const snap = await this.#replicas.router.run<InstanceSnapshot | null | undefined>(
+      instanceId,
+      this.actorType,
+      WORKFLOW_PEER_METHODS.wait,
+      { instanceId, condition },
+      () => this.waitHere(instanceId, condition, s),
+      s,
+    );
+    return snap ? fromSnapshot(snap) : undefined;
   }
 
-  waitForStart(instanceId: string, signal: AbortSignal): Promise<WorkflowInstance | undefined> {
-    return this.waitUntil(instanceId, (i) => i.runtimeStatus !== 'PENDING', signal);
+  /**
+   * The owner's side of a wait (local calls and the internal port): refused when the instance is not owned here,
+   * aborted with ERR_ACTOR_NOT_OWNER when its partition leaves this replica (the caller waits on the new owner).
+   */
+  async waitHere(instanceId: string, condition: WaitCondition, signal: AbortSignal): Promise<InstanceSnapshot | undefined> {
+    if (!this.#replicas.ownsHere(instanceId)) throw notOwner(instanceId);
+    const moved = this.#partitionWait(ownershipPartitionOf(instanceId)).signal;
+    const found = await this.#watchers.waitUntil(instanceId, (i) => meetsCondition(i, condition), AbortSignal.any([signal, this.#closing.signal, moved]));
+    return found ? toSnapshot(found) : undefined;
   }
 
-  waitForCompletion(instanceId: string, signal: AbortSignal): Promise<WorkflowInstance | undefined> {
-    return this.waitUntil(instanceId, (i) => isTerminalStatus(i.runtimeStatus), signal);
+  /** An item another replica handed over (it owns the instance, has no worker): queued for local workers only. */
+  acceptForwarded(item: WorkItem): { accepted: boolean } {
+    if (this.#dispatcher.workerCount === 0) return { accepted: false };
+    this.#dispatcher.offer(item, { localOnly: true });
+    return { accepted: true };
   }
 
   // ---- worker side ----
@@ -180,6 +215,7 @@ export class ActorWorkflowEngine implements WorkflowEngine, WorkerHub {
   }
 
   closeWorkers(): void {
+    this.#peerWorkers.clear();
     this.#dispatcher.closeAll();
     this.#closing.abort(new RuntimeError('ERROR', 'svcd is shutting down', { grpcStatus: grpcStatus.UNAVAILABLE, httpStatus: 503 }));
   }
@@ -228,6 +264,65 @@ export class ActorWorkflowEngine implements WorkflowEngine, WorkerHub {
     }
   }
 
+  // ---- several replicas ----
+
+  #partitionWait(partition: number): AbortController {
+    let c = this.#partitionWaits.get(partition);
+    if (!c) this.#partitionWaits.set(partition, (c = new AbortController()));
+    return c;
+  }
+
+  #partitionsLeft(partitions: ReadonlySet<number>): void {
+    for (const p of partitions) {
+      this.#partitionWaits.get(p)?.abort(notOwner(`(partition ${p})`));
+      this.#partitionWaits.delete(p);
+    }
+    this.#dispatcher.withdrawQueued((instanceId) => partitions.has(ownershipPartitionOf(instanceId)));
+  }
+
+  /** Keeps one remote connection per other replica that advertises workers, following the placement view. */
+  async #followPeerWorkers(): Promise<void> {
+    while (!this.#closing.signal.aborted) {
+      const wanted = new Map(this.#replicas.peersWithWorkers().map((p) => [p.hostId, p]));
+      for (const [hostId, conn] of this.#peerWorkers) {
+        if (!wanted.has(hostId)) this.#dropPeerWorker(hostId, conn);
+      }
+      for (const peer of wanted.values()) {
+        if (!this.#peerWorkers.has(peer.hostId)) this.#addPeerWorker(peer.hostId, peer.address);
+      }
+      await this.#replicas.changed(5_000, this.#closing.signal);
+    }
+  }
+
+  #addPeerWorker(hostId: string, address: string): void {
+    const conn: WorkerConnection = {
+      id: this.#nextPeerWorkerId--,
+      remote: true,
+      send: (item) => {
+        this.#replicas.peers.call<{ accepted: boolean }>(address, WORKFLOW_PEER_METHODS.offer, item).then(
+          (r) => {
+            if (!r.accepted) this.#dropPeerWorker(hostId, conn);
+          },
+          (err: unknown) => {
+            this.#log.debug({ peer: address, err: ensureError(err).message }, 'handing a work item to another replica failed');
+            this.#dropPeerWorker(hostId, conn);
+          },
+        );
+        return true;
+      },
+      close: () => undefined,
+    };
+    this.#peerWorkers.set(hostId, conn);
+    this.#dispatcher.connect(conn);
+  }
+
+  /** What that replica held goes back to the queue (and to another worker); the view may bring it back later. */
+  #dropPeerWorker(hostId: string, conn: WorkerConnection): void {
+    if (this.#peerWorkers.get(hostId) !== conn) return;
+    this.#peerWorkers.delete(hostId);
+    this.#dispatcher.disconnect(conn);
+  }
+
   // ---- helpers ----
 
   #invoke(instanceId: string, method: string, payload?: unknown): Promise<Buffer | undefined> {
@@ -270,4 +365,8 @@ export class ActorWorkflowEngine implements WorkflowEngine, WorkerHub {
       throw new RuntimeError(code, `${context}: ${ensureError(err).message}`, { cause: err });
     }
   }
+}
+
+function notOwner(instanceId: string): RuntimeError {
+  return new RuntimeError('ERR_ACTOR_NOT_OWNER', `workflow ${instanceId} is not owned by this replica (its partition moved)`);
 }

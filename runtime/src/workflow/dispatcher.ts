@@ -9,6 +9,10 @@
  *   what exceeds their own local queue).
  * - When a worker disconnects, the items it held go back to the head of the queue and are handed out again.
  * - Everything here is in memory: after a crash the actors' lease reminders offer the work again.
+ * - Several replicas: a replica with no worker of its own hands its items to a replica that has workers (a
+ *   `remote` connection, used only while no local worker is connected); the items it receives that way
+ *   (`localOnly`) go to its own workers only, never further. The answer comes back to the owner as a routed
+ *   actor call, which releases the owner's copy (`releaseAnswered*`).
  */
 import type { TurnPlan } from './instance.js';
 
@@ -30,6 +34,8 @@ export type WorkItem = OrchestrationItem | ActivityItem;
 
 export interface WorkerConnection {
   readonly id: number;
+  /** Another replica's workers (see above); local SDK streams leave it unset. */
+  readonly remote?: boolean;
   /** Writes the item to the worker; false when the connection is already gone. */
   send(item: WorkItem): boolean;
   /** Ends the connection cleanly (status OK). */
@@ -40,6 +46,8 @@ interface Held {
   item: WorkItem;
   worker?: WorkerConnection;
   claimed?: boolean;
+  /** Handed over by the owning replica: only this replica's own workers may take it. */
+  localOnly?: boolean;
 }
 
 const DEFAULT_MAX_PER_WORKER = 100;
@@ -54,6 +62,8 @@ export interface DispatcherEvents {
 export class WorkDispatcher {
   readonly #held = new Map<string, Held>();
   readonly #queue: string[] = [];
+  /** Items other replicas handed over (local workers only). */
+  readonly #localQueue: string[] = [];
   readonly #workers: WorkerConnection[] = [];
   readonly #load = new Map<number, number>();
   #next = 0;
@@ -63,8 +73,9 @@ export class WorkDispatcher {
     private readonly events: DispatcherEvents = {},
   ) {}
 
+  /** Local SDK workers (remote connections to other replicas not counted). */
   get workerCount(): number {
-    return this.#workers.length;
+    return this.#workers.filter((w) => !w.remote).length;
   }
 
   /** Is an orchestration item of this instance queued or with a worker? */
@@ -77,11 +88,11 @@ export class WorkDispatcher {
   }
 
   /** Queues an item; false (and nothing queued) when an item with the same key is already here. */
-  offer(item: WorkItem): boolean {
+  offer(item: WorkItem, opts: { localOnly?: boolean } = {}): boolean {
     const k = itemKey(item);
     if (this.#held.has(k)) return false;
-    this.#held.set(k, { item });
-    this.#queue.push(k);
+    this.#held.set(k, { item, ...(opts.localOnly ? { localOnly: true } : {}) });
+    (opts.localOnly ? this.#localQueue : this.#queue).push(k);
     this.#pump();
     return true;
   }
@@ -92,8 +103,17 @@ export class WorkDispatcher {
     const held = this.#held.get(k);
     if (!held || held.worker || held.claimed) return false;
     this.#held.delete(k);
-    this.#queue.splice(this.#queue.indexOf(k), 1);
+    this.#dequeue(k, held);
     return true;
+  }
+
+  /** Withdraws queued items (not yet with a worker) of instances this replica no longer owns. */
+  withdrawQueued(instance: (instanceId: string) => boolean): void {
+    for (const [k, held] of this.#held) {
+      if (held.worker || held.claimed || held.localOnly || !instance(held.item.instanceId)) continue;
+      this.#held.delete(k);
+      this.#dequeue(k, held);
+    }
   }
 
   /** Forgets queued or sent activity items of cancelled work (their results would be dropped anyway). */
@@ -120,16 +140,30 @@ export class WorkDispatcher {
     if (this.#held.get(k)?.item === item) this.#held.delete(k);
   }
 
-  /** Forgets the claimed orchestration item of an instance: its answer is being recorded, the next may go out. */
-  releaseClaimedOrchestration(instanceId: string): void {
-    const k = `o|${instanceId}`;
-    if (this.#held.get(k)?.claimed) this.#held.delete(k);
+  /**
+   * The owner is recording an orchestration answer: forget the item it answers — claimed here, or held by another
+   * replica that delivered it — so the next batch may go out.
+   */
+  releaseAnsweredOrchestration(instanceId: string): void {
+    this.#releaseAnswered(`o|${instanceId}`);
+  }
+
+  /** Like `releaseAnsweredOrchestration` for an activity answered through another replica. */
+  releaseAnsweredActivity(instanceId: string, taskId: number): void {
+    const k = `a|${instanceId}|${taskId}`;
+    if (this.#held.get(k)?.worker?.remote) this.#take(k);
+  }
+
+  #releaseAnswered(k: string): void {
+    const held = this.#held.get(k);
+    if (held?.claimed) this.#held.delete(k);
+    else if (held?.worker?.remote) this.#take(k);
   }
 
   connect(worker: WorkerConnection): void {
     this.#workers.push(worker);
     this.#load.set(worker.id, 0);
-    this.events.workersChanged?.(this.#workers.length);
+    this.events.workersChanged?.(this.workerCount);
     this.#pump();
   }
 
@@ -140,14 +174,16 @@ export class WorkDispatcher {
     this.#workers.splice(i, 1);
     this.#load.delete(worker.id);
     const back: string[] = [];
+    const backLocal: string[] = [];
     for (const [k, held] of this.#held) {
       if (held.worker === worker) {
         delete held.worker;
-        back.push(k);
+        (held.localOnly ? backLocal : back).push(k);
       }
     }
     this.#queue.unshift(...back);
-    this.events.workersChanged?.(this.#workers.length);
+    this.#localQueue.unshift(...backLocal);
+    this.events.workersChanged?.(this.workerCount);
     this.#pump();
   }
 
@@ -179,17 +215,25 @@ export class WorkDispatcher {
     if (!held) return;
     this.#held.delete(k);
     if (held.worker) this.#unassign(held);
-    else {
-      const qi = this.#queue.indexOf(k);
-      if (qi >= 0) this.#queue.splice(qi, 1);
-    }
+    else this.#dequeue(k, held);
+  }
+
+  #dequeue(k: string, held: Held): void {
+    const queue = held.localOnly ? this.#localQueue : this.#queue;
+    const qi = queue.indexOf(k);
+    if (qi >= 0) queue.splice(qi, 1);
   }
 
   #pump(): void {
-    while (this.#queue.length > 0) {
-      const worker = this.#pickWorker();
+    this.#pumpQueue(this.#localQueue, true);
+    this.#pumpQueue(this.#queue, false);
+  }
+
+  #pumpQueue(queue: string[], localOnly: boolean): void {
+    while (queue.length > 0) {
+      const worker = this.#pickWorker(localOnly);
       if (!worker) return;
-      const k = this.#queue.shift() as string;
+      const k = queue.shift() as string;
       const held = this.#held.get(k);
       if (!held) continue;
       held.worker = worker;
@@ -202,9 +246,12 @@ export class WorkDispatcher {
     }
   }
 
-  #pickWorker(): WorkerConnection | undefined {
+  /** Local workers round robin; other replicas only while no local worker is connected at all. */
+  #pickWorker(localOnly: boolean): WorkerConnection | undefined {
+    const hasLocal = this.#workers.some((w) => !w.remote);
     for (let n = 0; n < this.#workers.length; n++) {
       const w = this.#workers[(this.#next + n) % this.#workers.length] as WorkerConnection;
+      if (w.remote && (localOnly || hasLocal)) continue;
       if ((this.#load.get(w.id) ?? 0) < this.maxPerWorker) {
         this.#next = (this.#next + n + 1) % this.#workers.length;
         return w;

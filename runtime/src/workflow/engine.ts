@@ -83,6 +83,28 @@ export interface PurgeOptions {
   recursive?: boolean;
 }
 
+/**
+ * What a client can wait for. Named, not a predicate, so a wait can run on the replica that owns the instance.
+ * - `started`: the status is no longer PENDING;
+ * - `completed`: the status is terminal (COMPLETED, FAILED, TERMINATED);
+ * - `suspended`: SUSPENDED, or terminal (a suspend that can no longer happen);
+ * - `resumed`: anything but SUSPENDED.
+ */
+export type WaitCondition = 'started' | 'completed' | 'suspended' | 'resumed';
+
+export function meetsCondition(instance: WorkflowInstance, condition: WaitCondition): boolean {
+  switch (condition) {
+    case 'started':
+      return instance.runtimeStatus !== 'PENDING';
+    case 'completed':
+      return isTerminalStatus(instance.runtimeStatus);
+    case 'suspended':
+      return instance.runtimeStatus === 'SUSPENDED' || isTerminalStatus(instance.runtimeStatus);
+    case 'resumed':
+      return instance.runtimeStatus !== 'SUSPENDED';
+  }
+}
+
 export interface WorkflowEngine {
   /**
    * Durably creates an instance and schedules its first turn; resolves with the instance ID once stored (it does
@@ -118,15 +140,9 @@ export interface WorkflowEngine {
   purge(instanceId: string, opts?: PurgeOptions): Promise<number>;
 
   /**
-   * Resolves with the first snapshot that satisfies `predicate` (checked now, then on every change of the
-   * instance; event-driven, no polling); `undefined` if the instance does not exist or is purged while waiting.
-   * Rejects with `signal.reason` when the signal aborts.
+   * Resolves with the first snapshot that meets `condition` (checked now, then on every change of the instance;
+   * event-driven, no polling); `undefined` if the instance does not exist or is purged while waiting. Rejects with
+   * `signal.reason` when the signal aborts.
    */
-  waitUntil(instanceId: string, predicate: (instance: WorkflowInstance) => boolean, signal: AbortSignal): Promise<WorkflowInstance | undefined>;
-
-  /** `waitUntil` status ≠ PENDING. */
-  waitForStart(instanceId: string, signal: AbortSignal): Promise<WorkflowInstance | undefined>;
-
-  /** `waitUntil` the status is terminal (COMPLETED, FAILED, TERMINATED). */
-  waitForCompletion(instanceId: string, signal: AbortSignal): Promise<WorkflowInstance | undefined>;
+  waitFor(instanceId: string, condition: WaitCondition, signal: AbortSignal): Promise<WorkflowInstance | undefined>;
 }

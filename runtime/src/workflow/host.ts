@@ -5,6 +5,7 @@
  */
 import type { Registry } from 'prom-client';
 import type { ActorRuntime } from '../actors/types.js';
+import type { WorkflowReplicas } from './replicas.js';
 import type { Logger } from '../log/logger.js';
 import type { Part } from '../util/lifecycle.js';
 import { ActorWorkflowEngine, type WorkerHub } from './actor-engine.js';
@@ -16,6 +17,8 @@ export interface WorkflowHostOptions {
   readonly appId: string;
   /** The actor runtime once the actor part started (undefined: no actor state store). */
   readonly actorRuntime: () => ActorRuntime | undefined;
+  /** How the engine meets the other replicas of this app (present whenever the actor runtime is). */
+  readonly replicas: () => WorkflowReplicas | undefined;
   readonly metrics: Registry;
   readonly log: Logger;
 }
@@ -27,6 +30,7 @@ export class WorkflowHost implements Part {
   readonly #metrics: WorkflowMetrics;
   #engine: WorkflowEngine = unavailableWorkflowEngine();
   #hub: WorkerHub | undefined;
+  #actorEngine: ActorWorkflowEngine | undefined;
 
   constructor(private readonly opts: WorkflowHostOptions) {
     this.#metrics = new WorkflowMetrics(opts.metrics);
@@ -38,10 +42,13 @@ export class WorkflowHost implements Part {
       suspend: (id, reason) => this.#engine.suspend(id, reason),
       resume: (id, reason) => this.#engine.resume(id, reason),
       purge: (id, o) => this.#engine.purge(id, o),
-      waitUntil: (id, predicate, signal) => this.#engine.waitUntil(id, predicate, signal),
-      waitForStart: (id, signal) => this.#engine.waitForStart(id, signal),
-      waitForCompletion: (id, signal) => this.#engine.waitForCompletion(id, signal),
+      waitFor: (id, condition, signal) => this.#engine.waitFor(id, condition, signal),
     };
+  }
+
+  /** The actor-based engine once workflows run (the internal port's workflow handlers use it). */
+  get actorEngine(): ActorWorkflowEngine | undefined {
+    return this.#actorEngine;
   }
 
   /** The worker side, once workflows run. */
@@ -51,10 +58,12 @@ export class WorkflowHost implements Part {
 
   start(): Promise<void> {
     const runtime = this.opts.actorRuntime();
-    if (!runtime) return Promise.resolve();
-    const engine = new ActorWorkflowEngine({ runtime, appId: this.opts.appId, metrics: this.#metrics, log: this.opts.log.child({ part: 'workflows' }) });
+    const replicas = this.opts.replicas();
+    if (!runtime || !replicas) return Promise.resolve();
+    const engine = new ActorWorkflowEngine({ runtime, replicas, appId: this.opts.appId, metrics: this.#metrics, log: this.opts.log.child({ part: 'workflows' }) });
     this.#engine = engine;
     this.#hub = engine;
+    this.#actorEngine = engine;
     return Promise.resolve();
   }
 
@@ -66,6 +75,7 @@ export class WorkflowHost implements Part {
 
   stop(): Promise<void> {
     this.#hub = undefined;
+    this.#actorEngine = undefined;
     this.#engine = unavailableWorkflowEngine();
     return Promise.resolve();
   }

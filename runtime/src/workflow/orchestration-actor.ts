@@ -224,6 +224,8 @@ export class OrchestrationActor implements Actor {
     const inst = await this.#load(ctx);
     if (!inst) return;
     const taskId = p.event.type === 'TaskCompleted' || p.event.type === 'TaskFailed' ? p.event.taskScheduledId : -1;
+    // An answer delivered through another replica: that replica held the item for this one.
+    this.deps.dispatcher.releaseAnsweredActivity(this.instanceId, taskId);
     const accepted = inst.accept({ ...p.event, timestamp: ctx.clock.now() }, p.generation);
     this.deps.metrics.activitiesExecuted.inc({ result: accepted ? (p.event.type === 'TaskCompleted' ? 'completed' : 'failed') : 'duplicate' });
     if (!accepted) return;
@@ -233,7 +235,7 @@ export class OrchestrationActor implements Actor {
 
   async #complete(ctx: ActorContext, p: CompletionPayload): Promise<void> {
     // This turn records the answer: from here on the next batch of this instance may be handed out.
-    this.deps.dispatcher.releaseClaimedOrchestration(this.instanceId);
+    this.deps.dispatcher.releaseAnsweredOrchestration(this.instanceId);
     const inst = await this.#load(ctx);
     if (!inst) return;
     if (!inst.fits(p.plan)) {
@@ -396,7 +398,7 @@ function sameParent(a: ParentInfo | undefined, b: ParentInfo | undefined): boole
   return a !== undefined && b !== undefined && a.instanceId === b.instanceId && a.generation === b.generation && a.taskScheduledId === b.taskScheduledId;
 }
 
-function toSnapshot(w: WorkflowInstance): InstanceSnapshot {
+export function toSnapshot(w: WorkflowInstance): InstanceSnapshot {
   const { createdAt, lastUpdatedAt, scheduledStartTime, ...rest } = w;
   return {
     ...rest,

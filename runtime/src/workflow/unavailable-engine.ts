@@ -20,8 +20,6 @@ export function unavailableWorkflowEngine(): WorkflowEngine {
     suspend: unavailable,
     resume: unavailable,
     purge: unavailable,
-    waitUntil: unavailable,
-    waitForStart: unavailable,
-    waitForCompletion: unavailable,
+    waitFor: unavailable,
   };
 }

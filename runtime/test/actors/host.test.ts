@@ -35,7 +35,10 @@ async function hostWith(stores: { name: string; type: string; actor: boolean }[]
     ),
   );
   await components.initAll(specs, log);
-  return new ActorHost({ appId: 'app', components, log, metrics: new Registry(), idleTimeoutMs: 1000, appPort: 0, appConfigWaitMs: 0, drainTimeoutMs: 1000 });
+  return new ActorHost({ appId: 'app', components, log, metrics: new Registry(), idleTimeoutMs: 1000, appPort: 0, appConfigWaitMs: 0,
+    drainTimeoutMs: 1000,
+    placement: { internalAddress: '127.0.0.1', internalGrpcPort: 0, leaseTtlMs: 3000, heartbeatIntervalMs: 1000, workers: () => 0, peerHandlers: {} },
+  });
 }
 
 describe('actors: choosing the actor state store', () => {
@@ -65,8 +68,10 @@ describe('actors: choosing the actor state store', () => {
       { name: 'y', type: 'state.memory-tx', actor: true },
     ]);
     await one.start();
+    await one.serve();
     expect(one.runtime).to.not.equal(undefined);
     expect(one.metadata()).to.deep.include({ actors: [] });
+    expect((one.metadata().actorRuntime as { placement: string }).placement).to.equal('single-host');
     await one.stop();
   });
 });

@@ -4,6 +4,7 @@ import { WorkDispatcher, type ActivityItem, type OrchestrationItem, type WorkIte
 class FakeWorker implements WorkerConnection {
   static next = 1;
   readonly id = FakeWorker.next++;
+  constructor(readonly remote?: true) {}
   readonly received: WorkItem[] = [];
   closed = false;
   alive = true;
@@ -117,5 +118,76 @@ describe('workflow WorkDispatcher', () => {
     d.closeAll();
     expect([w1.closed, w2.closed]).to.deep.equal([true, true]);
     expect(d.workerCount).to.equal(0);
+  });
+
+  describe('several replicas', () => {
+    it('hands work to another replica only while no local worker is connected', () => {
+      const d = new WorkDispatcher();
+      const peer = new FakeWorker(true);
+      d.connect(peer);
+      expect(d.workerCount).to.equal(0);
+      d.offer(orch('a'));
+      expect(peer.received.map((i) => i.instanceId)).to.deep.equal(['a']);
+      const local = new FakeWorker();
+      d.connect(local);
+      d.offer(orch('b'));
+      d.offer(act('b', 1));
+      expect(local.received.map((i) => i.instanceId)).to.deep.equal(['b', 'b']);
+      expect(peer.received).to.have.length(1);
+    });
+
+    it('gives items handed over by the owner to local workers only, never to another replica', () => {
+      const d = new WorkDispatcher();
+      const peer = new FakeWorker(true);
+      d.connect(peer);
+      d.offer(orch('x'), { localOnly: true });
+      expect(peer.received).to.have.length(0);
+      const local = new FakeWorker();
+      d.connect(local);
+      expect(local.received.map((i) => i.instanceId)).to.deep.equal(['x']);
+      // Its worker leaves: the item waits for the next local worker, still not for the peer.
+      d.disconnect(local);
+      expect(peer.received).to.have.length(0);
+      const again = new FakeWorker();
+      d.connect(again);
+      expect(again.received.map((i) => i.instanceId)).to.deep.equal(['x']);
+    });
+
+    it('releases the copy another replica delivered once the owner records its answer', () => {
+      const d = new WorkDispatcher();
+      const peer = new FakeWorker(true);
+      d.connect(peer);
+      d.offer(orch('a'));
+      d.offer(act('a', 7));
+      expect(d.hasOrchestration('a')).to.equal(true);
+      d.releaseAnsweredOrchestration('a');
+      d.releaseAnsweredActivity('a', 7);
+      expect(d.hasOrchestration('a')).to.equal(false);
+      expect(d.hasActivity('a', 7)).to.equal(false);
+    });
+
+    it('puts back what a replica held when it goes away, for the next worker', () => {
+      const d = new WorkDispatcher();
+      const peer = new FakeWorker(true);
+      d.connect(peer);
+      d.offer(orch('a'));
+      d.disconnect(peer);
+      const local = new FakeWorker();
+      d.connect(local);
+      expect(local.received.map((i) => i.instanceId)).to.deep.equal(['a']);
+    });
+
+    it('withdraws queued items of instances that left this replica, not items with a worker', () => {
+      const d = new WorkDispatcher();
+      d.offer(orch('gone'));
+      d.offer(orch('kept'));
+      d.withdrawQueued((id) => id === 'gone');
+      expect(d.hasOrchestration('gone')).to.equal(false);
+      expect(d.hasOrchestration('kept')).to.equal(true);
+      const w = new FakeWorker();
+      d.connect(w);
+      d.withdrawQueued(() => true);
+      expect(d.hasOrchestration('kept')).to.equal(true);
+    });
   });
 });

@@ -83,15 +83,7 @@ export class FakeWorkflowEngine implements WorkflowEngine {
     });
   }
 
-  waitUntil(): Promise<WorkflowInstance | undefined> {
-    return Promise.reject(new Error('not used by the HTTP API'));
-  }
-
-  waitForStart(): Promise<WorkflowInstance | undefined> {
-    return Promise.reject(new Error('not used by the HTTP API'));
-  }
-
-  waitForCompletion(): Promise<WorkflowInstance | undefined> {
+  waitFor(): Promise<WorkflowInstance | undefined> {
     return Promise.reject(new Error('not used by the HTTP API'));
   }
 }

@@ -22,7 +22,7 @@ import { RuntimeError, isRuntimeError, ensureError } from '../../errors/runtime-
 import type { Logger } from '../../log/logger.js';
 import type { WorkerHub } from '../actor-engine.js';
 import type { WorkerConnection } from '../dispatcher.js';
-import { isTerminalStatus, type WorkflowEngine, type WorkflowInstance } from '../engine.js';
+import type { WorkflowEngine, WorkflowInstance } from '../engine.js';
 import { fromTimestamp, fromWireActions, fromWireFailure, nonEmptyText, text, toWireState, toWireWorkItem } from './wire.js';
 import { optional } from '../optional.js';
 
@@ -93,11 +93,11 @@ export function durableTaskService(opts: DurableTaskServiceOptions): { definitio
     ),
 
     WaitForInstanceStart: unary<GetInstanceRequest__Output, GetInstanceResponse>('WaitForInstanceStart', async (req, signal) =>
-      instanceResponse(await engine.waitForStart(req.instanceId, signal), req.getInputsAndOutputs),
+      instanceResponse(await engine.waitFor(req.instanceId, 'started', signal), req.getInputsAndOutputs),
     ),
 
     WaitForInstanceCompletion: unary<GetInstanceRequest__Output, GetInstanceResponse>('WaitForInstanceCompletion', async (req, signal) =>
-      instanceResponse(await engine.waitForCompletion(req.instanceId, signal), req.getInputsAndOutputs),
+      instanceResponse(await engine.waitFor(req.instanceId, 'completed', signal), req.getInputsAndOutputs),
     ),
 
     RaiseEvent: unary<RaiseEventRequest__Output, object>('RaiseEvent', async (req) => {
@@ -108,19 +108,19 @@ export function durableTaskService(opts: DurableTaskServiceOptions): { definitio
     // Terminate, suspend and resume answer once the instance shows the new status, as the SDKs expect.
     TerminateInstance: unary<TerminateRequest__Output, object>('TerminateInstance', async (req, signal) => {
       await engine.terminate(req.instanceId, { ...optional('output', text(req.output)), recursive: req.recursive });
-      await engine.waitForCompletion(req.instanceId, signal);
+      await engine.waitFor(req.instanceId, 'completed', signal);
       return {};
     }),
 
     SuspendInstance: unary<SuspendRequest__Output, object>('SuspendInstance', async (req, signal) => {
       await engine.suspend(req.instanceId, nonEmptyText(req.reason));
-      await engine.waitUntil(req.instanceId, (i) => i.runtimeStatus === 'SUSPENDED' || isTerminalStatus(i.runtimeStatus), signal);
+      await engine.waitFor(req.instanceId, 'suspended', signal);
       return {};
     }),
 
     ResumeInstance: unary<ResumeRequest__Output, object>('ResumeInstance', async (req, signal) => {
       await engine.resume(req.instanceId, nonEmptyText(req.reason));
-      await engine.waitUntil(req.instanceId, (i) => i.runtimeStatus !== 'SUSPENDED', signal);
+      await engine.waitFor(req.instanceId, 'resumed', signal);
       return {};
     }),
 

@@ -1,0 +1,115 @@
+import * as grpc from '@grpc/grpc-js';
+import type { ErrorCode } from '../errors/codes.js';
+import { RuntimeError } from '../errors/runtime-error.js';
+import type { Logger } from '../log/logger.js';
+import { decodePeerBody, encodePeerBody } from './peer-codec.js';
+import { DEFAULT_PEER_MESSAGE_BYTES, PEER_ERROR_METADATA, PEER_TOKEN_METADATA, peerMethodPath } from './peer-service.js';
+
+/** The peer could not be reached at all: nothing ran there, so the call may be tried again (elsewhere). */
+export class PeerUnreachableError extends RuntimeError {
+  constructor(address: string, detail: string) {
+    super('ERR_ACTOR_PEER_CALL', `replica ${address} is unreachable: ${detail}`);
+  }
+}
+
+export interface PeerClientsOptions {
+  readonly token: () => string | undefined;
+  readonly log: Logger;
+  readonly maxMessageBytes?: number;
+}
+
+export interface PeerCallOptions {
+  readonly timeoutMs?: number;
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * grpc-js says UNAVAILABLE both when it never connected and when a connection dropped mid-call; only the first
+ * proves nothing ran on the peer.
+ */
+const NEVER_CONNECTED = /No connection established|ECONNREFUSED|ENOTFOUND|EHOSTUNREACH|ENETUNREACH|Name resolution failed|Server shutting down|Failed to connect/i;
+
+/** Calls to the internal servers of the other replicas; one channel per address, reused. */
+export class PeerClients {
+  readonly #clients = new Map<string, grpc.Client>();
+  readonly #options: grpc.ChannelOptions;
+
+  constructor(private readonly o: PeerClientsOptions) {
+    const max = o.maxMessageBytes ?? DEFAULT_PEER_MESSAGE_BYTES;
+    this.#options = {
+      'grpc.max_receive_message_length': max,
+      'grpc.max_send_message_length': max,
+      'grpc.keepalive_time_ms': 10_000,
+      'grpc.keepalive_timeout_ms': 5_000,
+      'grpc.keepalive_permit_without_calls': 1,
+      // A peer that died must fail fast, not be retried for seconds inside one call: routing retries itself.
+      'grpc.initial_reconnect_backoff_ms': 100,
+      'grpc.max_reconnect_backoff_ms': 1_000,
+    };
+  }
+
+  call<T>(address: string, method: string, body: unknown, opts: PeerCallOptions = {}): Promise<T> {
+    if (opts.signal?.aborted) return Promise.reject(abortReason(opts.signal));
+    const client = this.#client(address);
+    const metadata = new grpc.Metadata();
+    metadata.set(PEER_TOKEN_METADATA, this.o.token() ?? '');
+    const callOptions: grpc.CallOptions = opts.timeoutMs !== undefined ? { deadline: Date.now() + opts.timeoutMs } : {};
+    return new Promise<T>((resolve, reject) => {
+      const call = client.makeUnaryRequest<Buffer, Buffer>(
+        peerMethodPath(method),
+        (b) => b,
+        (b) => b,
+        encodePeerBody(body),
+        metadata,
+        callOptions,
+        (err, res) => {
+          opts.signal?.removeEventListener('abort', onAbort);
+          if (err) reject(opts.signal?.aborted ? abortReason(opts.signal) : toError(address, method, err));
+          else {
+            try {
+              resolve(decodePeerBody(res ?? Buffer.alloc(0)) as T);
+            } catch (decodeErr) {
+              reject(new RuntimeError('ERR_ACTOR_PEER_CALL', `replica ${address} answered ${method} with a malformed body: ${(decodeErr as Error).message}`));
+            }
+          }
+        },
+      );
+      const onAbort = () => call.cancel();
+      opts.signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  /** Closes the channel to a replica that left. */
+  forget(address: string): void {
+    this.#clients.get(address)?.close();
+    this.#clients.delete(address);
+  }
+
+  close(): void {
+    for (const c of this.#clients.values()) c.close();
+    this.#clients.clear();
+  }
+
+  #client(address: string): grpc.Client {
+    let client = this.#clients.get(address);
+    if (!client) {
+      client = new grpc.Client(address, grpc.credentials.createInsecure(), this.#options);
+      this.#clients.set(address, client);
+    }
+    return client;
+  }
+}
+
+function toError(address: string, method: string, err: grpc.ServiceError): Error {
+  const carried = err.metadata?.get(PEER_ERROR_METADATA)[0];
+  if (carried !== undefined) {
+    const e = JSON.parse(carried.toString()) as { code: ErrorCode; message: string; httpStatus: number; grpcStatus: grpc.status };
+    return new RuntimeError(e.code, e.message, { httpStatus: e.httpStatus, grpcStatus: e.grpcStatus });
+  }
+  if (err.code === grpc.status.UNAVAILABLE && NEVER_CONNECTED.test(err.details)) return new PeerUnreachableError(address, err.details);
+  return new RuntimeError('ERR_ACTOR_PEER_CALL', `calling ${method} on replica ${address} failed: ${err.details || err.message}`);
+}
+
+function abortReason(signal: AbortSignal): Error {
+  return signal.reason instanceof Error ? signal.reason : new Error('the call was cancelled');
+}
