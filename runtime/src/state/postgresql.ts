@@ -26,6 +26,9 @@ export function postgresOptionsFromMetadata(get: (name: string) => string | unde
   return { connectionString, tableName: get('tableName') || 'state', maxConnections, connectTimeoutMs: 10_000 };
 }
 
+/** Our transactions never wait on the client between statements for more than a moment. */
+const IDLE_IN_TRANSACTION_MS = 2_000;
+
 type Queryable = Pick<pg.PoolClient, 'query'>;
 
 interface Row {
@@ -55,7 +58,15 @@ export class PostgresStateStore extends VersionedStateStore implements MultiHost
   /** Connects, creates the table when missing, and so proves the address and credentials work. */
   static async connect(opts: PostgresStoreOptions): Promise<PostgresStateStore> {
     const table = quotedTableName(opts.tableName, { allowSchema: true });
-    const pool = new pg.Pool({ connectionString: opts.connectionString, max: opts.maxConnections, connectionTimeoutMillis: opts.connectTimeoutMs });
+    const pool = new pg.Pool({
+      connectionString: opts.connectionString,
+      max: opts.maxConnections,
+      connectionTimeoutMillis: opts.connectTimeoutMs,
+      // A replica frozen (SIGSTOP, a long pause) in the middle of a fenced transaction would hold its partition rows'
+      // share locks for as long as it is frozen, and no other replica could take the partitions over. PostgreSQL ends
+      // such a session; its transaction is rolled back (the turn was not acknowledged anyway).
+      idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS,
+    });
     // An idle client losing its connection is dropped by the pool; the next query reconnects or fails with the reason.
     pool.on('error', () => undefined);
     try {

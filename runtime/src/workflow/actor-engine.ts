@@ -196,8 +196,7 @@ export class ActorWorkflowEngine implements WorkflowEngine, WorkerHub {
   /** An item another replica handed over (it owns the instance, has no worker): queued for local workers only. */
   acceptForwarded(item: WorkItem): { accepted: boolean } {
     if (this.#dispatcher.workerCount === 0) return { accepted: false };
-    this.#dispatcher.offer(item, { localOnly: true });
-    return { accepted: true };
+    return { accepted: this.#dispatcher.offerForwarded(item) };
   }
 
   // ---- worker side ----

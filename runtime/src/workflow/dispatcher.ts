@@ -88,13 +88,35 @@ export class WorkDispatcher {
   }
 
   /** Queues an item; false (and nothing queued) when an item with the same key is already here. */
-  offer(item: WorkItem, opts: { localOnly?: boolean } = {}): boolean {
+  offer(item: WorkItem): boolean {
+    return this.#queueItem(item, false);
+  }
+
+  #queueItem(item: WorkItem, localOnly: boolean): boolean {
     const k = itemKey(item);
     if (this.#held.has(k)) return false;
-    this.#held.set(k, { item, ...(opts.localOnly ? { localOnly: true } : {}) });
-    (opts.localOnly ? this.#localQueue : this.#queue).push(k);
+    this.#held.set(k, { item, ...(localOnly ? { localOnly: true } : {}) });
+    (localOnly ? this.#localQueue : this.#queue).push(k);
     this.#pump();
     return true;
+  }
+
+  /**
+   * An item the owning replica handed over, for local workers only. The owner sends an instance's next batch as
+   * soon as it recorded the answer to the previous one, which may be before this replica let go of the copy it
+   * was answering (claimed): such a copy, or one still queued, gives way to the new item. A copy with a worker
+   * stays: true for the same activity (it is running here), false for an orchestration batch (the owner offers
+   * it again later).
+   */
+  offerForwarded(item: WorkItem): boolean {
+    const k = itemKey(item);
+    const held = this.#held.get(k);
+    if (held?.worker) return item.kind === 'activity';
+    if (held) {
+      this.#held.delete(k);
+      if (!held.claimed) this.#dequeue(k, held);
+    }
+    return this.#queueItem(item, true);
   }
 
   /** Withdraws a queued orchestration item not yet sent to a worker (terminate must not wait for a worker). */

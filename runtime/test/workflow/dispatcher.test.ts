@@ -140,7 +140,7 @@ describe('workflow WorkDispatcher', () => {
       const d = new WorkDispatcher();
       const peer = new FakeWorker(true);
       d.connect(peer);
-      d.offer(orch('x'), { localOnly: true });
+      expect(d.offerForwarded(orch('x'))).to.equal(true);
       expect(peer.received).to.have.length(0);
       const local = new FakeWorker();
       d.connect(local);
@@ -151,6 +151,24 @@ describe('workflow WorkDispatcher', () => {
       const again = new FakeWorker();
       d.connect(again);
       expect(again.received.map((i) => i.instanceId)).to.deep.equal(['x']);
+    });
+
+    it("takes the owner's next batch while the answer to the previous one is still being recorded here", () => {
+      const d = new WorkDispatcher();
+      const local = new FakeWorker();
+      d.connect(local);
+      const first = orch('a');
+      d.offerForwarded(first);
+      expect(d.claimOrchestration('a')).to.equal(first); // the worker answered; the answer goes to the owner
+      const next = { ...orch('a'), historyLength: 5 };
+      expect(d.offerForwarded(next)).to.equal(true); // the owner recorded it and sent the next batch at once
+      d.release(first); // the late release of the first copy leaves the new one alone
+      expect(local.received).to.deep.equal([first, next]);
+      // A batch still with a worker is not replaced (its answer would be matched to the wrong batch).
+      expect(d.offerForwarded({ ...orch('a'), historyLength: 9 })).to.equal(false);
+      expect(d.offerForwarded(act('a', 1))).to.equal(true);
+      expect(d.offerForwarded(act('a', 1))).to.equal(true);
+      expect(local.received.filter((i) => i.kind === 'activity')).to.have.length(1);
     });
 
     it('releases the copy another replica delivered once the owner records its answer', () => {

@@ -40,6 +40,8 @@ export function placementChannel(stateTableName: string, appId: string): string 
   return `svc_placement_${createHash('sha1').update(`${stateTableName}\u0000${appId}`).digest('hex')}`;
 }
 
+const CLAIM_LOCK_TIMEOUT_MS = 1_000;
+
 /** Heartbeats, claims and NOTIFY are single short statements: two connections never wait on each other for long. */
 const POOL_SIZE = 2;
 /** Dead hosts' rows are deleted this long after their lease expired (a new one is written at every start). */
@@ -70,7 +72,9 @@ export class PostgresPlacementBackend implements PlacementBackend {
     this.#appId = appId;
     this.#tables = placementTables(opts.tableName);
     this.#channel = placementChannel(opts.tableName, appId);
-    this.#pool = new pg.Pool({ connectionString: opts.connectionString, max: POOL_SIZE, connectionTimeoutMillis: opts.connectTimeoutMs });
+    // lock_timeout: a claim waits for in-flight turns on its rows, but never so long that the heartbeat stalls; it is
+    // retried at the next one.
+    this.#pool = new pg.Pool({ connectionString: opts.connectionString, max: POOL_SIZE, connectionTimeoutMillis: opts.connectTimeoutMs, lock_timeout: CLAIM_LOCK_TIMEOUT_MS, idle_in_transaction_session_timeout: 2_000 });
     this.#pool.on('error', () => undefined); // an idle client that lost its connection is dropped; the next query reconnects
   }
 
