@@ -146,7 +146,7 @@ export class ReplicaSet {
 
   async close(): Promise<void> {
     for (const i of this.#dead) this.replicas[i]!.child.kill('SIGCONT');
-    await Promise.all(this.workers.map((w) => w?.stop()));
+    await Promise.all(this.workers.filter((w) => w !== undefined).map((w) => w.stop()));
     await Promise.all(this.#clients.map((c) => c.stop()));
     await Promise.all(this.replicas.map((r) => r.dispose()));
     await this.store.cleanup();

@@ -91,7 +91,7 @@ for (const store of ['redis', 'postgresql'] as const) {
       set = await ReplicaSet.start({ store, replicas: 2 }); // default lease and heartbeat: failover within 5 s
       const s = set;
       const ids = Array.from({ length: 12 }, (_, i) => `load-${i}`);
-      for (const [i, id] of ids.entries()) await s.start('steps', JSON.stringify({ count: 4, sleepMs: 150 }), id, s.replicas[i % 2]!);
+      for (const [i, id] of ids.entries()) await s.start('steps', JSON.stringify({ count: 4, sleepMs: 150 }), id, s.replicas[i % 2]);
       await s.reports.seen('activity-done', () => s.reports.of('activity-done').length >= 10);
       const killedAt = Date.now();
       await s.kill(1);
@@ -112,7 +112,7 @@ for (const store of ['redis', 'postgresql'] as const) {
       set = await ReplicaSet.start({ store, replicas: 2, args: FAST });
       const s = set;
       const ids = Array.from({ length: 10 }, (_, i) => `frozen-${i}`);
-      for (const id of ids) await s.start('steps', JSON.stringify({ count: 3, sleepMs: 100 }), id, s.replicas[0]!);
+      for (const id of ids) await s.start('steps', JSON.stringify({ count: 3, sleepMs: 100 }), id, s.replicas[0]);
       await s.reports.seen('activity-done', () => s.reports.of('activity-done').length >= 5);
       s.freeze(1);
       // Its partitions move to replica 0 once its lease (1.5 s) lapses.
