@@ -16,6 +16,26 @@ export interface AppCall {
   readonly body: string;
 }
 
+/**
+ * Shared by the apps of several replicas (all in the test process): counts turns of one actor that overlap, which
+ * must never happen wherever the actor's calls come from.
+ */
+export class TurnTracker {
+  readonly #inTurn = new Set<string>();
+  overlaps = 0;
+  turns = 0;
+
+  enter(actor: string): void {
+    if (this.#inTurn.has(actor)) this.overlaps++;
+    this.#inTurn.add(actor);
+    this.turns++;
+  }
+
+  exit(actor: string): void {
+    this.#inTurn.delete(actor);
+  }
+}
+
 export interface ActorAppOptions {
   readonly types?: readonly string[];
   readonly idleTimeout?: string;
@@ -23,6 +43,8 @@ export interface ActorAppOptions {
   readonly bumpKeys?: number;
   /** Listen on this port (default: any free one). */
   readonly port?: number;
+  /** For the `hold` method: where its turns are tracked. */
+  readonly turns?: TurnTracker;
 }
 
 export class ActorApp {
@@ -118,7 +140,20 @@ export class ActorApp {
     if (call.name === 'fail') return { status: 500, body: 'app failure' };
     if (call.name === 'bump') return { status: 200, body: JSON.stringify(await this.#bump(call)) };
     if (call.name === 'arm') return { status: 200, body: JSON.stringify(await this.#arm(call)) };
+    if (call.name === 'hold') return { status: 200, body: JSON.stringify(await this.#hold(call)) };
     return { status: 200, body: '' };
+  }
+
+  /** A bump that takes a while, inside a tracked turn: two overlapping turns of one actor would be counted. */
+  async #hold(call: AppCall): Promise<number> {
+    const actor = `${call.type}/${call.id}`;
+    this.opts.turns?.enter(actor);
+    try {
+      await new Promise((r) => setTimeout(r, 5));
+      return await this.#bump(call);
+    } finally {
+      this.opts.turns?.exit(actor);
+    }
   }
 
   /** Registers a timer and a reminder on itself from inside its own turn, as Dapr SDK actors do. */
