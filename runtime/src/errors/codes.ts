@@ -26,6 +26,8 @@ export const ERROR_CODES = {
   ERR_STATE_TRANSACTION: { http: 500, grpc: GrpcStatus.INTERNAL },
   ERR_STATE_ETAG_MISMATCH: { http: 409, grpc: GrpcStatus.ABORTED },
   ERR_STATE_ETAG_INVALID: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT },
+  // An embedded store's file is held by another process (svcd opens SQLite exclusively: one host only)
+  ERR_STATE_STORE_LOCKED: { http: 500, grpc: GrpcStatus.FAILED_PRECONDITION },
 
   // Components
   ERR_COMPONENT_SPEC_INVALID: { http: 500, grpc: GrpcStatus.INTERNAL },
@@ -74,7 +76,6 @@ export const ERROR_CODES = {
   ERR_ACTOR_NOT_OWNER: { http: 503, grpc: GrpcStatus.UNAVAILABLE },
   ERR_ACTOR_PLACEMENT_UNAVAILABLE: { http: 503, grpc: GrpcStatus.UNAVAILABLE },
   ERR_ACTOR_PEER_CALL: { http: 500, grpc: GrpcStatus.INTERNAL },
-  ERR_ACTOR_STATE_STORE_LOCKED: { http: 500, grpc: GrpcStatus.FAILED_PRECONDITION },
 
   // Configuration
   ERR_CONFIG_INVALID: { http: 500, grpc: GrpcStatus.INVALID_ARGUMENT },

@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { ensureError, RuntimeError } from '../errors/runtime-error.js';
+import { holdDatabaseLock, type DatabaseLock } from './sqlite-lock.js';
 import { quotedTableName } from './sql-identifier.js';
 import { applyInOrder, type PlannedWrite } from './write-plan.js';
 import { VersionedStateStore, type StoredValue } from './versioned-store.js';
@@ -45,7 +46,13 @@ interface Row {
   version: number;
 }
 
-/** `state.sqlite`: the embedded default, one file in WAL mode. Every batch runs in one IMMEDIATE transaction. */
+/**
+ * `state.sqlite`: the embedded default, one file in WAL mode. Every batch runs in one IMMEDIATE transaction.
+ *
+ * SQLite is a single-host store: while a svcd has the file open it holds `<file>.lock` (sqlite-lock.ts), so a
+ * second svcd on the same data — a second replica, a stray `make run` — is refused instead of sharing it (two actor
+ * runtimes on one store would both own every actor).
+ */
 export class SqliteStateStore extends VersionedStateStore {
   readonly #db: Database.Database;
   readonly #select: Database.Statement<[string], Row>;
@@ -54,7 +61,11 @@ export class SqliteStateStore extends VersionedStateStore {
   readonly #remove: Database.Statement<[string]>;
   readonly #apply: Database.Transaction<(writes: readonly PlannedWrite[]) => void>;
 
-  private constructor(db: Database.Database, table: string) {
+  private constructor(
+    db: Database.Database,
+    table: string,
+    private readonly lock: DatabaseLock | undefined,
+  ) {
     super();
     this.#db = db;
     this.#select = db.prepare(`SELECT value, version FROM ${table} WHERE key = ?`);
@@ -80,7 +91,9 @@ export class SqliteStateStore extends VersionedStateStore {
     const table = quotedTableName(opts.tableName, { allowSchema: false });
     if (opts.databasePath !== ':memory:') mkdirSync(path.dirname(opts.databasePath), { recursive: true });
     let db: Database.Database | undefined;
+    let lock: DatabaseLock | undefined;
     try {
+      if (opts.databasePath !== ':memory:') lock = holdDatabaseLock(opts.databasePath);
       db = new Database(opts.databasePath);
       db.pragma(`busy_timeout = ${opts.busyTimeoutMs}`);
       db.pragma('journal_mode = WAL');
@@ -91,9 +104,11 @@ export class SqliteStateStore extends VersionedStateStore {
         version INTEGER NOT NULL,
         update_time INTEGER NOT NULL
       )`);
-      return new SqliteStateStore(db, table);
+      return new SqliteStateStore(db, table, lock);
     } catch (err) {
       db?.close();
+      lock?.release();
+      if (err instanceof RuntimeError) throw err;
       throw new Error(`cannot open SQLite database ${opts.databasePath}: ${(err as Error).message}`, { cause: err });
     }
   }
@@ -117,7 +132,10 @@ export class SqliteStateStore extends VersionedStateStore {
   }
 
   close(): Promise<void> {
-    if (this.#db.open) this.#db.close();
+    if (this.#db.open) {
+      this.#db.close();
+      this.lock?.release();
+    }
     return Promise.resolve();
   }
 }
