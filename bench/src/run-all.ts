@@ -10,6 +10,7 @@ const BENCHES: { script: string; nodeArgs?: string[] }[] = [
   { script: 'state-pluggable.js' },
   { script: 'actors.js', nodeArgs: ['--expose-gc'] },
   { script: 'workflow.js' },
+  { script: 'replicas.js' },
 ];
 
 let failed = 0;

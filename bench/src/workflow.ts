@@ -11,13 +11,10 @@
  * Instance counts per cell are in the table; scale them with BENCH_SCALE (default 1). Run:
  * `npm run build && node bench/dist/src/workflow.js` (Redis at 127.0.0.1:6379: `bash scripts/ensure-services.sh`).
  */
-import { fork, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { TaskHubGrpcClient } from '@dapr/durabletask-js';
 import { OrchestrationStatus } from '@dapr/durabletask-js/orchestration/enum/orchestration-status.enum.js';
 import { actorStore, SvcdProcess, type ActorStoreKind } from '@svc/runtime/test-support';
+import { closedLoop, percentile, rssMiB, startWorker, type Cell } from './workflow-loop.js';
 
 const print = (line: string) => process.stdout.write(`${line}\n`);
 // The SDK client prints a line per call; the bench prints through `print` only.
@@ -29,57 +26,6 @@ const count = (n: number) => Math.max(1, Math.round(n * SCALE));
 const TIMER_MS = 5000;
 /** How long (c) waits for its timers to complete after the last instance started, so the bench stays short. */
 const TIMER_WAIT_LIMIT_MS = 60_000;
-const WORKER_MAIN = path.join(path.dirname(fileURLToPath(import.meta.url)), 'workflow-worker.js');
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
-
-function rssMiB(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
-  return Number(line?.replace(/\D+/g, '') ?? NaN) / 1024;
-}
-
-async function startWorker(grpcAddress: string): Promise<ChildProcess> {
-  const child = fork(WORKER_MAIN, [grpcAddress], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-  await new Promise<void>((resolve, reject) => {
-    child.once('message', () => resolve());
-    child.once('exit', (code) => reject(new Error(`bench worker exited with ${code}`)));
-  });
-  return child;
-}
-
-interface Cell {
-  workload: string;
-  inFlight: number;
-  instances: number;
-  perSecond: number;
-  p50: number;
-  p99: number;
-  failed: number;
-}
-
-/** Runs `instances` workflows keeping `inFlight` of them running; latency = schedule → completion seen. */
-async function closedLoop(client: TaskHubGrpcClient, workflow: string, prefix: string, instances: number, inFlight: number): Promise<Cell> {
-  const latencies: number[] = [];
-  let failed = 0;
-  let next = 0;
-  const started = performance.now();
-  const slot = async () => {
-    for (let i = next++; i < instances; i = next++) {
-      const t0 = performance.now();
-      const id = await client.scheduleNewOrchestration(workflow, undefined, `${prefix}-${i}`);
-      const state = await client.waitForOrchestrationCompletion(id, false, 600);
-      if (state?.runtimeStatus !== OrchestrationStatus.COMPLETED) failed++;
-      latencies.push(performance.now() - t0);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(inFlight, instances) }, slot));
-  const elapsed = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  return { workload: workflow, inFlight, instances, perSecond: instances / elapsed, p50: percentile(latencies, 50), p99: percentile(latencies, 99), failed };
-}
 
 /** Starts `instances` timer workflows (`inFlight` start calls at a time), then waits for all of them. */
 async function timers(client: TaskHubGrpcClient, prefix: string, instances: number, inFlight: number): Promise<Cell & { startRate: number }> {
@@ -129,7 +75,7 @@ async function benchStore(kind: ActorStoreKind): Promise<void> {
       ['fanout', 500, count(250)],
     ];
     for (const [workflow, inFlight, instances] of plan) {
-      row(await closedLoop(client, workflow, `${workflow}-${inFlight}`, instances, inFlight), workflow === 'sequence' ? ' (5 sequential activities)' : ' (20 parallel activities)');
+      row(await closedLoop([client], workflow, `${workflow}-${inFlight}`, instances, inFlight), workflow === 'sequence' ? ' (5 sequential activities)' : ' (20 parallel activities)');
     }
     const startRates: string[] = [];
     for (const [inFlight, instances] of [[50, count(1000)], [500, count(10_000)]] as const) {

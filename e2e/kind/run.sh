@@ -53,9 +53,11 @@ done
 [[ -n "$ca" ]] || fail "the injector did not set the webhook caBundle"
 kubectl -n svc-system get secret svc-injector-tls >/dev/null || fail "no TLS secret"
 
-step "example app"
+step "example app (3 replicas on the Redis actor store)"
 kubectl apply -f "$root/manifests/examples/"
+kubectl -n shop rollout status deployment/redis --timeout 180s
 kubectl -n shop rollout status deployment/orders --timeout 240s
+[[ "$(kubectl -n shop get deployment orders -o jsonpath='{.status.readyReplicas}')" == "3" ]] || fail "not 3 ready replicas of orders"
 pod="$(kubectl -n shop get pods -l app=orders -o jsonpath='{.items[0].metadata.name}')"
 containers="$(kubectl -n shop get pod "$pod" -o jsonpath='{.spec.containers[*].name}')"
 [[ "$containers" == "worker memstore svcd" ]] || fail "containers are '$containers', expected 'worker memstore svcd'"
@@ -74,6 +76,17 @@ status="$(curl -s -o /dev/null -w '%{http_code}' -X POST http://127.0.0.1:13500/
 value="$(curl -sf http://127.0.0.1:13500/v1.0/state/statestore/kind-check)"
 [[ "$value" == '{"ok":true}' ]] || fail "get state answered '$value'"
 echo "state saved and read back through state.memstore: $value"
+
+step "one logical actor host: every replica sees the 3 replicas and the 64 partitions are shared"
+meta="$(curl -sf http://127.0.0.1:13500/v1.0/metadata)"
+node -e '
+  const m = JSON.parse(process.argv[1]).actorRuntime;
+  if (m.placement !== "multi-host") throw new Error("placement is " + m.placement);
+  if (m.peers.length !== 3) throw new Error(m.peers.length + " peers");
+  const owned = m.peers.reduce((n, p) => n + p.partitions, 0);
+  if (owned !== 64) throw new Error(owned + " partitions owned");
+  console.log("replicas:", m.peers.map((p) => p.address + " (" + p.partitions + " partitions, " + p.workers + " workers)").join(", "));
+' "$meta" || fail "placement is not shared by 3 replicas: $meta"
 
 step "workflow run"
 out="$(kubectl -n shop exec "$pod" -c worker -- node dist/src/place-order.js 5 0)"

@@ -41,6 +41,7 @@ const cases: Case[] = [
       expect(svcd.image).to.equal('svc/svcd:test');
       expect(envOf(svcd)).to.include({ SVC_APP_ID: 'myapp', SVC_MODE: 'kubernetes', SVC_HTTP_PORT: '3500', SVC_GRPC_PORT: '50001', SVC_INTERNAL_GRPC_PORT: '50002', SVC_METRICS_PORT: '9090' });
       expect(svcd.ports?.map((p) => p.containerPort)).to.deep.equal([3500, 50001, 50002, 9090]);
+      expect(svcd.env?.find((e) => e.name === 'SVC_INTERNAL_ADDRESS')?.valueFrom?.fieldRef?.fieldPath).to.equal('status.podIP');
       expect(svcd.readinessProbe?.httpGet?.path).to.equal('/v1.0/healthz');
       expect(svcd.livenessProbe?.httpGet?.path).to.equal('/v1.0/healthz');
       expect(svcd.securityContext).to.include({ runAsNonRoot: true, readOnlyRootFilesystem: true, allowPrivilegeEscalation: false });

@@ -54,6 +54,7 @@ function find(objs: K8sObject[], kind: string, name?: string): K8sObject {
 
 /** A value different from the default, for EVERY leaf of values.yaml (the test fails when a leaf is missing). */
 const SAMPLES: Record<string, unknown> = {
+  imageRegistry: 'registry.example:5000/team',
   'injector.replicaCount': 3,
   'injector.image.repository': 'registry.example/svc-injector',
   'injector.image.tag': '9.9.9',

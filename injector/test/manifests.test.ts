@@ -36,10 +36,14 @@ describe('manifests', function () {
 
   it('the example Deployment, injected with the example Components, is a valid pod with svcd and one memstore container', () => {
     const docs = exampleDocs();
-    const deployment = docs.find((d) => d.kind === 'Deployment') as unknown as Deployment;
+    const deployment = docs.find((d) => d.kind === 'Deployment' && d.metadata.name === 'orders') as unknown as Deployment;
     new Deployment(deployment).validate();
+    expect(deployment.spec!.replicas, 'several replicas of one app share actors and workflows').to.equal(3);
     const components = docs.filter((d) => d.kind === 'Component') as unknown as ComponentObject[];
-    expect(components.map((c) => c.metadata?.name)).to.deep.equal(['statestore', 'orderbus']);
+    expect(components.map((c) => c.metadata?.name)).to.deep.equal(['wfstore', 'statestore', 'orderbus']);
+    // The actor store is one that can arbitrate between the replicas.
+    const actorStores = components.filter((c) => (c.spec as { metadata?: { name: string; value: string }[] }).metadata?.some((m) => m.name === 'actorStateStore' && m.value === 'true'));
+    expect(actorStores.map((c) => (c.spec as { type: string }).type)).to.deep.equal(['state.redis']);
     const template = deployment.spec!.template;
     const pod: V1Pod = { apiVersion: 'v1', kind: 'Pod', metadata: { ...(template.metadata as unknown as V1Pod['metadata']), generateName: 'orders-', namespace: 'shop' }, spec: template.spec as V1Pod['spec'] };
     const outcome = buildPodPatch({ pod, components, settings: { sidecarImage: 'svc/svcd:0.1.0', sidecarImagePullPolicy: 'IfNotPresent', socketsFolder: '/tmp/svc-components-sockets' } });
@@ -51,6 +55,7 @@ describe('manifests', function () {
     expect(container(patched, 'memstore').image).to.equal('svc/example-pluggable-component:0.1.0');
     expect(envOf(container(patched, 'memstore')).SVC_COMPONENTS_SOCKETS_FOLDER).to.equal('/tmp/svc-components-sockets');
     expect(envOf(container(patched, 'worker'))).to.include({ SVC_GRPC_ADDRESS: 'localhost:50001', SVC_GRPC_PORT: '50001' });
+    expect(container(patched, 'svcd').env?.find((e) => e.name === 'SVC_INTERNAL_ADDRESS')?.valueFrom?.fieldRef?.fieldPath).to.equal('status.podIP');
   });
 
   it('the example namespace is opted in and binds the components reader role the chart defines', () => {

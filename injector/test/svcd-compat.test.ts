@@ -42,7 +42,7 @@ describe('injected svcd configuration against the real svcd', function () {
     expect(help.status, help.stderr).to.equal(0);
     const names = Object.keys(injectedSvcdEnv(annotations)).filter((n) => n.startsWith('SVC_') && !NOT_SVCD_OPTIONS.has(n));
     expect(names.length).to.be.greaterThan(8);
-    for (const name of [...names, 'NAMESPACE']) expect(help.stdout, name).to.contain(name);
+    for (const name of [...names, 'NAMESPACE', 'SVC_INTERNAL_ADDRESS']) expect(help.stdout, name).to.contain(name);
   });
 
   it('svcd starts with the injected values (ports and data folder moved for this machine, standalone components)', async () => {
@@ -54,6 +54,7 @@ describe('injected svcd configuration against the real svcd', function () {
       SVC_HTTP_PORT: String(await freePort()),
       SVC_GRPC_PORT: String(await freePort()),
       SVC_INTERNAL_GRPC_PORT: String(await freePort()),
+      SVC_INTERNAL_ADDRESS: '127.0.0.1',
       SVC_METRICS_PORT: String(await freePort()),
       SVC_APP_PORT: '0',
       SVC_DATA_DIR: path.join(work, 'data'),

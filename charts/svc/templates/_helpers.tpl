@@ -25,10 +25,15 @@ app.kubernetes.io/name: svc-injector
 app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end -}}
 
+{{/* The registry prefix of both images ("" keeps the repositories as written). */}}
+{{- define "svc.registryPrefix" -}}
+{{- with .Values.imageRegistry }}{{ trimSuffix "/" . }}/{{ end -}}
+{{- end -}}
+
 {{- define "svc.injectorImage" -}}
-{{- printf "%s:%s" .Values.injector.image.repository (default .Chart.AppVersion .Values.injector.image.tag) -}}
+{{- printf "%s%s:%s" (include "svc.registryPrefix" .) .Values.injector.image.repository (default .Chart.AppVersion .Values.injector.image.tag) -}}
 {{- end -}}
 
 {{- define "svc.sidecarImage" -}}
-{{- printf "%s:%s" .Values.sidecar.image.repository (default .Chart.AppVersion .Values.sidecar.image.tag) -}}
+{{- printf "%s%s:%s" (include "svc.registryPrefix" .) .Values.sidecar.image.repository (default .Chart.AppVersion .Values.sidecar.image.tag) -}}
 {{- end -}}

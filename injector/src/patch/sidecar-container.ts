@@ -43,6 +43,9 @@ function sidecarEnv(input: SidecarContainerInput): V1EnvVar[] {
     { name: 'SVC_HTTP_PORT', value: String(a.httpPort) },
     { name: 'SVC_GRPC_PORT', value: String(a.grpcPort) },
     { name: 'SVC_INTERNAL_GRPC_PORT', value: String(a.internalGrpcPort) },
+    // Other replicas of the app dial this pod's IP on the internal port (actor and workflow calls routed to the
+    // replica that owns the actor); svcd binds its internal server there.
+    { name: 'SVC_INTERNAL_ADDRESS', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
     { name: 'SVC_METRICS_PORT', value: a.enableMetrics ? String(a.metricsPort) : '0' },
     { name: 'SVC_LISTEN_ADDRESS', value: a.listenAddress },
     { name: 'SVC_LOG_LEVEL', value: a.logLevel },
