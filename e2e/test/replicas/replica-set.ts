@@ -103,6 +103,12 @@ export class ReplicaSet {
     await this.replicas[i]!.kill();
   }
 
+  /** Graceful stop (SIGTERM) of replica i, as Kubernetes does in a rolling update; resolves once it exited. */
+  async stop(i: number): Promise<void> {
+    this.#dead.add(i);
+    await this.replicas[i]!.stop();
+  }
+
   /** SIGSTOP / SIGCONT: a replica frozen (long GC, paused VM) and thawed. */
   freeze(i: number): void {
     this.replicas[i]!.child.kill('SIGSTOP');

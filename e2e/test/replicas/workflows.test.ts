@@ -108,6 +108,24 @@ for (const store of ['redis', 'postgresql'] as const) {
       await s.balanced();
     });
 
+    it('a replica stopped gracefully (a rolling update) hands its instances over at once; nothing is lost', async () => {
+      set = await ReplicaSet.start({ store, replicas: 2 });
+      const s = set;
+      const ids = Array.from({ length: 10 }, (_, i) => `rolling-${i}`);
+      for (const [i, id] of ids.entries()) await s.start('steps', JSON.stringify({ count: 3, sleepMs: 100 }), id, s.replicas[i % 2]!);
+      await s.reports.seen('activity-done', () => s.reports.of('activity-done').length >= 5);
+      const stoppedAt = Date.now();
+      await s.stop(1);
+      const partitions = (await s.placement(s.replicas[0]!)).partitions.length;
+      console.log(`      the remaining replica owned ${partitions} partitions ${Date.now() - stoppedAt} ms after the stop began`);
+      expect(partitions).to.equal(64);
+      for (const id of ids) {
+        expect((await s.waitForCompletion(id)).runtimeStatus, id).to.equal('COMPLETED');
+        await s.reports.seen('turn', (t) => t.instanceId === id && Object.keys(t.results).length === 3);
+        expectRecordedOnce(s.reports, id, 3);
+      }
+    });
+
     it('a replica frozen (SIGSTOP) past its lease commits nothing after it thaws; its instances finish on the other', async () => {
       set = await ReplicaSet.start({ store, replicas: 2, args: FAST });
       const s = set;

@@ -285,6 +285,8 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
   }
 
   #requireRunning(): void {
+    // Several replicas: a stopping replica is handing its actors over; the caller finds the new owner.
+    if (this.#stopping && this.#placement.fencing) throw notOwnerError('(any)', '-', 'this replica is stopping');
     if (this.#stopping || !this.#started) {
       throw new RuntimeError('ERR_ACTOR_RUNTIME_STOPPING', this.#stopping ? 'the actor runtime is stopping' : 'the actor runtime is not started');
     }
