@@ -112,7 +112,7 @@ for (const store of ['redis', 'postgresql'] as const) {
       set = await ReplicaSet.start({ store, replicas: 2 });
       const s = set;
       const ids = Array.from({ length: 10 }, (_, i) => `rolling-${i}`);
-      for (const [i, id] of ids.entries()) await s.start('steps', JSON.stringify({ count: 3, sleepMs: 100 }), id, s.replicas[i % 2]!);
+      for (const [i, id] of ids.entries()) await s.start('steps', JSON.stringify({ count: 3, sleepMs: 100 }), id, s.replicas[i % 2]);
       await s.reports.seen('activity-done', () => s.reports.of('activity-done').length >= 5);
       const stoppedAt = Date.now();
       await s.stop(1);
