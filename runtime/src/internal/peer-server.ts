@@ -1,6 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { timingSafeEqual } from 'node:crypto';
 import { ensureError, isRuntimeError } from '../errors/runtime-error.js';
+import { GrpcApiServer } from '../api/grpc/server.js';
 import type { Logger } from '../log/logger.js';
 import { decodePeerBody, encodePeerBody } from './peer-codec.js';
 import { DEFAULT_PEER_MESSAGE_BYTES, PEER_ERROR_METADATA, PEER_TOKEN_METADATA, peerServiceDefinition } from './peer-service.js';
@@ -25,38 +26,22 @@ export interface PeerServerOptions {
  * replica answers its client exactly as this one would.
  */
 export class PeerServer {
-  readonly #server: grpc.Server;
-  #started = false;
+  readonly #server: GrpcApiServer;
 
   constructor(private readonly o: PeerServerOptions) {
-    const max = o.maxMessageBytes ?? DEFAULT_PEER_MESSAGE_BYTES;
-    this.#server = new grpc.Server({ 'grpc.max_receive_message_length': max, 'grpc.max_send_message_length': max, 'grpc.keepalive_permit_without_calls': 1 });
+    this.#server = new GrpcApiServer(o.address, o.port, o.maxMessageBytes ?? DEFAULT_PEER_MESSAGE_BYTES);
     const methods = Object.keys(o.handlers);
     const impl = Object.fromEntries(methods.map((m) => [m, this.#unary(m, o.handlers[m]!)]));
     this.#server.addService(peerServiceDefinition(methods), impl);
   }
 
-  async start(): Promise<number> {
-    const port = await new Promise<number>((resolve, reject) => {
-      this.#server.bindAsync(`${this.o.address}:${this.o.port}`, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p)));
-    });
-    this.#started = true;
-    return port;
+  /** Resolves with the bound port. */
+  start(): Promise<number> {
+    return this.#server.start();
   }
 
-  async stop(graceMs: number): Promise<void> {
-    if (!this.#started) return;
-    this.#started = false;
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(() => {
-        this.#server.forceShutdown();
-        resolve();
-      }, graceMs);
-      this.#server.tryShutdown(() => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
+  stop(graceMs: number): Promise<void> {
+    return this.#server.stop(graceMs);
   }
 
   #authorized(metadata: grpc.Metadata): boolean {

@@ -5,16 +5,21 @@ import * as grpc from '@grpc/grpc-js';
  * the grace period. Long-lived streams (workflow work items) are ended by their owners before this stops.
  */
 export class GrpcApiServer {
-  readonly #server = new grpc.Server({
-    'grpc.max_receive_message_length': 16 * 1024 * 1024,
-    'grpc.keepalive_permit_without_calls': 1,
-  });
+  readonly #server: grpc.Server;
   #started = false;
 
   constructor(
     private readonly host: string,
     private readonly port: number,
-  ) {}
+    /** Largest message received (and, when set, sent); default 16 MiB received. */
+    maxMessageBytes?: number,
+  ) {
+    this.#server = new grpc.Server({
+      'grpc.max_receive_message_length': maxMessageBytes ?? 16 * 1024 * 1024,
+      ...(maxMessageBytes !== undefined ? { 'grpc.max_send_message_length': maxMessageBytes } : {}),
+      'grpc.keepalive_permit_without_calls': 1,
+    });
+  }
 
   addService(service: grpc.ServiceDefinition, impl: grpc.UntypedServiceImplementation): void {
     this.#server.addService(service, impl);
