@@ -320,6 +320,8 @@ describe('svc-injector admission through a real kube-apiserver', function () {
       if (e.value !== undefined) env[e.name] = e.value;
       else if (e.valueFrom?.fieldRef?.fieldPath === 'metadata.namespace') env[e.name] = stored.metadata.namespace!;
       else if (e.valueFrom?.fieldRef?.fieldPath === 'metadata.name') env[e.name] = stored.metadata.name!;
+      // The pod IP, on this machine: loopback.
+      else if (e.valueFrom?.fieldRef?.fieldPath === 'status.podIP') env[e.name] = '127.0.0.1';
       else throw new Error(`env ${e.name} has a source this test does not resolve: ${JSON.stringify(e.valueFrom)}`);
     }
     // The pod's service account, allowed by the chart's componentReaders RoleBinding and nothing else.

@@ -81,10 +81,12 @@ export class ReplicaSet {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const live = this.replicas.filter((_, i) => !this.#dead.has(i));
-      const views = await Promise.all(live.map((r) => this.placement(r)));
+      // A replica just thawed may close a kept-alive connection under the first request: that is "not yet".
+      const views = await Promise.all(live.map((r) => this.placement(r))).catch(() => []);
       const owned = views.flatMap((v) => v.partitions.map((p) => p.partition));
       const share = Math.floor(64 / live.length);
       if (
+        views.length === live.length &&
         views.every((v) => v.peers.length === live.length) &&
         owned.length === 64 &&
         new Set(owned).size === 64 &&

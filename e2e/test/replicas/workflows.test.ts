@@ -137,7 +137,10 @@ for (const store of ['redis', 'postgresql'] as const) {
       await s.balanced();
       for (const id of ids) expect((await s.waitForCompletion(id)).runtimeStatus, id).to.equal('COMPLETED');
       s.thaw(1);
-      await s.balanced();
+      await s.balanced().catch((err: unknown) => {
+        console.log(s.replicas[1]!.output.split('\n').slice(-15).join('\n'));
+        throw err;
+      });
       const frozen = s.replicas[1]!;
       await new Promise((r) => setTimeout(r, 500));
       expect(frozen.output).to.contain('partition ownership lost');

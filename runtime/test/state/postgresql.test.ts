@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { PostgresStateStore, postgresOptionsFromMetadata } from '../../src/state/postgresql.js';
+import { inTransaction } from '../../src/state/pg-transaction.js';
 import { quotedCompanionTableName } from '../../src/state/sql-identifier.js';
 import { describeStateStoreConformance } from '../conformance/state-store-conformance.js';
 import { dropTestPostgresTable, freePort, TEST_POSTGRES_URL } from '../support/index.js';
@@ -57,6 +58,29 @@ describe('state.postgresql specifics', () => {
     } finally {
       await admin.query(`DROP SCHEMA ${schema} CASCADE`);
       await admin.end();
+    }
+  });
+});
+
+describe('PostgreSQL transactions when the server ends the session', () => {
+  it('fail the transaction (no crash, no broken client back in the pool) when the session is ended between statements', async () => {
+    const pool = new pg.Pool({ connectionString: TEST_POSTGRES_URL, max: 1 });
+    const admin = new pg.Client(TEST_POSTGRES_URL);
+    await admin.connect();
+    try {
+      const err = await inTransaction(pool, async (client) => {
+        const pid = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+        // Idle in the transaction, as a paused process would be, when PostgreSQL ends the session.
+        await admin.query('SELECT pg_terminate_backend($1)', [pid]);
+        await new Promise((r) => setTimeout(r, 300));
+        await client.query('SELECT 1');
+      }).catch((e: unknown) => e);
+      expect(err).to.be.instanceOf(Error);
+      // The pool hands out a working client afterwards.
+      expect((await pool.query<{ one: number }>('SELECT 1 AS one')).rows[0]!.one).to.equal(1);
+    } finally {
+      await admin.end();
+      await pool.end();
     }
   });
 });
