@@ -5,6 +5,7 @@
  */
 import { expect } from 'chai';
 import { actorStore, SvcdProcess, type ActorStore } from '../support/index.js';
+import { ownershipPartitionOf } from '../../src/actors/placement/types.js';
 import { ActorApp, TurnTracker } from '../actors/actor-app.js';
 
 const FAST = ['--placement-lease-ttl', '1500ms', '--placement-heartbeat-interval', '250ms'];
@@ -24,15 +25,15 @@ async function startReplica(store: ActorStore, app: ActorApp, reuse?: SvcdProces
   return svcd;
 }
 
-async function ownedPartitions(svcd: SvcdProcess): Promise<number> {
+async function ownedPartitions(svcd: SvcdProcess): Promise<Set<number>> {
   const res = await svcd.request('GET', '/v1.0/metadata');
-  return ((await res.json()) as { actorRuntime: { partitions: unknown[] } }).actorRuntime.partitions.length;
+  return new Set(((await res.json()) as { actorRuntime: { partitions: { partition: number }[] } }).actorRuntime.partitions.map((p) => p.partition));
 }
 
 async function balanced(replicas: readonly Replica[]): Promise<void> {
   const deadline = Date.now() + 20_000;
   for (;;) {
-    const owned = await Promise.all(replicas.map((r) => ownedPartitions(r.svcd)));
+    const owned = (await Promise.all(replicas.map((r) => ownedPartitions(r.svcd)))).map((s) => s.size);
     if (owned.reduce((a, b) => a + b, 0) === 64 && owned.every((n) => n >= Math.floor(64 / replicas.length))) return;
     if (Date.now() > deadline) throw new Error(`replicas did not balance: ${owned.join(', ')}`);
     await new Promise((r) => setTimeout(r, 100));
@@ -65,7 +66,18 @@ for (const kind of ['redis', 'postgresql'] as const) {
         replicas.push({ app, svcd: await startReplica(store, app) });
       }
       await balanced(replicas);
-      const actors = Array.from({ length: 15 }, (_, i) => `c${i}`);
+      // Five actors owned by each replica, so the calls exercise every replica as owner and as router.
+      const owners = await Promise.all(replicas.map((r) => ownedPartitions(r.svcd)));
+      const actors: string[] = [];
+      for (const owned of owners) {
+        for (let i = 0, found = 0; found < 5; i++) {
+          const id = `c${i}`;
+          if (owned.has(ownershipPartitionOf(id)) && !actors.includes(id)) {
+            actors.push(id);
+            found++;
+          }
+        }
+      }
       const sent = new Map<string, number>();
       const calls = Array.from({ length: 240 }, (_, i) => actors[i % actors.length]!);
       for (let i = 0; i < calls.length; i += 30) {
