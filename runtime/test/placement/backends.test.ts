@@ -254,6 +254,9 @@ describe('placement backend: postgresql specifics', function () {
   /** Waits until a statement containing `fragment` is blocked on a lock; fails when it never is. */
   async function blockedOn(fragment: string): Promise<void> {
     for (let attempt = 0; attempt < 500; attempt++) {
+      // `admin` may be inside its own transaction, where pg_stat_activity is a snapshot taken at the first read:
+      // drop it, or a statement that started blocking after that read would never show.
+      await admin.query('SELECT pg_stat_clear_snapshot()');
       const res = await admin.query("SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%' || $1 || '%'", [fragment]);
       if (res.rowCount) return;
       await sleep(10);

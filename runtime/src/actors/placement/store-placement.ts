@@ -99,6 +99,7 @@ export class StorePlacement implements Placement {
         await this.#hooks?.release(partitions);
         await this.#o.backend.release(partitions.map((p) => ({ partition: p, owner: me, epoch: this.#owned.get(p)! })));
         this.#owned.clear();
+        this.#o.log.info({ partitions, stopping: true }, 'placement: partitions handed over');
       }
       await this.#o.backend.leave(me);
       await this.#o.backend.publish();
