@@ -7,7 +7,7 @@ import type { HttpRouteGroup } from '../api/http/app.js';
 import { readRawBody } from '../api/http/body.js';
 import { isTerminalStatus, type WorkflowEngine, type WorkflowInstance } from './engine.js';
 import { bodyAsPayload, checkExistingInstanceId, checkNewInstanceId, checkWorkflowComponent } from './http-validation.js';
-import { instanceView } from './http-view.js';
+import { instanceView, propertyPrefix } from './http-view.js';
 
 /** `/v1.0` is the documented prefix; the other two keep `@dapr/dapr` clients and older scripts working. */
 export const WORKFLOW_API_VERSIONS: readonly string[] = ['v1.0', 'v1.0-beta1', 'v1.0-alpha1'];
@@ -86,7 +86,7 @@ const ROUTES: readonly WorkflowRoute[] = [
     failureCode: 'ERR_GET_WORKFLOW',
     action: 'getting workflow',
     async run(ctx, { engine }) {
-      ctx.body = instanceView(await existingInstance(ctx, engine));
+      ctx.body = instanceView(await existingInstance(ctx, engine), propertyPrefix(param(ctx, 'component')));
     },
   },
   // Recursive, like the reference HTTP API: terminating a parent must not leave its children running.

@@ -1,7 +1,12 @@
 import type { WorkflowInstance } from './engine.js';
 
-/** Prefix of the free-form `properties` of the Get response (`svc.workflow.input`, ...). */
-const PROPERTY_PREFIX = 'svc.workflow.';
+/**
+ * Prefix of the free-form `properties` of the Get response: `svc.workflow.input`, ... on the documented `svc`
+ * component; `dapr.workflow.input`, ... through the `dapr` alias, the names Dapr clients read.
+ */
+export function propertyPrefix(component: string): string {
+  return component === 'dapr' ? 'dapr.workflow.' : 'svc.workflow.';
+}
 
 export interface WorkflowInstanceView {
   instanceID: string;
@@ -16,10 +21,10 @@ export interface WorkflowInstanceView {
  * The Get workflow body (brief §2.1). Absent values are omitted rather than sent as "" so a client can tell
  * "no input" from "empty input"; a FAILED instance reports its failure, never a stale output.
  */
-export function instanceView(instance: WorkflowInstance): WorkflowInstanceView {
+export function instanceView(instance: WorkflowInstance, prefix = propertyPrefix('svc')): WorkflowInstanceView {
   const properties: Record<string, string> = {};
   const put = (key: string, value: string | undefined) => {
-    if (value !== undefined) properties[PROPERTY_PREFIX + key] = value;
+    if (value !== undefined) properties[prefix + key] = value;
   };
   put('input', instance.input);
   if (instance.failureDetails === undefined) put('output', instance.output);

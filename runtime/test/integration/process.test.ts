@@ -1,7 +1,21 @@
 import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
+import http from 'node:http';
 import path from 'node:path';
 import { SvcdProcess, SVCD_MAIN } from '../support/index.js';
+
+/** Any method on loopback, also those fetch will not send. */
+function rawRequest(port: number, method: string, urlPath: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, method, path: urlPath }, (res) => {
+      let body = '';
+      res.on('data', (d: Buffer) => (body += d.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
 
 describe('svcd process', function () {
   this.timeout(30_000);
@@ -60,6 +74,12 @@ describe('svcd process', function () {
       const wrong = await svcd.request('DELETE', '/v1.0/metadata');
       expect(wrong.status).to.equal(405);
       expect(await wrong.json()).to.deep.include({ errorCode: 'ERR_METHOD_NOT_ALLOWED' });
+      // Methods fetch refuses to send (TRACE) or that svcd knows nowhere (PROPFIND): 405 with a code, never 500.
+      for (const method of ['TRACE', 'PROPFIND', 'MKCOL']) {
+        const answer = await rawRequest(svcd.ports.http, method, '/v1.0/metadata');
+        expect(answer.status, method).to.equal(405);
+        expect(JSON.parse(answer.body), method).to.deep.include({ errorCode: 'ERR_METHOD_NOT_ALLOWED' });
+      }
     } finally {
       await svcd.stop();
     }

@@ -87,6 +87,9 @@ describe('workflow HTTP routes (unit, fake engine)', () => {
     expect(failed.properties).to.deep.equal({
       'svc.workflow.failure.error_type': 'Error', 'svc.workflow.failure.error_message': 'boom', 'svc.workflow.failure.stack_trace': 'at x',
     });
+    // Dapr clients read dapr.workflow.*: the `dapr` alias answers with those names.
+    const viaDapr = (await (await call('GET', '/v1.0-beta1/workflows/dapr/done')).json()) as { properties: Record<string, string> };
+    expect(viaDapr.properties).to.deep.equal({ 'dapr.workflow.input': '{"x":1}', 'dapr.workflow.output': '"ok"', 'dapr.workflow.custom_status': 'shipped' });
   });
 
   it('drives terminate, raiseEvent, pause, resume and purge with 202 and an empty body', async () => {

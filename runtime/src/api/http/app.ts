@@ -51,7 +51,7 @@ export function createHttpApp(opts: HttpAppOptions): Koa {
   for (const g of opts.groups) g.mount(g.public ? publicRouter : protectedRouter);
 
   app.use(publicRouter.routes());
-  app.use(publicRouter.allowedMethods({ throw: true, methodNotAllowed: methodNotAllowed }));
+  app.use(publicRouter.allowedMethods({ throw: true, methodNotAllowed, notImplemented: methodNotAllowed }));
   if (opts.apiToken !== undefined) {
     const token = opts.apiToken;
     app.use(async (ctx, next) => {
@@ -61,10 +61,11 @@ export function createHttpApp(opts: HttpAppOptions): Koa {
     });
   }
   app.use(protectedRouter.routes());
-  app.use(protectedRouter.allowedMethods({ throw: true, methodNotAllowed: methodNotAllowed }));
+  app.use(protectedRouter.allowedMethods({ throw: true, methodNotAllowed, notImplemented: methodNotAllowed }));
   return app;
 }
 
+/** Also for methods svcd knows nowhere (TRACE, PROPFIND, …): the router would say 501, which is not an API answer. */
 function methodNotAllowed(): Error {
   return new RuntimeError('ERR_METHOD_NOT_ALLOWED', 'method not allowed on this route');
 }
