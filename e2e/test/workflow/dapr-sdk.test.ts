@@ -105,13 +105,14 @@ describe('@dapr/dapr workflow classes and DaprClient against svcd (API token on)
     expect(running).to.include({ instanceID: id, workflowName: 'order' });
     expect(running.runtimeStatus).to.equal('RUNNING');
     expect(running.createdAt).to.be.instanceOf(Date);
-    expect(running.properties['svc.workflow.input']).to.equal('{"name":"http"}');
+    // DaprClient calls the `dapr` alias, which names the properties as Dapr clients read them.
+    expect(running.properties['dapr.workflow.input']).to.equal('{"name":"http"}');
 
     await dapr.workflow.raise(id, 'approve', { by: 'bob' });
     await wf.waitForWorkflowCompletion(id, false, 30);
     const done = await dapr.workflow.get(id);
     expect(done.runtimeStatus).to.equal('COMPLETED');
-    expect(JSON.parse(done.properties['svc.workflow.output'] as string)).to.deep.include({ approval: { by: 'bob' }, child: 42 });
+    expect(JSON.parse(done.properties['dapr.workflow.output'] as string)).to.deep.include({ approval: { by: 'bob' }, child: 42 });
     await dapr.workflow.purge(id);
     await expectRejected(dapr.workflow.get(id), 'ERR_INSTANCE_ID_NOT_FOUND');
     await expectRejected(dapr.workflow.get(`${id}-child`), 'ERR_INSTANCE_ID_NOT_FOUND'); // purged with its parent

@@ -41,7 +41,8 @@ describe('workflow HTTP API (real svcd, real @dapr/durabletask-js worker)', func
       await h.waitForCompletion(id);
       const got = await h.request('GET', `${prefix}/${id}`);
       expect(got.status).to.equal(200);
-      expect(((await got.json()) as { properties: Record<string, string> }).properties['svc.workflow.output']).to.equal('{"decision":"yes"}');
+      const output = prefix.endsWith('/dapr') ? 'dapr.workflow.output' : 'svc.workflow.output';
+      expect(((await got.json()) as { properties: Record<string, string> }).properties[output]).to.equal('{"decision":"yes"}');
       expect((await h.request('POST', `${prefix}/${id}/purge`)).status).to.equal(202);
       expect((await h.request('GET', `${prefix}/${id}`)).status).to.equal(404);
     }
