@@ -402,9 +402,12 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
   async #loadReminders(type: string, partitions: readonly number[] = [...this.#ownedPartitions]): Promise<void> {
     if (partitions.length === 0) return;
     const reminders = await this.#reminders.loadOwned(type, partitions);
+    const now = this.clock.now();
     for (const r of reminders) {
       // A reminder rescheduled since the load started is already in the scheduler with its newer generation.
-      if (this.#reminders.peek(type, r.actorId, r.name)?.generation === r.generation) this.#schedule(r, r.dueAt);
+      if (this.#reminders.peek(type, r.actorId, r.name)?.generation !== r.generation) continue;
+      // A lease (advanceInMemory) guards work the previous owner held in memory, which is gone: fire it at once.
+      this.#schedule(r, r.advanceInMemory ? Math.min(r.dueAt, now) : r.dueAt);
     }
     if (reminders.length > 0) this.#log.info({ actorType: type, reminders: reminders.length, partitions: partitions.length }, 'actor reminders loaded');
   }

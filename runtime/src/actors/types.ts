@@ -59,8 +59,9 @@ export interface ReminderOptions {
   /**
    * For a periodic reminder without a repetition limit whose fires are mostly no-ops (a lease that only matters
    * after a crash): an acknowledged fire moves the next due time in memory only, without writing the reminder
-   * table. The stored due time stays the one the reminder was created with, so after a restart the reminder
-   * fires at once if that time has passed, then on its period.
+   * table. The stored due time stays the one the reminder was created with. Such a reminder guards work that
+   * lived in the memory of its actor's host, so whenever its partition is loaded anew (restart, failover,
+   * handover) it fires at once, then on its period.
    */
   advanceInMemory?: boolean;
 }

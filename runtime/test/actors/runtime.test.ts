@@ -554,6 +554,24 @@ describe('actors: reminders', () => {
     await second.stop();
   });
 
+  it('advanceInMemory: a lease not due yet also fires at once when its actor is loaded anew (restart or failover)', async () => {
+    const store = new CountingStore();
+    const clock = new FakeClock();
+    const t0 = clock.now();
+    const fires: { id: string; name: string; at: number; dueAt: number }[] = [];
+    const first = await startRecorder(store, clock, fires);
+    await first.createReminder('t', 'a', 'lease', { dueTimeMs: 5000, periodMs: 30_000, advanceInMemory: true });
+    await first.createReminder('t', 'b', 'plain', { dueTimeMs: 5000 });
+    await first.stop();
+    await clock.advance(1000); // the new host loads them 4 s before their due time
+    const second = await startRecorder(store, clock, fires);
+    await clock.advance(0);
+    expect(fires.map((f) => `${f.id}/${f.name}@${f.at - t0}`)).to.deep.equal(['a/lease@1000']);
+    await clock.advance(4000);
+    expect(fires.map((f) => `${f.id}/${f.name}@${f.at - t0}`)).to.deep.equal(['a/lease@1000', 'b/plain@5000']);
+    await second.stop();
+  });
+
   it('keeps large reminder data out of the partition document, across restarts, and removes it with the reminder', async () => {
     const store = new CountingStore();
     const clock = new FakeClock();
