@@ -257,7 +257,7 @@ export class ReminderTable {
         }
       }
       results.push(applied);
-      ops.push(...c.stateOps);
+      for (const op of c.stateOps) ops.push(op); // a loop: a 100,000-write turn must not become 100,000 call arguments
     }
     const metaTypes = new Set<TypeReminders>();
     for (const [part, { table: t, next, changed }] of staged) {

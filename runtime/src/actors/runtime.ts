@@ -252,6 +252,7 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
       const result = await currentTurn.run(actorKey(activation.type, activation.id), () => turn.body(ctx));
       await this.#commitTurn(activation, ctx);
       if (ctx.deactivateRequested) activation.deactivateWhenIdle = true;
+      for (const fn of ctx.committed) fn();
       ok = true;
       return result;
     } finally {

@@ -23,6 +23,8 @@ export class TurnContext implements ActorContext {
   readonly reminderChanges = new Map<string, ReminderChange>();
   /** Set by `deactivateWhenIdle`; the runtime acts on it only when the turn committed. */
   deactivateRequested = false;
+  /** `afterCommit` callbacks, run by the runtime once the turn committed. */
+  readonly committed: (() => void)[] = [];
 
   readonly type: string;
   readonly id: string;
@@ -72,6 +74,10 @@ export class TurnContext implements ActorContext {
 
   deactivateWhenIdle(): void {
     this.deactivateRequested = true;
+  }
+
+  afterCommit(fn: () => void): void {
+    this.committed.push(fn);
   }
 
   /** Adds the acknowledgement of a fired reminder unless the turn itself already decided that reminder's fate. */

@@ -133,6 +133,11 @@ export interface ActorContext {
    * so its memory is freed at once. A later message activates it again.
    */
   deactivateWhenIdle(): void;
+  /**
+   * Runs `fn` once this turn's writes are committed (never when the turn fails): for effects outside the store
+   * that must not happen for work that was not recorded, such as handing a scheduled activity to a worker.
+   */
+  afterCommit(fn: () => void): void;
 }
 
 /**
