@@ -9,8 +9,8 @@ import type { ErrorCode } from '../errors/codes.js';
 import { RuntimeError, ensureError, isRuntimeError } from '../errors/runtime-error.js';
 import type { Logger } from '../log/logger.js';
 import { ownershipPartitionOf } from '../actors/placement/types.js';
-import { WorkDispatcher, type WorkItem, type WorkerConnection } from './dispatcher.js';
-import { meetsCondition, type PurgeOptions, type StartWorkflowRequest, type TerminateOptions, type WaitCondition, type WorkflowEngine, type WorkflowInstance } from './engine.js';
+import { WorkDispatcher, type AnswerOrigin, type Claim, type StaleReason, type WorkItem, type WorkerConnection } from './dispatcher.js';
+import { meetsCondition, type FailureDetails, type PurgeOptions, type StartWorkflowRequest, type TerminateOptions, type WaitCondition, type WorkflowEngine, type WorkflowInstance } from './engine.js';
 import { newEvent, type HistoryEvent } from './history.js';
 import type { WorkerAction } from './instance.js';
 import type { WorkflowMetrics } from './metrics.js';
@@ -23,12 +23,28 @@ export interface WorkerHub {
   readonly workerCount: number;
   connect(worker: WorkerConnection): void;
   disconnect(worker: WorkerConnection): void;
-  /** Records a worker's orchestration result; unknown or stale results are ignored. */
-  completeOrchestration(instanceId: string, actions: WorkerAction[], customStatus: string | undefined): Promise<void>;
-  /** Records an activity result (exactly once per scheduled task); unknown or stale results are ignored. */
-  completeActivity(instanceId: string, taskId: number, outcome: { result?: string } | { failureDetails: NonNullable<WorkflowInstance['failureDetails']> }): Promise<void>;
+  /**
+   * Records a worker's orchestration result; unknown or stale results (another completion token, another client)
+   * are ignored and counted. A malformed answer fails the instance and rejects with ERR_MALFORMED_REQUEST.
+   */
+  completeOrchestration(instanceId: string, actions: WorkerAction[], customStatus: string | undefined, origin?: AnswerOrigin): Promise<void>;
+  /** Records an activity result (exactly once per scheduled task); unknown or stale results are ignored and counted. */
+  completeActivity(instanceId: string, taskId: number, outcome: ActivityOutcome, origin?: AnswerOrigin): Promise<void>;
   /** Ends every worker stream cleanly and ends pending waits (before the gRPC server stops). */
   closeWorkers(): void;
+}
+
+export type ActivityOutcome = { result?: string } | { failureDetails: NonNullable<WorkflowInstance['failureDetails']> };
+
+/**
+ * Failure types the SDKs answer with when they have not registered the workflow or activity: durabletask-js
+ * (the error's class name) and durabletask-go (activities by type; workflows only by message).
+ */
+const NOT_REGISTERED_TYPES = new Set(['OrchestratorNotRegisteredError', 'ActivityNotRegisteredError', 'TaskActivityNotRegistered']);
+const NOT_REGISTERED_MESSAGE = /^orchestrator named '.*' is not registered$/;
+
+function isNotRegistered(f: FailureDetails | undefined): boolean {
+  return f !== undefined && (NOT_REGISTERED_TYPES.has(f.errorType) || NOT_REGISTERED_MESSAGE.test(f.errorMessage));
 }
 
 /**
@@ -102,9 +118,16 @@ export class ActorWorkflowEngine implements WorkflowEngine, WorkerHub {
         instanceId,
         ...(req.input !== undefined ? { input: req.input } : {}),
         ...(req.scheduledStartTime ? { scheduledStartTime: req.scheduledStartTime.getTime() } : {}),
+        ...(req.reuse ? { reuse: req.reuse } : {}),
       }),
     );
     return instanceId;
+  }
+
+  async history(instanceId: string): Promise<HistoryEvent[] | undefined> {
+    return this.#op('history', 'ERR_GET_WORKFLOW', `error while getting the history of workflow '${instanceId}'`, async () =>
+      decode<HistoryEvent[]>(await this.#invoke(instanceId, 'history')),
+    );
   }
 
   async get(instanceId: string): Promise<WorkflowInstance | undefined> {
@@ -151,9 +174,10 @@ export class ActorWorkflowEngine implements WorkflowEngine, WorkerHub {
       if (!tree) throw new RuntimeError('ERR_INSTANCE_ID_NOT_FOUND', `unable to find workflow with the provided instance ID: ${instanceId}`);
       const live = tree.find((n) => !n.terminal);
       if (live) {
-        throw new RuntimeError('ERR_PURGE_WORKFLOW', `error purging workflow ${instanceId}: workflow '${live.id}' has not completed; only completed, failed or terminated workflows can be purged`, {
-          grpcStatus: 9, // FAILED_PRECONDITION
-        });
+        throw new RuntimeError(
+          'ERR_PURGE_WORKFLOW_NOT_COMPLETED',
+          `error purging workflow ${instanceId}: workflow '${live.id}' has not completed; only completed, failed or terminated workflows can be purged (terminate it first)`,
+        );
       }
       let deleted = 0;
       for (const node of tree.reverse()) {
@@ -219,12 +243,12 @@ export class ActorWorkflowEngine implements WorkflowEngine, WorkerHub {
     this.#closing.abort(new RuntimeError('ERROR', 'svcd is shutting down', { grpcStatus: grpcStatus.UNAVAILABLE, httpStatus: 503 }));
   }
 
-  async completeOrchestration(instanceId: string, actions: WorkerAction[], customStatus: string | undefined): Promise<void> {
-    const item = this.#dispatcher.claimOrchestration(instanceId);
-    if (!item) {
-      this.#log.debug({ instanceId }, 'orchestration result without a pending work item ignored');
-      return;
-    }
+  async completeOrchestration(instanceId: string, actions: WorkerAction[], customStatus: string | undefined, origin: AnswerOrigin = {}): Promise<void> {
+    const claim = this.#dispatcher.claimOrchestration(instanceId, origin);
+    if (this.#stale('orchestration', claim, { instanceId })) return;
+    const { item, worker } = claim;
+    const only = actions.length === 1 ? actions[0] : undefined;
+    if (only?.type === 'CompleteOrchestration' && only.status === 'FAILED' && isNotRegistered(only.failureDetails) && this.#refused(item, worker)) return;
     const started = this.#turnStarted.get(instanceId);
     this.#turnStarted.delete(instanceId);
     const payload: CompletionPayload = {
@@ -232,8 +256,9 @@ export class ActorWorkflowEngine implements WorkflowEngine, WorkerHub {
       actions,
       ...(customStatus !== undefined ? { customStatus } : {}),
     };
+    let recorded: { invalid?: string } | undefined;
     try {
-      await this.#invoke(instanceId, 'complete', payload);
+      recorded = decode<{ invalid?: string }>(await this.#invoke(instanceId, 'complete', payload));
       if (started !== undefined) this.#metrics.turnLatency.observe((performance.now() - started) / 1000);
     } catch (err) {
       // Nothing was recorded; the instance's lease offers the batch again.
@@ -241,14 +266,17 @@ export class ActorWorkflowEngine implements WorkflowEngine, WorkerHub {
     } finally {
       this.#dispatcher.release(item);
     }
+    if (recorded?.invalid !== undefined) {
+      this.#log.warn({ instanceId, reason: recorded.invalid }, 'malformed orchestration result: the instance failed');
+      throw new RuntimeError('ERR_MALFORMED_REQUEST', `orchestration result for '${instanceId}' rejected: ${recorded.invalid}; the instance failed`);
+    }
   }
 
-  async completeActivity(instanceId: string, taskId: number, outcome: { result?: string } | { failureDetails: NonNullable<WorkflowInstance['failureDetails']> }): Promise<void> {
-    const item = this.#dispatcher.claimActivity(instanceId, taskId);
-    if (!item) {
-      this.#log.debug({ instanceId, taskId }, 'activity result without a pending work item ignored');
-      return;
-    }
+  async completeActivity(instanceId: string, taskId: number, outcome: ActivityOutcome, origin: AnswerOrigin = {}): Promise<void> {
+    const claim = this.#dispatcher.claimActivity(instanceId, taskId, origin);
+    if (this.#stale('activity', claim, { instanceId, taskId })) return;
+    const { item, worker } = claim;
+    if ('failureDetails' in outcome && isNotRegistered(outcome.failureDetails) && this.#refused(item, worker)) return;
     const event =
       'failureDetails' in outcome
         ? newEvent({ type: 'TaskFailed', taskScheduledId: taskId, failureDetails: outcome.failureDetails }, Date.now())
@@ -261,6 +289,22 @@ export class ActorWorkflowEngine implements WorkflowEngine, WorkerHub {
     } finally {
       this.#dispatcher.release(item);
     }
+  }
+
+  /** Counts and logs an answer that answers no outstanding hand-out; true when the claim failed. */
+  #stale<T extends WorkItem>(kind: WorkItem['kind'], claim: Claim<T>, context: object): claim is { stale: StaleReason } {
+    if (!('stale' in claim)) return false;
+    this.#metrics.staleAnswers.inc({ kind, reason: claim.stale });
+    this.#log.info({ ...context, kind, reason: claim.stale }, 'stale worker answer ignored');
+    return true;
+  }
+
+  /** The worker has not registered this work: another worker gets it, unless none is left that might run it. */
+  #refused(item: WorkItem, worker: WorkerConnection): boolean {
+    if (!this.#dispatcher.refused(item, worker)) return false;
+    this.#metrics.refusedWork.inc({ kind: item.kind });
+    this.#log.info({ instanceId: item.instanceId, kind: item.kind, name: item.name, worker: worker.id }, 'worker has not registered this work: handed to another worker');
+    return true;
   }
 
   // ---- several replicas ----
@@ -347,7 +391,7 @@ export class ActorWorkflowEngine implements WorkflowEngine, WorkerHub {
         continue;
       }
       out.push({ id, terminal: node.terminal });
-      if (recursive) queue.push(...node.children);
+      if (recursive) for (const child of node.children) queue.push(child);
     }
     return out;
   }

@@ -8,17 +8,27 @@
  *   workers share the work round robin, each holding at most `maxPerWorker` unanswered items (SDK workers drop
  *   what exceeds their own local queue).
  * - When a worker disconnects, the items it held go back to the head of the queue and are handed out again.
+ * - Every hand-out carries a completion token (the protocol's `completionToken`): an answer that echoes another
+ *   token is stale (the item was handed out again since) and ignored. SDKs that echo no token are matched by
+ *   connection instead: only the client the item was sent to may answer it.
+ * - Work goes only to workers that can run it. The protocol has no way to say what a worker registered, so the
+ *   dispatcher learns it: a worker that answers "not registered" is not offered that name again, and the item
+ *   goes to another worker; only when every connected worker refused it is the refusal recorded.
  * - Everything here is in memory: after a crash the actors' lease reminders offer the work again.
  * - Several replicas: a replica with no worker of its own hands its items to a replica that has workers (a
  *   `remote` connection, used only while no local worker is connected); the items it receives that way
  *   (`localOnly`) go to its own workers only, never further. The answer comes back to the owner as a routed
  *   actor call, which releases the owner's copy (`releaseAnswered*`).
  */
+import { randomBytes } from 'node:crypto';
 import type { TurnPlan } from './instance.js';
+import { WorkQueue } from './work-queue.js';
 
 export interface OrchestrationItem extends TurnPlan {
   kind: 'orchestration';
   instanceId: string;
+  /** Workflow name: what a worker must have registered to run the batch. */
+  name: string;
 }
 
 export interface ActivityItem {
@@ -36,15 +46,30 @@ export interface WorkerConnection {
   readonly id: number;
   /** Another replica's workers (see above); local SDK streams leave it unset. */
   readonly remote?: boolean;
-  /** Writes the item to the worker; false when the connection is already gone. */
-  send(item: WorkItem): boolean;
+  /** The client behind the stream (its gRPC peer address): answers without a token must come from it. */
+  readonly peer?: string;
+  /** Writes the item with its completion token to the worker; false when the connection is already gone. */
+  send(item: WorkItem, completionToken: string): boolean;
   /** Ends the connection cleanly (status OK). */
   close(): void;
 }
 
+/** Where an answer came from: the token it echoed (empty or absent when the SDK echoes none) and its client. */
+export interface AnswerOrigin {
+  readonly token?: string;
+  readonly peer?: string;
+}
+
+/** Why an answer was ignored: nothing outstanding, already answered, or it answers an earlier hand-out. */
+export type StaleReason = 'unknown' | 'claimed' | 'token' | 'connection';
+
+export type Claim<T extends WorkItem> = { item: T; worker: WorkerConnection } | { stale: StaleReason };
+
 interface Held {
   item: WorkItem;
   worker?: WorkerConnection;
+  /** Token of the current hand-out. */
+  token?: string;
   claimed?: boolean;
   /** Handed over by the owning replica: only this replica's own workers may take it. */
   localOnly?: boolean;
@@ -53,6 +78,8 @@ interface Held {
 const DEFAULT_MAX_PER_WORKER = 100;
 
 const itemKey = (item: WorkItem) => (item.kind === 'orchestration' ? `o|${item.instanceId}` : `a|${item.instanceId}|${item.taskId}`);
+/** What a worker must have registered to run the item. */
+const capabilityOf = (item: WorkItem) => `${item.kind === 'orchestration' ? 'o' : 'a'}|${item.name}`;
 
 export interface DispatcherEvents {
   dispatched?(item: WorkItem): void;
@@ -61,12 +88,17 @@ export interface DispatcherEvents {
 
 export class WorkDispatcher {
   readonly #held = new Map<string, Held>();
-  readonly #queue: string[] = [];
+  readonly #queue = new WorkQueue();
   /** Items other replicas handed over (local workers only). */
-  readonly #localQueue: string[] = [];
+  readonly #localQueue = new WorkQueue();
   readonly #workers: WorkerConnection[] = [];
   readonly #load = new Map<number, number>();
+  /** Per worker: capabilities (`o|name`, `a|name`) it answered "not registered" for. */
+  readonly #lacks = new Map<number, Set<string>>();
   #next = 0;
+  /** Tokens differ across restarts too: an answer to a previous process's hand-out never matches. */
+  readonly #tokenPrefix = randomBytes(4).toString('hex');
+  #tokens = 0;
 
   constructor(
     private readonly maxPerWorker = DEFAULT_MAX_PER_WORKER,
@@ -145,21 +177,42 @@ export class WorkDispatcher {
 
   /**
    * Claims the item a worker answered: it leaves its worker (a disconnect no longer hands it out again) but stays
-   * here, so no second item for the same instance/task is queued while the answer is being recorded. Undefined
-   * for an unknown, stale or already claimed answer. Pair with `release`.
+   * here, so no second item for the same instance/task is queued while the answer is being recorded. An answer
+   * to nothing outstanding, already claimed, or to an earlier hand-out of the item (another token or client) is
+   * stale. Pair a successful claim with `release` (or `refused`).
    */
-  claimOrchestration(instanceId: string): OrchestrationItem | undefined {
-    return this.#claim(`o|${instanceId}`) as OrchestrationItem | undefined;
+  claimOrchestration(instanceId: string, origin: AnswerOrigin = {}): Claim<OrchestrationItem> {
+    return this.#claim(`o|${instanceId}`, origin) as Claim<OrchestrationItem>;
   }
 
-  claimActivity(instanceId: string, taskId: number): ActivityItem | undefined {
-    return this.#claim(`a|${instanceId}|${taskId}`) as ActivityItem | undefined;
+  claimActivity(instanceId: string, taskId: number, origin: AnswerOrigin = {}): Claim<ActivityItem> {
+    return this.#claim(`a|${instanceId}|${taskId}`, origin) as Claim<ActivityItem>;
   }
 
   /** Forgets a claimed item once its answer is recorded (or could not be). */
   release(item: WorkItem): void {
     const k = itemKey(item);
     if (this.#held.get(k)?.item === item) this.#held.delete(k);
+  }
+
+  /**
+   * The worker that answered a claimed item has not registered its workflow or activity: it is not offered that
+   * name again. True when the item went back to the queue for another connected worker; false when none is left
+   * that might run it (the caller records the refusal and releases the item).
+   */
+  refused(item: WorkItem, worker: WorkerConnection): boolean {
+    const capability = capabilityOf(item);
+    let lacks = this.#lacks.get(worker.id);
+    if (!lacks) this.#lacks.set(worker.id, (lacks = new Set()));
+    lacks.add(capability);
+    const k = itemKey(item);
+    const held = this.#held.get(k);
+    if (held?.item !== item || !held.claimed) return false;
+    if (!this.#workers.some((w) => !w.remote && !this.#lacks.get(w.id)?.has(capability))) return false;
+    held.claimed = false;
+    (held.localOnly ? this.#localQueue : this.#queue).pushFront([k]);
+    this.#pump();
+    return true;
   }
 
   /**
@@ -195,16 +248,18 @@ export class WorkDispatcher {
     if (i < 0) return;
     this.#workers.splice(i, 1);
     this.#load.delete(worker.id);
+    this.#lacks.delete(worker.id);
     const back: string[] = [];
     const backLocal: string[] = [];
     for (const [k, held] of this.#held) {
       if (held.worker === worker) {
         delete held.worker;
+        delete held.token;
         (held.localOnly ? backLocal : back).push(k);
       }
     }
-    this.#queue.unshift(...back);
-    this.#localQueue.unshift(...backLocal);
+    this.#queue.pushFront(back);
+    this.#localQueue.pushFront(backLocal);
     this.events.workersChanged?.(this.workerCount);
     this.#pump();
   }
@@ -213,22 +268,31 @@ export class WorkDispatcher {
   closeAll(): void {
     for (const w of this.#workers.splice(0)) w.close();
     this.#load.clear();
+    this.#lacks.clear();
     this.events.workersChanged?.(0);
   }
 
-  #claim(k: string): WorkItem | undefined {
+  #claim(k: string, origin: AnswerOrigin): Claim<WorkItem> {
     const held = this.#held.get(k);
-    if (!held || held.claimed) return undefined;
-    if (!held.worker) return undefined; // queued, never sent: not an answer to anything
+    if (!held) return { stale: 'unknown' };
+    if (held.claimed) return { stale: 'claimed' };
+    const worker = held.worker;
+    if (!worker) return { stale: 'unknown' }; // queued, not (or no longer) with a worker: not an answer to anything
+    if (origin.token) {
+      if (origin.token !== held.token) return { stale: 'token' };
+    } else if (origin.peer !== undefined && worker.peer !== undefined && origin.peer !== worker.peer) {
+      return { stale: 'connection' };
+    }
     this.#unassign(held);
     held.claimed = true;
-    return held.item;
+    return { item: held.item, worker };
   }
 
   #unassign(held: Held): void {
     if (!held.worker) return;
     this.#load.set(held.worker.id, Math.max(0, (this.#load.get(held.worker.id) ?? 1) - 1));
     delete held.worker;
+    delete held.token;
     this.#pump();
   }
 
@@ -241,9 +305,7 @@ export class WorkDispatcher {
   }
 
   #dequeue(k: string, held: Held): void {
-    const queue = held.localOnly ? this.#localQueue : this.#queue;
-    const qi = queue.indexOf(k);
-    if (qi >= 0) queue.splice(qi, 1);
+    (held.localOnly ? this.#localQueue : this.#queue).delete(k);
   }
 
   #pump(): void {
@@ -251,16 +313,25 @@ export class WorkDispatcher {
     this.#pumpQueue(this.#queue, false);
   }
 
-  #pumpQueue(queue: string[], localOnly: boolean): void {
-    while (queue.length > 0) {
-      const worker = this.#pickWorker(localOnly);
-      if (!worker) return;
-      const k = queue.shift() as string;
+  /** Hands out queued items in order; an item no worker with room can run stays queued without holding up the rest. */
+  #pumpQueue(queue: WorkQueue, localOnly: boolean): void {
+    if (queue.size === 0) return;
+    for (const k of queue.keys()) {
       const held = this.#held.get(k);
-      if (!held) continue;
+      if (!held) {
+        queue.delete(k);
+        continue;
+      }
+      const worker = this.#pickWorker(held.item, localOnly);
+      if (!worker) {
+        if (!this.#hasRoom(localOnly)) return;
+        continue;
+      }
+      queue.delete(k);
       held.worker = worker;
+      held.token = `${this.#tokenPrefix}-${++this.#tokens}`;
       this.#load.set(worker.id, (this.#load.get(worker.id) ?? 0) + 1);
-      if (!worker.send(held.item)) {
+      if (!worker.send(held.item, held.token)) {
         // The stream died under us: its disconnect puts this item back.
         continue;
       }
@@ -268,16 +339,24 @@ export class WorkDispatcher {
     }
   }
 
-  /** Local workers round robin; other replicas only while no local worker is connected at all. */
-  #pickWorker(localOnly: boolean): WorkerConnection | undefined {
+  #usable(w: WorkerConnection, localOnly: boolean, hasLocal: boolean): boolean {
+    return !(w.remote && (localOnly || hasLocal)) && (this.#load.get(w.id) ?? 0) < this.maxPerWorker;
+  }
+
+  #hasRoom(localOnly: boolean): boolean {
     const hasLocal = this.#workers.some((w) => !w.remote);
+    return this.#workers.some((w) => this.#usable(w, localOnly, hasLocal));
+  }
+
+  /** Local workers round robin; other replicas only while no local worker is connected at all. */
+  #pickWorker(item: WorkItem, localOnly: boolean): WorkerConnection | undefined {
+    const hasLocal = this.#workers.some((w) => !w.remote);
+    const capability = capabilityOf(item);
     for (let n = 0; n < this.#workers.length; n++) {
       const w = this.#workers[(this.#next + n) % this.#workers.length] as WorkerConnection;
-      if (w.remote && (localOnly || hasLocal)) continue;
-      if ((this.#load.get(w.id) ?? 0) < this.maxPerWorker) {
-        this.#next = (this.#next + n + 1) % this.#workers.length;
-        return w;
-      }
+      if (!this.#usable(w, localOnly, hasLocal) || this.#lacks.get(w.id)?.has(capability)) continue;
+      this.#next = (this.#next + n + 1) % this.#workers.length;
+      return w;
     }
     return undefined;
   }

@@ -8,11 +8,14 @@
  * Errors are `RuntimeError`s with catalogue codes (`runtime/src/errors/codes.ts`):
  * - `ERR_INSTANCE_ID_NOT_FOUND` (404): the instance does not exist (never started, or purged);
  * - `ERR_WORKFLOW_ALREADY_EXISTS` (409): start with the ID of a non-terminal instance (that one is untouched);
- * - `ERR_PURGE_WORKFLOW` (500, gRPC FAILED_PRECONDITION): purge of a non-terminal instance (nothing deleted);
+ * - `ERR_PURGE_WORKFLOW_NOT_COMPLETED` (409, gRPC FAILED_PRECONDITION): purge of a non-terminal instance, or of
+ *   one whose sub-workflows have not all finished (nothing deleted);
  * - `ERR_ACTOR_RUNTIME_NOT_FOUND` (500): no actor state store is configured (see `unavailable-engine.ts`);
  * - the operation's own code (`ERR_START_WORKFLOW`, `ERR_RAISE_EVENT_WORKFLOW`, ...) for storage failures.
  * Transports may re-map codes to their own wire conventions (e.g. gRPC GetInstance answers `exists:false`).
  */
+
+import type { HistoryEvent } from './history.js';
 
 /** Status strings exactly as the HTTP API prints them; the gRPC wire names are mapped in `grpc/wire.ts`. */
 export type RuntimeStatus =
@@ -69,6 +72,20 @@ export interface StartWorkflowRequest {
   input?: string;
   /** Delayed start: the instance stays PENDING until then. Ignored when not in the future. */
   scheduledStartTime?: Date;
+  /** What to do when an instance with this ID exists; absent: replace a terminal one, refuse a live one. */
+  reuse?: IdReusePolicy;
+}
+
+/**
+ * The Durable Task protocol's instance-ID reuse policy. `unique` (`enforceUniqueInstanceId`) refuses any existing
+ * instance. Otherwise, when the existing instance's status is one of `statuses`, `action` applies (`error`
+ * refuses, `ignore` keeps it and answers its ID, `terminate` replaces it even while it runs); any other status
+ * refuses the start. Refusal is `ERR_WORKFLOW_ALREADY_EXISTS`.
+ */
+export interface IdReusePolicy {
+  unique?: boolean;
+  statuses?: RuntimeStatus[];
+  action?: 'error' | 'ignore' | 'terminate';
 }
 
 export interface TerminateOptions {
@@ -116,6 +133,9 @@ export interface WorkflowEngine {
   /** `undefined` when the instance does not exist. */
   get(instanceId: string): Promise<WorkflowInstance | undefined>;
 
+  /** The instance's history events in order (the current run); `undefined` when the instance does not exist. */
+  history(instanceId: string): Promise<HistoryEvent[] | undefined>;
+
   /**
    * Delivers an external event. Events raised before the workflow waits for them are kept (in order) and handed
    * to it; events for a suspended instance are held until resume; events for a terminal instance are dropped.
@@ -134,8 +154,8 @@ export interface WorkflowEngine {
 
   /**
    * Deletes a terminal instance's state and reminders; resolves with the number of instances deleted (more than
-   * one when recursive). Unknown instance → `ERR_INSTANCE_ID_NOT_FOUND`; non-terminal → `ERR_PURGE_WORKFLOW`,
-   * and nothing is deleted.
+   * one when recursive). Unknown instance → `ERR_INSTANCE_ID_NOT_FOUND`; non-terminal (itself or, when
+   * recursive, a sub-workflow) → `ERR_PURGE_WORKFLOW_NOT_COMPLETED`, and nothing is deleted.
    */
   purge(instanceId: string, opts?: PurgeOptions): Promise<number>;
 

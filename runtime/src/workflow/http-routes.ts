@@ -5,8 +5,9 @@ import type { ErrorCode } from '../errors/codes.js';
 import { RuntimeError, ensureError } from '../errors/runtime-error.js';
 import type { HttpRouteGroup } from '../api/http/app.js';
 import { readRawBody } from '../api/http/body.js';
-import { isTerminalStatus, type WorkflowEngine, type WorkflowInstance } from './engine.js';
-import { bodyAsPayload, checkExistingInstanceId, checkNewInstanceId, checkWorkflowComponent } from './http-validation.js';
+import { type WorkflowEngine, type WorkflowInstance } from './engine.js';
+import { bodyAsPayload, checkWorkflowComponent } from './http-validation.js';
+import { checkExistingInstanceId, checkNewInstanceId } from './instance-id.js';
 import { instanceView, propertyPrefix } from './http-view.js';
 
 /** `/v1.0` is the documented prefix; the other two keep `@dapr/dapr` clients and older scripts working. */
@@ -110,17 +111,9 @@ const ROUTES: readonly WorkflowRoute[] = [
     failureCode: 'ERR_PURGE_WORKFLOW',
     action: 'purging workflow',
     async run(ctx, { engine }) {
-      // Checked here so the client gets a 409 it can act on (wait, or terminate first) instead of a 500;
-      // the engine refuses a non-terminal purge on its own too, so a race cannot delete a live instance.
-      const instance = await existingInstance(ctx, engine);
-      const instanceId = param(ctx, 'instanceId');
-      if (!isTerminalStatus(instance.runtimeStatus)) {
-        throw new RuntimeError(
-          'ERR_PURGE_WORKFLOW_NOT_COMPLETED',
-          `workflow '${instanceId}' is ${instance.runtimeStatus}: only COMPLETED, FAILED or TERMINATED instances can be purged (terminate it first)`,
-        );
-      }
-      await engine.purge(instanceId, { recursive: true });
+      // The engine checks the whole tree in the instance's own turns: 404 when unknown, 409
+      // ERR_PURGE_WORKFLOW_NOT_COMPLETED when it or a sub-workflow still runs (also when racing a restart).
+      await engine.purge(param(ctx, 'instanceId'), { recursive: true });
       accepted(ctx);
     },
   },

@@ -14,7 +14,9 @@
 import { randomUUID } from 'node:crypto';
 import type { FailureDetails, RuntimeStatus, WorkflowInstance } from './engine.js';
 import { answeredId, newEvent, type CompletionStatus, type EventOf, type HistoryEvent, type ParentInfo } from './history.js';
+import { existingInstanceIdProblem } from './instance-id.js';
 import { optional } from './optional.js';
+import { addSeq, rangesOf, removeSeqs, seqsOf, type SeqRanges } from './seq-ranges.js';
 
 export interface InstanceMeta {
   /** Incremented by every committed turn; lets an activation detect that its in-memory copy is stale. */
@@ -27,11 +29,19 @@ export interface InstanceMeta {
   scheduledStartTime?: number;
   parent?: ParentInfo;
   historyLength: number;
-  inboxSeqs: number[];
+  /** Sequence numbers of the inbox entries (`inbox-<seq>` keys), as ranges: a few bytes however many wait. */
+  inboxRanges: SeqRanges;
+  /** Metadata written before svc 0.x kept the list itself; read once and replaced by `inboxRanges`. */
+  inboxSeqs?: number[];
   nextInboxSeq: number;
   customStatus?: string;
   /** Did any generation start running (continue-as-new keeps RUNNING between generations). */
   everStarted?: boolean;
+}
+
+/** The inbox sequence numbers of stored metadata (either form). */
+export function inboxSeqsOf(meta: InstanceMeta): number[] {
+  return meta.inboxRanges ? seqsOf(meta.inboxRanges) : (meta.inboxSeqs ?? []);
 }
 
 export interface InboxEntry {
@@ -112,15 +122,21 @@ export class Instance {
   readonly #opened = new Map<string, HistoryEvent>();
   /** `kind:id` of the results recorded in history. */
   readonly #answered = new Set<string>();
+  /** Ids of this generation's activities without a recorded result. */
+  readonly #openTasks = new Set<number>();
+  /** `kind:id` of the results waiting in the inbox: a duplicate is refused without scanning the inbox. */
+  readonly #inboxAnswers = new Set<string>();
   #changes: Changes;
 
   constructor(meta: InstanceMeta, history: HistoryEvent[], inbox: InboxEntry[]) {
+    if (!meta.inboxRanges) meta.inboxRanges = rangesOf(meta.inboxSeqs ?? []);
+    delete meta.inboxSeqs;
     this.meta = meta;
-    this.history = [];
+    this.history = history;
     this.inbox = inbox;
     this.#changes = { meta: false, historyFrom: history.length, addedInbox: [], removedInbox: [] };
     for (const e of history) this.#index(e);
-    this.history.push(...history);
+    for (const entry of inbox) this.#noteInboxAnswer(entry.event, true);
   }
 
   /** A new instance (or a new run of a terminal ID: `previous` is its metadata). */
@@ -136,7 +152,7 @@ export class Instance {
       createdAt: now,
       lastUpdatedAt: now,
       historyLength: 0,
-      inboxSeqs: [],
+      inboxRanges: [],
       nextInboxSeq: previous?.nextInboxSeq ?? 0,
     };
     if (req.scheduledStartTime !== undefined && req.scheduledStartTime > now) meta.scheduledStartTime = req.scheduledStartTime;
@@ -145,7 +161,7 @@ export class Instance {
     inst.#changes.meta = true;
     if (previous) {
       inst.#changes.deleteHistoryFrom = { from: 0, to: previous.historyLength };
-      inst.#changes.removedInbox.push(...previous.inboxSeqs);
+      inst.#changes.removedInbox = inboxSeqsOf(previous);
     }
     inst.addToInbox(
       newEvent(
@@ -225,8 +241,19 @@ export class Instance {
     return this.history.flatMap((e) => (e.type === 'SubOrchestrationInstanceCreated' ? [e.instanceId] : []));
   }
 
+  /** The TaskScheduled event of an activity of this generation whose result is not recorded yet. */
+  openActivity(taskId: number): EventOf<'TaskScheduled'> | undefined {
+    if (this.isTerminal || !this.#openTasks.has(taskId)) return undefined;
+    const e = this.#opened.get(key('task', taskId));
+    return e?.type === 'TaskScheduled' ? e : undefined;
+  }
+
   openActivities(): number[] {
-    return [...this.#opened.values()].filter((e) => e.type === 'TaskScheduled' && !this.#answered.has(key('task', e.eventId))).map((e) => e.eventId);
+    return this.isTerminal ? [] : [...this.#openTasks];
+  }
+
+  hasOpenActivities(): boolean {
+    return !this.isTerminal && this.#openTasks.size > 0;
   }
 
   openTimers(): number[] {
@@ -244,8 +271,7 @@ export class Instance {
     const answer = answeredId(event);
     if (answer) {
       const k = key(answer.kind, answer.id);
-      if (this.#answered.has(k)) return false;
-      if (this.inbox.some((i) => sameAnswer(i.event, answer))) return false;
+      if (this.#answered.has(k) || this.#inboxAnswers.has(k)) return false;
     }
     this.addToInbox(event);
     return true;
@@ -254,7 +280,8 @@ export class Instance {
   addToInbox(event: HistoryEvent): void {
     const entry = { seq: this.meta.nextInboxSeq++, event };
     this.inbox.push(entry);
-    this.meta.inboxSeqs.push(entry.seq);
+    addSeq(this.meta.inboxRanges, entry.seq);
+    this.#noteInboxAnswer(event, true);
     this.meta.lastUpdatedAt = Math.max(this.meta.lastUpdatedAt, event.timestamp);
     this.#changes.addedInbox.push(entry);
     this.#changes.meta = true;
@@ -291,11 +318,14 @@ export class Instance {
     }
     let selected: InboxEntry[] = [];
     let raised: InboxEntry[] = [];
+    let duplicates: number[] = [];
     for (let rescan = true; rescan; ) {
       rescan = false;
       selected = [];
       raised = [];
+      duplicates = [];
       const answers = new Set<string>();
+      const raisedNames = new Set<string>();
       for (const entry of this.inbox) {
         const e = entry.event;
         if (e.type === 'ExecutionSuspended' || e.type === 'ExecutionResumed') {
@@ -311,8 +341,7 @@ export class Instance {
         if (answer) {
           const k = key(answer.kind, answer.id);
           if (this.#answered.has(k) || answers.has(k)) {
-            this.#consume([entry.seq]); // a duplicate result
-            result.changed = true;
+            duplicates.push(entry.seq); // a duplicate result
             continue;
           }
           if (!this.#opened.has(k)) continue; // its request is not in history yet
@@ -320,11 +349,18 @@ export class Instance {
         }
         if (e.type === 'EventRaised') {
           const name = e.name.toLowerCase();
-          if (!raised.some((r) => r.event.type === 'EventRaised' && r.event.name.toLowerCase() === name)) raised.push(entry);
+          if (!raisedNames.has(name)) {
+            raisedNames.add(name);
+            raised.push(entry);
+          }
           continue;
         }
         selected.push(entry);
       }
+    }
+    if (duplicates.length > 0) {
+      this.#consume(duplicates);
+      result.changed = true;
     }
     // Raised events: at most one per name per batch, after the other events. The JS SDKs drop an event whose
     // name the workflow already awaited (in this execution) when it arrives with no waiter pending: a same-name
@@ -347,15 +383,21 @@ export class Instance {
   /** Does a worker's answer still fit this instance (same generation, history unchanged, batch still queued)? */
   fits(plan: Pick<TurnPlan, 'generation' | 'historyLength' | 'seqs'>): boolean {
     if (plan.generation !== this.meta.generation || plan.historyLength !== this.history.length || this.isTerminal) return false;
-    const live = new Set(this.meta.inboxSeqs);
+    const live = new Set(this.inbox.map((i) => i.seq));
     return plan.seqs.every((s) => live.has(s));
   }
 
   /**
    * Records a worker's answer to `plan`: the batch moves to history, each action becomes its history event and
-   * side effect. Call only when `fits(plan)`.
+   * side effect. Call only when `fits(plan)`. An answer that is not well-formed (two actions with one id) fails
+   * the instance: replaying it would give the same answer again; `invalid` says why.
    */
-  applyWorkerResult(plan: Pick<TurnPlan, 'seqs'> & { orchestratorStarted: HistoryEvent }, actions: WorkerAction[], customStatus: string | undefined, now: number): SideEffects {
+  applyWorkerResult(
+    plan: Pick<TurnPlan, 'seqs'> & { orchestratorStarted: HistoryEvent },
+    actions: WorkerAction[],
+    customStatus: string | undefined,
+    now: number,
+  ): { effects: SideEffects; invalid?: string } {
     const fx = emptyEffects();
     const bySeq = new Map(this.inbox.map((i) => [i.seq, i.event]));
     this.#appendHistory(plan.orchestratorStarted);
@@ -367,29 +409,43 @@ export class Instance {
     this.meta.customStatus = customStatus === undefined || customStatus === '' ? undefined : customStatus;
     this.#changes.meta = true;
     this.meta.everStarted = true;
+    this.meta.lastUpdatedAt = Math.max(this.meta.lastUpdatedAt, now);
+    const duplicate = duplicateActionId(actions);
+    if (duplicate !== undefined) {
+      const invalid = `the worker's answer has more than one action with id ${duplicate}`;
+      this.#failRun('InvalidWorkflowActions', invalid, now, fx);
+      return { effects: fx, invalid };
+    }
     for (const action of actions) {
       if (this.isTerminal) break;
       this.#applyAction(action, now, fx);
     }
-    this.meta.lastUpdatedAt = Math.max(this.meta.lastUpdatedAt, now);
-    return fx;
+    return { effects: fx };
   }
 
   #applyAction(a: WorkerAction, now: number, fx: SideEffects): void {
     switch (a.type) {
       case 'ScheduleTask':
         this.#appendHistory({ eventId: a.id, timestamp: now, type: 'TaskScheduled', name: a.name, ...optional('input', a.input) });
-        fx.activities.push({ taskId: a.id, name: a.name, ...optional('input', a.input) });
+        if (a.name === '') this.#failTask('task', a.id, 'InvalidActivityName', 'an activity must have a name', now);
+        else fx.activities.push({ taskId: a.id, name: a.name, ...optional('input', a.input) });
         return;
       case 'CreateTimer':
         this.#appendHistory({ eventId: a.id, timestamp: now, type: 'TimerCreated', fireAt: a.fireAt });
         fx.timers.push({ timerId: a.id, fireAt: a.fireAt });
         return;
       case 'CreateSubOrchestration': {
-        this.#appendHistory({ eventId: a.id, timestamp: now, type: 'SubOrchestrationInstanceCreated', instanceId: a.instanceId, name: a.name, ...optional('input', a.input) });
         const self = this.#started?.instanceId ?? '';
+        // No ID given (the Go SDK's default): named as the established engine names it, `<parent>:<id as 4+ hex>`.
+        const instanceId = a.instanceId !== '' ? a.instanceId : `${self}:${a.id.toString(16).padStart(4, '0')}`;
+        this.#appendHistory({ eventId: a.id, timestamp: now, type: 'SubOrchestrationInstanceCreated', instanceId, name: a.name, ...optional('input', a.input) });
+        const problem = a.name === '' ? 'a sub-workflow must have a name' : existingInstanceIdProblem(instanceId)?.message;
+        if (problem !== undefined) {
+          this.#failTask('child', a.id, a.name === '' ? 'InvalidWorkflowName' : 'InvalidInstanceId', problem, now);
+          return;
+        }
         fx.children.push({
-          instanceId: a.instanceId,
+          instanceId,
           name: a.name,
           ...optional('input', a.input),
           parent: { instanceId: self, name: this.meta.name, taskScheduledId: a.id, generation: this.meta.generation },
@@ -397,6 +453,7 @@ export class Instance {
         return;
       }
       case 'SendEvent':
+        if (this.#invalidTarget(a.instanceId, 'an event', now, fx)) return;
         this.#appendHistory({ eventId: a.id, timestamp: now, type: 'EventSent', instanceId: a.instanceId, name: a.name, ...optional('input', a.data) });
         fx.messages.push({
           instanceId: a.instanceId,
@@ -405,6 +462,7 @@ export class Instance {
         });
         return;
       case 'TerminateOrchestration':
+        if (this.#invalidTarget(a.instanceId, 'a terminate request', now, fx)) return;
         fx.messages.push({
           instanceId: a.instanceId,
           event: newEvent({ type: 'ExecutionTerminated', ...optional('input', a.reason), recurse: a.recurse }, now),
@@ -418,10 +476,28 @@ export class Instance {
     }
   }
 
+  /** A task the worker asked for that cannot exist: its failure goes to the inbox, so the workflow sees it. */
+  #failTask(kind: 'task' | 'child', taskScheduledId: number, errorType: string, errorMessage: string, now: number): void {
+    const failureDetails = { errorType, errorMessage, isNonRetriable: true };
+    this.addToInbox(
+      newEvent(kind === 'task' ? { type: 'TaskFailed', taskScheduledId, failureDetails } : { type: 'SubOrchestrationInstanceFailed', taskScheduledId, failureDetails }, now),
+    );
+  }
+
+  /** An event or terminate request for an ID that cannot exist has no task to fail: the run fails, visibly. */
+  #invalidTarget(instanceId: string, what: string, now: number, fx: SideEffects): boolean {
+    const problem = existingInstanceIdProblem(instanceId);
+    if (!problem) return false;
+    this.#failRun('InvalidInstanceId', `${what} was sent to an invalid instance ID: ${problem.message}`, now, fx);
+    return true;
+  }
+
+  #failRun(errorType: string, errorMessage: string, now: number, fx: SideEffects): void {
+    this.#complete({ eventId: -1, timestamp: now, type: 'ExecutionCompleted', status: 'FAILED', failureDetails: { errorType, errorMessage } }, fx);
+  }
+
   #complete(event: EventOf<'ExecutionCompleted'>, fx: SideEffects): void {
-    const generation = this.meta.generation;
-    fx.cancelledActivities.push(...this.openActivities().map((id) => ({ generation, id })));
-    fx.cancelledTimers.push(...this.openTimers().map((id) => ({ generation, id })));
+    this.#cancelOpenWork(fx);
     this.#appendHistory(event);
     this.#consume(this.inbox.map((i) => i.seq));
     const parent = this.meta.parent;
@@ -453,15 +529,14 @@ export class Instance {
 
   #continueAsNew(input: string | undefined, carryover: HistoryEvent[], now: number, fx: SideEffects): void {
     const start = this.#started;
-    const generation = this.meta.generation;
-    fx.cancelledActivities.push(...this.openActivities().map((id) => ({ generation, id })));
-    fx.cancelledTimers.push(...this.openTimers().map((id) => ({ generation, id })));
+    this.#cancelOpenWork(fx);
     const remaining = this.inbox.slice();
-    this.#changes.removedInbox.push(...this.meta.inboxSeqs);
+    for (const entry of this.inbox) this.#changes.removedInbox.push(entry.seq);
     const oldLength = this.history.length;
     this.history.length = 0;
     this.#opened.clear();
     this.#answered.clear();
+    this.#openTasks.clear();
     this.#started = undefined;
     this.#completed = undefined;
     this.#suspended = false;
@@ -469,7 +544,8 @@ export class Instance {
     this.#changes.deleteHistoryFrom = { from: 0, to: Math.max(oldLength, this.#changes.deleteHistoryFrom?.to ?? 0) };
     this.#changes.addedInbox = [];
     this.inbox = [];
-    this.meta.inboxSeqs = [];
+    this.#inboxAnswers.clear();
+    this.meta.inboxRanges = [];
     this.meta.historyLength = 0;
     this.meta.generation += 1;
     this.meta.everStarted = true;
@@ -492,6 +568,20 @@ export class Instance {
       // Results of the previous generation answer nothing in the new one.
       if (!answeredId(r.event)) this.addToInbox(r.event);
     }
+  }
+
+  /** Activities and timers still open are of no use once this generation ends (completion, continue-as-new). */
+  #cancelOpenWork(fx: SideEffects): void {
+    const generation = this.meta.generation;
+    for (const id of this.openActivities()) fx.cancelledActivities.push({ generation, id });
+    for (const id of this.openTimers()) fx.cancelledTimers.push({ generation, id });
+  }
+
+  #noteInboxAnswer(e: HistoryEvent, waiting: boolean): void {
+    const answer = answeredId(e);
+    if (!answer) return;
+    if (waiting) this.#inboxAnswers.add(key(answer.kind, answer.id));
+    else this.#inboxAnswers.delete(key(answer.kind, answer.id));
   }
 
   #appendHistory(e: HistoryEvent): void {
@@ -517,6 +607,7 @@ export class Instance {
         break;
       case 'TaskScheduled':
         this.#opened.set(key('task', e.eventId), e);
+        this.#openTasks.add(e.eventId);
         break;
       case 'TimerCreated':
         this.#opened.set(key('timer', e.eventId), e);
@@ -527,6 +618,7 @@ export class Instance {
       default: {
         const answer = answeredId(e);
         if (answer) this.#answered.add(key(answer.kind, answer.id));
+        if (answer?.kind === 'task') this.#openTasks.delete(answer.id);
       }
     }
   }
@@ -534,13 +626,17 @@ export class Instance {
   #consume(seqs: number[]): void {
     if (seqs.length === 0) return;
     const gone = new Set(seqs);
-    this.inbox = this.inbox.filter((i) => !gone.has(i.seq));
-    this.meta.inboxSeqs = this.meta.inboxSeqs.filter((s) => !gone.has(s));
-    const added = new Set(this.#changes.addedInbox.map((a) => a.seq));
-    for (const s of seqs) {
-      if (added.has(s)) this.#changes.addedInbox = this.#changes.addedInbox.filter((a) => a.seq !== s);
-      else this.#changes.removedInbox.push(s);
+    const kept: InboxEntry[] = [];
+    for (const entry of this.inbox) {
+      if (gone.has(entry.seq)) this.#noteInboxAnswer(entry.event, false);
+      else kept.push(entry);
     }
+    this.inbox = kept;
+    this.meta.inboxRanges = removeSeqs(this.meta.inboxRanges, gone);
+    // Entries added and consumed within this turn were never written: nothing to delete for them.
+    const added = new Set(this.#changes.addedInbox.map((a) => a.seq));
+    for (const s of seqs) if (!added.has(s)) this.#changes.removedInbox.push(s);
+    this.#changes.addedInbox = this.#changes.addedInbox.filter((a) => !gone.has(a.seq));
     this.#changes.meta = true;
   }
 
@@ -552,11 +648,15 @@ export class Instance {
   }
 }
 
-function sameAnswer(e: HistoryEvent, answer: { kind: string; id: number }): boolean {
-  const other = answeredId(e);
-  return other !== undefined && other.kind === answer.kind && other.id === answer.id;
-}
 
+function duplicateActionId(actions: readonly WorkerAction[]): number | undefined {
+  const seen = new Set<number>();
+  for (const a of actions) {
+    if (seen.has(a.id)) return a.id;
+    seen.add(a.id);
+  }
+  return undefined;
+}
 
 function failure(a: { status: CompletionStatus; failureDetails?: FailureDetails; result?: string }): { failureDetails?: FailureDetails } {
   if (a.failureDetails) return { failureDetails: a.failureDetails };

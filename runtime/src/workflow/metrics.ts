@@ -7,6 +7,8 @@ export class WorkflowMetrics {
   readonly activitiesExecuted: Counter<'result'>;
   readonly completed: Counter<'status'>;
   readonly connectedWorkers: Gauge;
+  readonly staleAnswers: Counter<'kind' | 'reason'>;
+  readonly refusedWork: Counter<'kind'>;
 
   constructor(registry: Registry) {
     this.operations = new Counter({
@@ -36,6 +38,18 @@ export class WorkflowMetrics {
     this.connectedWorkers = new Gauge({
       name: 'svc_workflow_connected_workers',
       help: 'SDK workers connected through GetWorkItems',
+      registers: [registry],
+    });
+    this.staleAnswers = new Counter({
+      name: 'svc_workflow_stale_answers_total',
+      help: 'Worker answers ignored because they answer no outstanding hand-out (reason: unknown, claimed, token, connection)',
+      labelNames: ['kind', 'reason'],
+      registers: [registry],
+    });
+    this.refusedWork = new Counter({
+      name: 'svc_workflow_refused_work_total',
+      help: 'Work items a worker answered "not registered" for and that went to another worker',
+      labelNames: ['kind'],
       registers: [registry],
     });
   }

@@ -8,25 +8,28 @@
  *   inbox-<seq>              one pending event per key
  *
  * Reminders (durable, fire after a crash):
- *   run                      exists while a batch is pending: the lease that offers it again after a crash
- *                            (at once after a restart; its fires advance in memory, no write per fire)
+ *   run                      exists while a batch is pending or activities are open: the lease that offers them
+ *                            again after a crash (at once after a restart; its fires advance in memory, no write
+ *                            per fire). One lease for all of an instance's activities: a 100,000-activity
+ *                            fan-out writes no reminder per activity, and a result rewrites no reminder.
  *   timer-<gen>-<id>         a durable timer; fires TimerFired into the inbox
- *   activity-<gen>-<taskId>  an activity until its result is recorded (deleted in the result's transaction, so a
- *                            result is recorded exactly once even though the activity may run more than once)
  *   msg-<hash>               a message from another instance (child start, child completion, cascade terminate,
  *                            raised event), delivered as a reminder so no turn ever waits on another actor
+ * A result is recorded exactly once (the history knows what is answered) even though an activity may run more
+ * than once.
  *
- * Work items are offered to the dispatcher during the turn; a completion for a batch that did not commit fails
- * `Instance.fits` and is dropped, and the lease offers the batch again.
+ * Work items go to the dispatcher only once the turn that created them committed (`afterCommit`): work whose
+ * turn failed is never handed out, and the lease offers what a committed turn left pending.
  */
 import { createHash } from 'node:crypto';
 import type { ActorContext, ActorRuntime, Actor } from '../actors/types.js';
 import { RuntimeError } from '../errors/runtime-error.js';
 import type { Logger } from '../log/logger.js';
-import type { WorkflowInstance } from './engine.js';
+import { isTerminalStatus, type IdReusePolicy, type RuntimeStatus, type WorkflowInstance } from './engine.js';
 import type { WorkDispatcher } from './dispatcher.js';
 import { newEvent, type HistoryEvent, type ParentInfo } from './history.js';
-import { Instance, type InboxEntry, type InstanceMeta, type SideEffects, type TurnPlan, type WorkerAction } from './instance.js';
+import type { WorkItem } from './dispatcher.js';
+import { Instance, inboxSeqsOf, type InboxEntry, type InstanceMeta, type SideEffects, type TurnPlan, type WorkerAction } from './instance.js';
 import type { WorkflowMetrics } from './metrics.js';
 
 /** First fire of a lease: how soon work is offered again after a crash (the stored due time never moves). */
@@ -37,11 +40,12 @@ const LEASE_MS = 5_000;
  * out again at once), so a lease fire only matters when recording an answer failed and the item was let go.
  */
 const LEASE_RECHECK_MS = 30_000;
-const lease = (first: { dueTimeMs: number } | { dueAt: number }, data?: Buffer) => ({ ...first, periodMs: LEASE_RECHECK_MS, advanceInMemory: true, ...(data ? { data } : {}) });
+const lease = (first: { dueTimeMs: number } | { dueAt: number }) => ({ ...first, periodMs: LEASE_RECHECK_MS, advanceInMemory: true });
 
 const RUN = 'run';
 const timerReminder = (generation: number, id: number) => `timer-${generation}-${id}`;
-const activityReminder = (generation: number, id: number) => `activity-${generation}-${id}`;
+/** Written by earlier svcd versions, one per activity; still honoured (the activity is offered) and dropped. */
+const LEGACY_ACTIVITY_REMINDER = 'activity-';
 const historyKey = (i: number) => `history-${String(i).padStart(6, '0')}`;
 const inboxKey = (seq: number) => `inbox-${seq}`;
 
@@ -51,6 +55,7 @@ export interface StartRequest {
   input?: string;
   scheduledStartTime?: number;
   parent?: ParentInfo;
+  reuse?: IdReusePolicy;
 }
 
 /** Messages between instances, carried in `msg-*` reminders. */
@@ -108,14 +113,17 @@ export class OrchestrationActor implements Actor {
         case 'event':
           return encode(await this.#event(ctx, decode<{ event: HistoryEvent; generation?: number }>(data)!, true));
         case 'complete':
-          await this.#complete(ctx, decode<CompletionPayload>(data)!);
-          return undefined;
+          return encode(await this.#complete(ctx, decode<CompletionPayload>(data)!));
         case 'activityResult':
           await this.#activityResult(ctx, decode<ActivityResultPayload>(data)!);
           return undefined;
         case 'get': {
           const inst = await this.#load(ctx);
           return inst ? encode(toSnapshot(inst.snapshot(this.instanceId))) : undefined;
+        }
+        case 'history': {
+          const inst = await this.#load(ctx);
+          return inst ? encode(inst.history) : undefined;
         }
         case 'tree': {
           const inst = await this.#load(ctx);
@@ -139,7 +147,7 @@ export class OrchestrationActor implements Actor {
     await this.#guard(ctx, async () => {
       if (name === RUN) return this.#onRun(ctx);
       if (name.startsWith('timer-')) return this.#onTimer(ctx, decode<{ generation: number; timerId: number; fireAt: number }>(data)!);
-      if (name.startsWith('activity-')) return this.#onActivity(ctx, name, decode<{ generation: number; taskId: number }>(data)!);
+      if (name.startsWith(LEGACY_ACTIVITY_REMINDER)) return this.#onLegacyActivity(ctx, name, decode<{ generation: number; taskId: number }>(data)!);
       if (name.startsWith('msg-')) return this.#onMessage(ctx, decode<InstanceMessage>(data)!);
       this.deps.log.warn({ instanceId: this.instanceId, reminder: name }, 'unknown workflow reminder ignored');
     });
@@ -169,13 +177,14 @@ export class OrchestrationActor implements Actor {
     }
     if (this.#inst && this.#inst.meta.version === meta.version) return this.#inst;
     const historyKeys = Array.from({ length: meta.historyLength }, (_, i) => historyKey(i));
-    const values = await ctx.state.getMany([...historyKeys, ...meta.inboxSeqs.map(inboxKey)]);
+    const inboxSeqs = inboxSeqsOf(meta);
+    const values = await ctx.state.getMany([...historyKeys, ...inboxSeqs.map(inboxKey)]);
     const events = values.map((v, i) => {
       const e = decode<HistoryEvent>(v);
       if (!e) throw new Error(`workflow ${this.instanceId}: state key ${i < historyKeys.length ? historyKeys[i] : 'inbox'} is missing`);
       return e;
     });
-    const inbox: InboxEntry[] = meta.inboxSeqs.map((seq, i) => ({ seq, event: events[historyKeys.length + i] as HistoryEvent }));
+    const inbox: InboxEntry[] = inboxSeqs.map((seq, i) => ({ seq, event: events[historyKeys.length + i] as HistoryEvent }));
     this.#inst = new Instance(meta, events.slice(0, historyKeys.length), inbox);
     return this.#inst;
   }
@@ -183,9 +192,9 @@ export class OrchestrationActor implements Actor {
   async #start(ctx: ActorContext, req: StartRequest, fromParent: boolean): Promise<void> {
     const existing = await this.#load(ctx);
     const now = ctx.clock.now();
-    if (existing && !existing.isTerminal) {
-      if (fromParent && sameParent(existing.meta.parent, req.parent)) return; // duplicate delivery
-      if (fromParent && req.parent) {
+    if (existing && !existing.isTerminal && fromParent) {
+      if (sameParent(existing.meta.parent, req.parent)) return; // duplicate delivery
+      if (req.parent) {
         const parent = req.parent;
         await this.#send(parent.instanceId, `exists|${this.instanceId}|${parent.instanceId}|${parent.generation}|${parent.taskScheduledId}`, {
           kind: 'event',
@@ -201,12 +210,26 @@ export class OrchestrationActor implements Actor {
         });
         return;
       }
-      throw new RuntimeError('ERR_WORKFLOW_ALREADY_EXISTS', `an active workflow with ID '${this.instanceId}' already exists`);
     }
     if (existing && fromParent && sameParent(existing.meta.parent, req.parent)) return; // already ran for this parent
+    if (existing && !fromParent) {
+      const decision = reuseDecision(existing.status, req.reuse);
+      if (decision === 'ignore') return;
+      if (decision === 'refuse') {
+        const what = existing.isTerminal ? `a ${existing.status} workflow` : 'an active workflow';
+        throw new RuntimeError('ERR_WORKFLOW_ALREADY_EXISTS', `${what} with ID '${this.instanceId}' already exists`);
+      }
+      if (!existing.isTerminal) this.#abandonRun(existing);
+    }
     const inst = Instance.create(req, now, existing?.meta);
     this.#inst = inst;
     await this.#settle(ctx, inst, []);
+  }
+
+  /** A running instance replaced by a new run (reuse policy `terminate`): its queued work is of no use now. */
+  #abandonRun(inst: Instance): void {
+    this.deps.dispatcher.withdrawQueuedOrchestration(this.instanceId);
+    for (const taskId of inst.openActivities()) this.deps.dispatcher.dropActivity(this.instanceId, taskId);
   }
 
   async #event(ctx: ActorContext, msg: { event: HistoryEvent; generation?: number }, required: boolean): Promise<boolean> {
@@ -228,25 +251,25 @@ export class OrchestrationActor implements Actor {
     this.deps.dispatcher.releaseAnsweredActivity(this.instanceId, taskId);
     const accepted = inst.accept({ ...p.event, timestamp: ctx.clock.now() }, p.generation);
     this.deps.metrics.activitiesExecuted.inc({ result: accepted ? (p.event.type === 'TaskCompleted' ? 'completed' : 'failed') : 'duplicate' });
-    if (!accepted) return;
-    ctx.deleteReminder(activityReminder(p.generation, taskId));
-    await this.#settle(ctx, inst, []);
+    if (accepted) await this.#settle(ctx, inst, []);
   }
 
-  async #complete(ctx: ActorContext, p: CompletionPayload): Promise<void> {
+  /** Records a worker's answer; `invalid` says why a malformed answer failed the instance instead. */
+  async #complete(ctx: ActorContext, p: CompletionPayload): Promise<{ invalid?: string }> {
     // This turn records the answer: from here on the next batch of this instance may be handed out.
     this.deps.dispatcher.releaseAnsweredOrchestration(this.instanceId);
     const inst = await this.#load(ctx);
-    if (!inst) return;
+    if (!inst) return {};
     if (!inst.fits(p.plan)) {
       this.deps.log.debug({ instanceId: this.instanceId }, 'stale orchestration result dropped');
       await this.#settle(ctx, inst, []);
-      return;
+      return {};
     }
-    const fx = inst.applyWorkerResult(p.plan, p.actions, p.customStatus, ctx.clock.now());
+    const { effects, invalid } = inst.applyWorkerResult(p.plan, p.actions, p.customStatus, ctx.clock.now());
     const done = inst.completed;
     if (done && done.status !== 'CONTINUED_AS_NEW') this.deps.metrics.completed.inc({ status: done.status });
-    await this.#settle(ctx, inst, [fx]);
+    await this.#settle(ctx, inst, [effects]);
+    return invalid !== undefined ? { invalid } : {};
   }
 
   async #onRun(ctx: ActorContext): Promise<void> {
@@ -256,6 +279,12 @@ export class OrchestrationActor implements Actor {
       return;
     }
     await this.#settle(ctx, inst, []);
+    // After a crash or a lost hand-out: every open activity not with a worker goes out again.
+    const offers = inst.openActivities().flatMap((taskId) => {
+      const scheduled = inst.openActivity(taskId);
+      return scheduled && !this.deps.dispatcher.hasActivity(this.instanceId, taskId) ? [this.#activityItem(inst, taskId, scheduled.name, scheduled.input)] : [];
+    });
+    this.#offerAfterCommit(ctx, offers);
   }
 
   async #onTimer(ctx: ActorContext, t: { generation: number; timerId: number; fireAt: number }): Promise<void> {
@@ -264,20 +293,24 @@ export class OrchestrationActor implements Actor {
     if (inst.accept(newEvent({ type: 'TimerFired', timerId: t.timerId, fireAt: t.fireAt }, ctx.clock.now()), t.generation)) await this.#settle(ctx, inst, []);
   }
 
-  async #onActivity(ctx: ActorContext, name: string, a: { generation: number; taskId: number }): Promise<void> {
+  /** An activity reminder of an earlier svcd version: the activity is offered if still open, the `run` lease takes over. */
+  async #onLegacyActivity(ctx: ActorContext, name: string, a: { generation: number; taskId: number }): Promise<void> {
+    ctx.deleteReminder(name);
     const inst = await this.#load(ctx);
-    const scheduled = inst && a.generation === inst.meta.generation && !inst.isTerminal ? inst.history.find((e) => e.type === 'TaskScheduled' && e.eventId === a.taskId) : undefined;
-    if (!inst || !scheduled || scheduled.type !== 'TaskScheduled' || !inst.openActivities().includes(a.taskId)) {
-      ctx.deleteReminder(name); // its result is recorded, or it belongs to a run that is over
-      return;
-    }
-    this.deps.dispatcher.offer({
-      kind: 'activity',
-      instanceId: this.instanceId,
-      generation: a.generation,
-      taskId: a.taskId,
-      name: scheduled.name,
-      ...(scheduled.input !== undefined ? { input: scheduled.input } : {}),
+    const scheduled = inst && a.generation === inst.meta.generation ? inst.openActivity(a.taskId) : undefined;
+    if (!inst || !scheduled) return;
+    if (!(await ctx.getReminder(RUN))) ctx.createReminder(RUN, lease({ dueTimeMs: LEASE_MS }));
+    this.#offerAfterCommit(ctx, [this.#activityItem(inst, a.taskId, scheduled.name, scheduled.input)]);
+  }
+
+  #activityItem(inst: Instance, taskId: number, name: string, input: string | undefined): WorkItem {
+    return { kind: 'activity', instanceId: this.instanceId, generation: inst.meta.generation, taskId, name, ...(input !== undefined ? { input } : {}) };
+  }
+
+  #offerAfterCommit(ctx: ActorContext, items: WorkItem[]): void {
+    if (items.length === 0) return;
+    ctx.afterCommit(() => {
+      for (const item of items) this.deps.dispatcher.offer(item);
     });
   }
 
@@ -290,12 +323,13 @@ export class OrchestrationActor implements Actor {
     const inst = await this.#load(ctx);
     if (!inst) throw new RuntimeError('ERR_INSTANCE_ID_NOT_FOUND', `unable to find workflow with the provided instance ID: ${this.instanceId}`);
     if (!inst.isTerminal) {
-      throw new RuntimeError('ERR_PURGE_WORKFLOW', `error purging workflow ${this.instanceId}: the workflow is ${inst.status}; only a completed, failed or terminated workflow can be purged`, {
-        grpcStatus: 9, // FAILED_PRECONDITION
-      });
+      throw new RuntimeError(
+        'ERR_PURGE_WORKFLOW_NOT_COMPLETED',
+        `error purging workflow ${this.instanceId}: the workflow is ${inst.status}; only a completed, failed or terminated workflow can be purged (terminate it first)`,
+      );
     }
     for (let i = 0; i < inst.history.length; i++) ctx.state.delete(historyKey(i));
-    for (const seq of inst.meta.inboxSeqs) ctx.state.delete(inboxKey(seq));
+    for (const entry of inst.inbox) ctx.state.delete(inboxKey(entry.seq));
     ctx.state.delete('metadata');
     ctx.deleteReminder(RUN);
     const children = inst.allChildren();
@@ -324,7 +358,7 @@ export class OrchestrationActor implements Actor {
     const offers = effects.flatMap((fx) => this.#carryOutLocal(ctx, inst, fx));
     for (const fx of effects) await this.#sendMessages(fx);
 
-    if (batch || dispatcher.hasOrchestration(this.instanceId)) {
+    if (batch || dispatcher.hasOrchestration(this.instanceId) || inst.hasOpenActivities()) {
       if (!(await ctx.getReminder(RUN))) ctx.createReminder(RUN, lease({ dueTimeMs: LEASE_MS }));
     } else if (startAt !== undefined) {
       ctx.createReminder(RUN, lease({ dueAt: startAt }));
@@ -332,28 +366,20 @@ export class OrchestrationActor implements Actor {
       ctx.deleteReminder(RUN);
     }
     const persisted = this.#persist(ctx, inst);
-    if (batch) dispatcher.offer({ kind: 'orchestration', instanceId: this.instanceId, ...batch });
-    for (const item of offers) dispatcher.offer(item);
+    this.#offerAfterCommit(ctx, batch ? [{ kind: 'orchestration', instanceId: this.instanceId, name: inst.meta.name, ...batch }, ...offers] : offers);
     // A turn that changed nothing (e.g. a lease fire while the batch waits for a worker) wakes no waiter: each
     // waiter's re-read would be a turn of its own.
     if (persisted) this.deps.changed(this.instanceId);
   }
 
-  /** Reminder side effects (part of this turn's transaction); returns the activity items to offer. */
-  #carryOutLocal(ctx: ActorContext, inst: Instance, fx: SideEffects) {
+  /** Reminder side effects (part of this turn's transaction); returns the activity items to offer once committed. */
+  #carryOutLocal(ctx: ActorContext, inst: Instance, fx: SideEffects): WorkItem[] {
     const generation = inst.meta.generation;
-    const offers = fx.activities.map((a) => {
-      ctx.createReminder(activityReminder(generation, a.taskId), lease({ dueTimeMs: LEASE_MS }, encode({ generation, taskId: a.taskId })));
-      return { kind: 'activity' as const, instanceId: this.instanceId, generation, taskId: a.taskId, name: a.name, ...(a.input !== undefined ? { input: a.input } : {}) };
-    });
     for (const t of fx.timers) ctx.createReminder(timerReminder(generation, t.timerId), { dueAt: t.fireAt, data: encode({ generation, timerId: t.timerId, fireAt: t.fireAt }) });
-    for (const c of fx.cancelledActivities) {
-      ctx.deleteReminder(activityReminder(c.generation, c.id));
-      this.deps.dispatcher.dropActivity(this.instanceId, c.id);
-    }
+    for (const c of fx.cancelledActivities) this.deps.dispatcher.dropActivity(this.instanceId, c.id);
     for (const c of fx.cancelledTimers) ctx.deleteReminder(timerReminder(c.generation, c.id));
     const cancelled = new Set(fx.cancelledActivities.filter((c) => c.generation === generation).map((c) => c.id));
-    return offers.filter((o) => !cancelled.has(o.taskId));
+    return fx.activities.filter((a) => !cancelled.has(a.taskId)).map((a) => this.#activityItem(inst, a.taskId, a.name, a.input));
   }
 
   /** Messages to other instances: reminders on their actors, named after the message so a re-send replaces it. */
@@ -370,11 +396,8 @@ export class OrchestrationActor implements Actor {
     }
   }
 
+  /** `target` is a valid instance ID: the instance checked the IDs its worker chose (`Instance.applyWorkerResult`). */
   async #send(target: string, identity: string, msg: InstanceMessage): Promise<void> {
-    if (target === '' || target.includes('||')) {
-      this.deps.log.warn({ instanceId: this.instanceId, target }, 'message to an invalid instance ID dropped');
-      return;
-    }
     await this.deps.runtime.createReminder(this.deps.actorType, target, messageReminderName(identity), { dueTimeMs: 0, data: encode(msg) });
   }
 
@@ -392,6 +415,15 @@ export class OrchestrationActor implements Actor {
     ctx.state.set('metadata', encode(inst.meta));
     return true;
   }
+}
+
+/** What a start does with the existing instance of its ID (see `IdReusePolicy`). */
+function reuseDecision(status: RuntimeStatus, policy: IdReusePolicy | undefined): 'replace' | 'ignore' | 'refuse' {
+  if (!policy) return isTerminalStatus(status) ? 'replace' : 'refuse';
+  if (policy.unique) return 'refuse';
+  if (!policy.statuses?.includes(status)) return 'refuse';
+  if (policy.action === 'ignore') return 'ignore';
+  return policy.action === 'terminate' ? 'replace' : 'refuse';
 }
 
 function sameParent(a: ParentInfo | undefined, b: ParentInfo | undefined): boolean {

@@ -15,6 +15,7 @@ export function unavailableWorkflowEngine(): WorkflowEngine {
   return {
     start: unavailable,
     get: unavailable,
+    history: unavailable,
     raiseEvent: unavailable,
     terminate: unavailable,
     suspend: unavailable,

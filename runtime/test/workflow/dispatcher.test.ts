@@ -1,16 +1,21 @@
 import { expect } from 'chai';
-import { WorkDispatcher, type ActivityItem, type OrchestrationItem, type WorkItem, type WorkerConnection } from '../../src/workflow/dispatcher.js';
+import { WorkDispatcher, type ActivityItem, type Claim, type OrchestrationItem, type WorkItem, type WorkerConnection } from '../../src/workflow/dispatcher.js';
 
 class FakeWorker implements WorkerConnection {
   static next = 1;
   readonly id = FakeWorker.next++;
-  constructor(readonly remote?: true) {}
+  constructor(
+    readonly remote?: true,
+    readonly peer?: string,
+  ) {}
   readonly received: WorkItem[] = [];
+  readonly tokens: string[] = [];
   closed = false;
   alive = true;
-  send(item: WorkItem): boolean {
+  send(item: WorkItem, token: string): boolean {
     if (!this.alive) return false;
     this.received.push(item);
+    this.tokens.push(token);
     return true;
   }
   close(): void {
@@ -18,8 +23,10 @@ class FakeWorker implements WorkerConnection {
   }
 }
 
-const orch = (instanceId: string): OrchestrationItem => ({ kind: 'orchestration', instanceId, generation: 1, historyLength: 0, pastEvents: [], newEvents: [], seqs: [0] });
-const act = (instanceId: string, taskId: number): ActivityItem => ({ kind: 'activity', instanceId, generation: 1, taskId, name: 'a' });
+const orch = (instanceId: string, name = 'wf'): OrchestrationItem => ({ kind: 'orchestration', instanceId, name, generation: 1, historyLength: 0, pastEvents: [], newEvents: [], seqs: [0] });
+const act = (instanceId: string, taskId: number, name = 'a'): ActivityItem => ({ kind: 'activity', instanceId, generation: 1, taskId, name });
+/** The claimed item; undefined for a stale answer. */
+const claimed = <T extends WorkItem>(c: Claim<T>): T | undefined => ('item' in c ? c.item : undefined);
 
 describe('workflow WorkDispatcher', () => {
   it('queues work while no worker is connected and delivers it when one connects', () => {
@@ -67,9 +74,9 @@ describe('workflow WorkDispatcher', () => {
     const w1 = new FakeWorker();
     d.connect(w1);
     d.offer(orch('a'));
-    const item = d.claimOrchestration('a');
+    const item = claimed(d.claimOrchestration('a'));
     expect(item?.instanceId).to.equal('a');
-    expect(d.claimOrchestration('a')).to.equal(undefined); // a duplicate answer
+    expect(claimed(d.claimOrchestration('a'))).to.equal(undefined); // a duplicate answer
     d.disconnect(w1);
     const w2 = new FakeWorker();
     d.connect(w2);
@@ -82,9 +89,97 @@ describe('workflow WorkDispatcher', () => {
 
   it('an answer for an unknown item is refused', () => {
     const d = new WorkDispatcher();
-    expect(d.claimActivity('x', 1)).to.equal(undefined);
+    expect(claimed(d.claimActivity('x', 1))).to.equal(undefined);
     d.offer(act('x', 1)); // queued, never sent: nobody can have answered it
-    expect(d.claimActivity('x', 1)).to.equal(undefined);
+    expect(claimed(d.claimActivity('x', 1))).to.equal(undefined);
+  });
+
+  describe('stale answers', () => {
+    it('every hand-out gets its own token: an answer echoing the token of an earlier hand-out is stale', () => {
+      const d = new WorkDispatcher();
+      const w1 = new FakeWorker();
+      d.connect(w1);
+      d.offer(orch('a'));
+      const firstToken = w1.tokens[0]!;
+      d.disconnect(w1); // its stream dropped: the batch goes to the next worker with a new token
+      const w2 = new FakeWorker();
+      d.connect(w2);
+      const secondToken = w2.tokens[0]!;
+      expect(secondToken).to.not.equal(firstToken);
+      expect(d.claimOrchestration('a', { token: firstToken })).to.deep.equal({ stale: 'token' });
+      expect(claimed(d.claimOrchestration('a', { token: secondToken }))?.instanceId).to.equal('a');
+      expect(d.claimOrchestration('a', { token: secondToken })).to.deep.equal({ stale: 'claimed' });
+    });
+
+    it('without a token, only the client the item was sent to may answer it', () => {
+      const d = new WorkDispatcher();
+      const w = new FakeWorker(undefined, 'ipv4:127.0.0.1:5001');
+      d.connect(w);
+      d.offer(act('a', 1));
+      expect(d.claimActivity('a', 1, { token: '', peer: 'ipv4:127.0.0.1:5002' })).to.deep.equal({ stale: 'connection' });
+      expect(claimed(d.claimActivity('a', 1, { token: '', peer: 'ipv4:127.0.0.1:5001' }))?.taskId).to.equal(1);
+    });
+  });
+
+  describe('work only for workers that can run it', () => {
+    it('a worker that answered "not registered" is not offered that name again; the item goes to another worker', () => {
+      const d = new WorkDispatcher();
+      const w1 = new FakeWorker();
+      const w2 = new FakeWorker();
+      d.connect(w1);
+      d.connect(w2);
+      d.offer(act('i', 1, 'resize'));
+      expect(w1.received).to.have.length(1);
+      const c = d.claimActivity('i', 1);
+      if (!('item' in c)) throw new Error('expected a claim');
+      expect(d.refused(c.item, c.worker)).to.equal(true);
+      expect(w2.received.map((x) => x.kind === 'activity' && x.name)).to.deep.equal(['resize']);
+      // From now on w1 gets no 'resize' work, but still everything else.
+      d.offer(act('i', 2, 'resize'));
+      d.offer(act('i', 3, 'other'));
+      expect(w1.received.map((x) => x.kind === 'activity' && x.name)).to.deep.equal(['resize', 'other']);
+      expect(w2.received.map((x) => x.kind === 'activity' && x.name)).to.deep.equal(['resize', 'resize']);
+    });
+
+    it('when every connected worker refused an item, the refusal stands (the caller records it)', () => {
+      const d = new WorkDispatcher();
+      const w = new FakeWorker();
+      d.connect(w);
+      d.offer(orch('a', 'unknown-workflow'));
+      const c = d.claimOrchestration('a');
+      if (!('item' in c)) throw new Error('expected a claim');
+      expect(d.refused(c.item, c.worker)).to.equal(false);
+      d.release(c.item);
+      expect(d.hasOrchestration('a')).to.equal(false);
+    });
+
+    it('an item no worker with room can run waits without holding up the items behind it', () => {
+      const d = new WorkDispatcher();
+      const w = new FakeWorker();
+      d.connect(w);
+      d.offer(act('i', 1, 'x'));
+      const c = d.claimActivity('i', 1);
+      if (!('item' in c)) throw new Error('expected a claim');
+      d.refused(c.item, c.worker); // w lacks 'x'; no other worker: the refusal stands
+      d.release(c.item);
+      d.offer(act('i', 2, 'x'));
+      d.offer(act('i', 3, 'y'));
+      expect(w.received.map((x) => x.kind === 'activity' && x.taskId)).to.deep.equal([1, 3]);
+      const other = new FakeWorker();
+      d.connect(other);
+      expect(other.received.map((x) => x.kind === 'activity' && x.taskId)).to.deep.equal([2]);
+    });
+  });
+
+  it('queues and hands out a 100,000-item fan-out in linear time', () => {
+    const d = new WorkDispatcher(1_000_000);
+    for (let t = 0; t < 100_000; t++) d.offer(act('big', t));
+    const w = new FakeWorker();
+    d.connect(w);
+    expect(w.received).to.have.length(100_000);
+    for (let t = 0; t < 100_000; t += 2) d.dropActivity('big', t);
+    expect(d.hasActivity('big', 1)).to.equal(true);
+    expect(d.hasActivity('big', 2)).to.equal(false);
   });
 
   it('never gives a worker more than its limit of unanswered items', () => {
@@ -93,7 +188,7 @@ describe('workflow WorkDispatcher', () => {
     d.connect(w);
     for (let t = 1; t <= 4; t++) d.offer(act('i', t));
     expect(w.received).to.have.length(2);
-    const first = d.claimActivity('i', 1)!;
+    const first = claimed(d.claimActivity('i', 1))!;
     d.release(first);
     expect(w.received).to.have.length(3);
   });
@@ -159,7 +254,7 @@ describe('workflow WorkDispatcher', () => {
       d.connect(local);
       const first = orch('a');
       d.offerForwarded(first);
-      expect(d.claimOrchestration('a')).to.equal(first); // the worker answered; the answer goes to the owner
+      expect(claimed(d.claimOrchestration('a'))).to.equal(first); // the worker answered; the answer goes to the owner
       const next = { ...orch('a'), historyLength: 5 };
       expect(d.offerForwarded(next)).to.equal(true); // the owner recorded it and sent the next batch at once
       d.release(first); // the late release of the first copy leaves the new one alone

@@ -1,4 +1,5 @@
 import { RuntimeError } from '../../src/errors/runtime-error.js';
+import type { HistoryEvent } from '../../src/workflow/history.js';
 import { isTerminalStatus, type StartWorkflowRequest, type WorkflowEngine, type WorkflowInstance } from '../../src/workflow/engine.js';
 
 /** Runs `fn` as a promise, so a synchronous throw becomes a rejection like the real engine's. */
@@ -46,6 +47,10 @@ export class FakeWorkflowEngine implements WorkflowEngine {
     });
   }
 
+  history(): Promise<HistoryEvent[] | undefined> {
+    return Promise.reject(new Error('not used by the HTTP API'));
+  }
+
   raiseEvent(instanceId: string, name: string, data?: string): Promise<void> {
     return settle(() => {
       this.existing('raiseEvent', instanceId);
@@ -77,7 +82,7 @@ export class FakeWorkflowEngine implements WorkflowEngine {
   purge(instanceId: string): Promise<number> {
     return settle(() => {
       const instance = this.existing('purge', instanceId);
-      if (!isTerminalStatus(instance.runtimeStatus)) throw new RuntimeError('ERR_PURGE_WORKFLOW', 'not completed');
+      if (!isTerminalStatus(instance.runtimeStatus)) throw new RuntimeError('ERR_PURGE_WORKFLOW_NOT_COMPLETED', 'not completed');
       this.instances.delete(instanceId);
       return 1;
     });

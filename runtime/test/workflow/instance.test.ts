@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { newEvent, type HistoryEvent } from '../../src/workflow/history.js';
-import { Instance, type TurnPlan, type WorkerAction } from '../../src/workflow/instance.js';
+import { Instance, type SideEffects, type TurnPlan, type WorkerAction } from '../../src/workflow/instance.js';
 
 const T0 = 1_700_000_000_000;
 
@@ -11,11 +11,11 @@ function started(input = '"in"', extra: Partial<Parameters<typeof Instance.creat
 }
 
 /** Runs one worker turn: plan, then apply `actions` as the worker's answer. */
-function turn(inst: Instance, actions: WorkerAction[], now = T0 + 1, customStatus?: string): { plan: TurnPlan; fx: ReturnType<Instance['applyWorkerResult']> } {
+function turn(inst: Instance, actions: WorkerAction[], now = T0 + 1, customStatus?: string): { plan: TurnPlan; fx: SideEffects; invalid?: string } {
   const { batch } = inst.plan(now);
   if (!batch) throw new Error('expected a batch');
-  const fx = inst.applyWorkerResult({ seqs: batch.seqs, orchestratorStarted: batch.newEvents[0] as HistoryEvent }, actions, customStatus, now);
-  return { plan: batch, fx };
+  const { effects, invalid } = inst.applyWorkerResult({ seqs: batch.seqs, orchestratorStarted: batch.newEvents[0] as HistoryEvent }, actions, customStatus, now);
+  return { plan: batch, fx: effects, ...(invalid !== undefined ? { invalid } : {}) };
 }
 
 const types = (events: readonly HistoryEvent[]) => events.map((e) => e.type);
@@ -44,6 +44,60 @@ describe('workflow Instance (history/inbox rules)', () => {
     expect(fx.activities).to.deep.equal([{ taskId: 1, name: 'act', input: '1' }]);
     expect(fx.timers).to.deep.equal([{ timerId: 2, fireAt: T0 + 60_000 }]);
     expect(fx.children[0]!.parent).to.deep.equal({ instanceId: 'i1', name: 'wf', taskScheduledId: 3, generation: 1 });
+  });
+
+  it("names a sub-workflow started without an ID `<parent>:<action id as 4 hex digits>` (the Go SDK sends none)", () => {
+    const inst = started();
+    const { fx } = turn(inst, [
+      { id: 10, type: 'CreateSubOrchestration', instanceId: '', name: 'child' },
+      { id: 0x1234f, type: 'CreateSubOrchestration', instanceId: '', name: 'child' },
+    ]);
+    expect(fx.children.map((c) => c.instanceId)).to.deep.equal(['i1:000a', 'i1:1234f']);
+    expect(inst.history.filter((e) => e.type === 'SubOrchestrationInstanceCreated').map((e) => (e.type === 'SubOrchestrationInstanceCreated' ? e.instanceId : ''))).to.deep.equal(['i1:000a', 'i1:1234f']);
+  });
+
+  it('an invalid action is never dropped: the task fails where the workflow sees it, or the run fails', () => {
+    const inst = started();
+    const { fx } = turn(inst, [
+      { id: 1, type: 'CreateSubOrchestration', instanceId: 'bad/../id', name: 'child' },
+      { id: 2, type: 'ScheduleTask', name: '' },
+    ]);
+    expect(fx.children).to.deep.equal([]);
+    expect(fx.activities).to.deep.equal([]);
+    const { batch } = inst.plan(T0 + 2);
+    const failures = batch!.newEvents.slice(1);
+    expect(failures.map((e) => e.type)).to.deep.equal(['SubOrchestrationInstanceFailed', 'TaskFailed']);
+    expect(failures[0]).to.deep.include({ taskScheduledId: 1 });
+    expect(failures[0]!.type === 'SubOrchestrationInstanceFailed' && failures[0]!.failureDetails.errorType).to.equal('InvalidInstanceId');
+    expect(failures[1]!.type === 'TaskFailed' && failures[1]!.failureDetails.errorType).to.equal('InvalidActivityName');
+
+    const other = started();
+    turn(other, [{ id: 1, type: 'SendEvent', instanceId: 'x\u0000y', name: 'e' }]);
+    expect(other.status).to.equal('FAILED');
+    expect(other.snapshot('i1').failureDetails?.errorType).to.equal('InvalidInstanceId');
+  });
+
+  it('an answer with two actions of one id fails the instance and says why', () => {
+    const inst = started();
+    const { fx, invalid } = turn(inst, [
+      { id: 1, type: 'ScheduleTask', name: 'a' },
+      { id: 1, type: 'ScheduleTask', name: 'b' },
+    ]);
+    expect(invalid).to.match(/more than one action with id 1/);
+    expect(fx.activities).to.deep.equal([]);
+    expect(inst.status).to.equal('FAILED');
+    expect(inst.snapshot('i1').failureDetails?.errorType).to.equal('InvalidWorkflowActions');
+  });
+
+  it('thousands of pending results keep the metadata small: inbox sequence numbers are stored as ranges', () => {
+    const inst = started();
+    turn(inst, Array.from({ length: 5000 }, (_, i) => ({ id: i, type: 'ScheduleTask' as const, name: 'a' })));
+    for (let i = 0; i < 5000; i++) expect(inst.accept(newEvent({ type: 'TaskCompleted', taskScheduledId: i, result: '1' }, T0 + 3))).to.equal(true);
+    expect(inst.accept(newEvent({ type: 'TaskCompleted', taskScheduledId: 7 }, T0 + 3)), 'a duplicate of a waiting result').to.equal(false);
+    expect(inst.meta.inboxRanges).to.have.length(1);
+    expect(JSON.stringify(inst.meta).length).to.be.below(400);
+    const { batch } = inst.plan(T0 + 4);
+    expect(batch!.seqs).to.have.length(5000);
   });
 
   it('writes only the new history events and the consumed inbox keys (append-only)', () => {
@@ -151,7 +205,7 @@ describe('workflow Instance (history/inbox rules)', () => {
     const b = inst.plan(T0 + 1001).batch!;
     inst.accept(newEvent({ type: 'EventRaised', name: 'late', input: '9' }, T0 + 1002));
     const carried = newEvent({ type: 'EventRaised', name: 'kept', input: '8' }, T0 + 500);
-    const fx = inst.applyWorkerResult({ seqs: b.seqs, orchestratorStarted: b.newEvents[0]! }, [{ id: 2, type: 'CompleteOrchestration', status: 'CONTINUED_AS_NEW', result: '2', carryoverEvents: [carried] }], '', T0 + 1003);
+    const { effects: fx } = inst.applyWorkerResult({ seqs: b.seqs, orchestratorStarted: b.newEvents[0]! }, [{ id: 2, type: 'CompleteOrchestration', status: 'CONTINUED_AS_NEW', result: '2', carryoverEvents: [carried] }], '', T0 + 1003);
     expect(inst.meta.generation).to.equal(2);
     expect(inst.history).to.deep.equal([]);
     expect(inst.status).to.equal('RUNNING');

@@ -31,6 +31,7 @@ class RecordingActor {
     const record: TurnRecord = { deactivate: [], sets: [], deletes: [], remindersCreated: [], remindersDeleted: [] };
     const writes = new Map<string, Buffer | undefined>();
     const reminderOps = new Map<string, ReminderOptions | undefined>();
+    const afterCommit: (() => void)[] = [];
     const read = (k: string) => (writes.has(k) ? writes.get(k) : this.state.get(k));
     const ctx: ActorContext = {
       type: 'wf',
@@ -51,10 +52,12 @@ class RecordingActor {
       createTimer: () => undefined,
       deleteTimer: () => undefined,
       deactivateWhenIdle: () => void record.deactivate.push(true),
+      afterCommit: (fn) => void afterCommit.push(fn),
     };
     const commit = () => {
       for (const [k, v] of writes) (v === undefined ? this.state.delete(k) : this.state.set(k, v));
       for (const [k, v] of reminderOps) (v === undefined ? this.reminders.delete(k) : this.reminders.set(k, v));
+      for (const fn of afterCommit) fn();
     };
     return { ctx, record, commit };
   }
@@ -96,8 +99,9 @@ describe('workflow OrchestrationActor persistence (append-only, one transaction 
   }
 
   async function answer(actions: CompletionPayload['actions']): Promise<TurnRecord> {
-    const item = dispatcher.claimOrchestration('i1');
-    if (!item) throw new Error('no orchestration item was handed out');
+    const claim = dispatcher.claimOrchestration('i1');
+    if (!('item' in claim)) throw new Error('no orchestration item was handed out');
+    const { item } = claim;
     const payload: CompletionPayload = {
       plan: { generation: item.generation, historyLength: item.historyLength, seqs: item.seqs, orchestratorStarted: item.newEvents[0] as HistoryEvent },
       actions,
@@ -125,34 +129,46 @@ describe('workflow OrchestrationActor persistence (append-only, one transaction 
     expect(worker.items).to.have.length(1);
   });
 
-  it('first result: writes history 0..2, consumes the inbox, schedules the activity reminder, drops the lease', async () => {
-    const rec = await answer([{ id: 1, type: 'ScheduleTask', name: 'act', input: '1' }]);
+  it('first result: writes history 0..2, consumes the inbox; the activity goes out only once the turn committed', async () => {
+    const claim = dispatcher.claimOrchestration('i1');
+    if (!('item' in claim)) throw new Error('no orchestration item was handed out');
+    const { item } = claim;
+    const payload: CompletionPayload = {
+      plan: { generation: item.generation, historyLength: item.historyLength, seqs: item.seqs, orchestratorStarted: item.newEvents[0] as HistoryEvent },
+      actions: [{ id: 1, type: 'ScheduleTask', name: 'act', input: '1' }],
+      customStatus: '',
+    };
+    const { ctx, record: rec, commit } = store.turn();
+    await actor.invoke('complete', enc(payload), ctx);
+    expect(worker.items.at(-1)?.kind, 'nothing handed out before the commit').to.equal('orchestration');
+    commit();
     expect(rec.sets.sort()).to.deep.equal(['history-000000', 'history-000001', 'history-000002', 'metadata']);
     expect(rec.deletes).to.deep.equal(['inbox-0']);
-    expect(rec.remindersCreated).to.deep.equal(['activity-1-1']);
-    expect(rec.remindersDeleted).to.deep.equal(['run']);
+    expect(rec.remindersCreated, 'no reminder per activity: the run lease covers open activities').to.deep.equal([]);
+    expect(rec.remindersDeleted).to.deep.equal([]);
     expect(rec.deactivate, 'a running instance stays active').to.deep.equal([]);
     expect(worker.items.at(-1)).to.include({ kind: 'activity', taskId: 1, name: 'act', input: '1' });
   });
 
-  it('an activity lease fire while a worker holds the activity writes nothing and hands out no second copy', async () => {
-    expect(store.reminders.get('activity-1-1')).to.include({ dueTimeMs: 5000, advanceInMemory: true });
+  it('a lease fire while a worker holds the activity writes nothing and hands out no second copy', async () => {
     const handedOut = worker.items.length;
     await store.clock.advance(5000);
     const { ctx, record, commit } = store.turn();
-    await actor.onReminder('activity-1-1', enc({ generation: 1, taskId: 1 }), ctx);
+    await actor.onReminder('run', undefined, ctx);
     commit();
     expect(record).to.deep.equal({ deactivate: [], sets: [], deletes: [], remindersCreated: [], remindersDeleted: [] });
     expect(worker.items).to.have.length(handedOut);
   });
 
-  it('activity result: recorded in the inbox and the activity reminder deleted in the same turn; a duplicate changes nothing', async () => {
-    const item = dispatcher.claimActivity('i1', 1)!;
+  it('activity result: recorded in the inbox in one write; a duplicate changes nothing', async () => {
+    const claim = dispatcher.claimActivity('i1', 1);
+    if (!('item' in claim)) throw new Error('no activity item was handed out');
+    const { item } = claim;
     const event = { eventId: -1, timestamp: store.clock.now(), type: 'TaskCompleted', taskScheduledId: 1, result: '2' };
     const rec = await run('activityResult', { event, generation: item.generation });
     dispatcher.release(item);
     expect(rec.sets.sort()).to.deep.equal(['inbox-1', 'metadata']);
-    expect(rec.remindersDeleted).to.include('activity-1-1');
+    expect(rec.remindersCreated).to.deep.equal([]);
     const dup = await run('activityResult', { event, generation: item.generation });
     expect(dup.sets).to.deep.equal([]);
   });
@@ -162,9 +178,10 @@ describe('workflow OrchestrationActor persistence (append-only, one transaction 
     expect(rec.sets.sort()).to.deep.equal(['history-000003', 'history-000004', 'history-000005', 'metadata']);
     expect(rec.deactivate, 'the finished instance frees its activation').to.have.length(1);
     expect(rec.deletes).to.deep.equal(['inbox-1']);
-    const meta = JSON.parse(store.state.get('metadata')!.toString()) as { historyLength: number; inboxSeqs: number[] };
+    expect(rec.remindersDeleted).to.deep.equal(['run']);
+    const meta = JSON.parse(store.state.get('metadata')!.toString()) as { historyLength: number; inboxRanges: number[][] };
     expect(meta.historyLength).to.equal(6);
-    expect(meta.inboxSeqs).to.deep.equal([]);
+    expect(meta.inboxRanges).to.deep.equal([]);
     const types = [...Array(6).keys()].map((i) => (JSON.parse(store.state.get(`history-00000${i}`)!.toString()) as HistoryEvent).type);
     expect(types).to.deep.equal(['OrchestratorStarted', 'ExecutionStarted', 'TaskScheduled', 'OrchestratorStarted', 'TaskCompleted', 'ExecutionCompleted']);
   });

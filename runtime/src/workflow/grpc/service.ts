@@ -7,6 +7,8 @@ import type {
   ActivityResponse__Output,
   CreateInstanceRequest__Output,
   CreateInstanceResponse,
+  GetInstanceHistoryRequest__Output,
+  GetInstanceHistoryResponse,
   GetInstanceRequest__Output,
   GetInstanceResponse,
   OrchestratorResponse__Output,
@@ -23,7 +25,8 @@ import type { Logger } from '../../log/logger.js';
 import type { WorkerHub } from '../actor-engine.js';
 import type { WorkerConnection } from '../dispatcher.js';
 import type { WorkflowEngine, WorkflowInstance } from '../engine.js';
-import { fromTimestamp, fromWireActions, fromWireFailure, nonEmptyText, text, toWireState, toWireWorkItem } from './wire.js';
+import { checkExistingInstanceId, checkNewInstanceId } from '../instance-id.js';
+import { fromReusePolicy, fromTimestamp, fromWireActions, fromWireFailure, nonEmptyText, text, toWireEvent, toWireState, toWireWorkItem } from './wire.js';
 import { optional } from '../optional.js';
 
 const TOKEN_HEADERS = ['svc-api-token', 'dapr-api-token'];
@@ -49,7 +52,7 @@ export function durableTaskService(opts: DurableTaskServiceOptions): { definitio
   };
 
   /** Runs a unary handler: token check, error → gRPC status with the catalogue's code. */
-  function unary<Req, Res>(name: string, body: (req: Req, signal: AbortSignal) => Promise<Res>): grpc.handleUnaryCall<Req, Res> {
+  function unary<Req, Res>(name: string, body: (req: Req, signal: AbortSignal, call: grpc.ServerUnaryCall<Req, Res>) => Promise<Res>): grpc.handleUnaryCall<Req, Res> {
     return (call, callback) => {
       if (!authorized(call)) {
         callback({ code: grpc.status.UNAUTHENTICATED, details: 'authentication failed: missing or invalid svc-api-token metadata' });
@@ -57,7 +60,7 @@ export function durableTaskService(opts: DurableTaskServiceOptions): { definitio
       }
       const abort = new AbortController();
       call.on('cancelled', () => abort.abort(new Error('call cancelled')));
-      body(call.request, abort.signal).then(
+      body(call.request, abort.signal, call).then(
         (res) => callback(null, res),
         (err: unknown) => {
           if (abort.signal.aborted) return;
@@ -71,55 +74,70 @@ export function durableTaskService(opts: DurableTaskServiceOptions): { definitio
     };
   }
 
+  const existingId = (id: string): string => {
+    checkExistingInstanceId(id);
+    return id;
+  };
+
   const instanceResponse = (i: WorkflowInstance | undefined, withPayloads: boolean): GetInstanceResponse =>
     i ? { exists: true, orchestrationState: toWireState(i, withPayloads) } : { exists: false };
 
   const implementation: grpc.UntypedServiceImplementation = {
     Hello: unary<unknown, object>('Hello', () => Promise.resolve({})),
 
+    // Instance IDs follow the HTTP API's rules on every RPC (workflow-ids in docs/workflows.md).
     StartInstance: unary<CreateInstanceRequest__Output, CreateInstanceResponse>('StartInstance', async (req) => {
+      if (req.instanceId !== '') checkNewInstanceId(req.instanceId);
       const scheduled = fromTimestamp(req.scheduledStartTimestamp);
+      const reuse = fromReusePolicy(req.orchestrationIdReusePolicy, req.enforceUniqueInstanceId);
       const instanceId = await engine.start({
         name: req.name,
         instanceId: req.instanceId,
         ...optional('input', nonEmptyText(req.input)),
         ...(scheduled ? { scheduledStartTime: new Date(scheduled) } : {}),
+        ...(reuse ? { reuse } : {}),
       });
       return { instanceId };
     }),
 
     GetInstance: unary<GetInstanceRequest__Output, GetInstanceResponse>('GetInstance', async (req) =>
-      instanceResponse(await engine.get(req.instanceId), req.getInputsAndOutputs),
+      instanceResponse(await engine.get(existingId(req.instanceId)), req.getInputsAndOutputs),
     ),
 
+    GetInstanceHistory: unary<GetInstanceHistoryRequest__Output, GetInstanceHistoryResponse>('GetInstanceHistory', async (req) => {
+      const events = await engine.history(existingId(req.instanceId));
+      if (!events) throw new RuntimeError('ERR_INSTANCE_ID_NOT_FOUND', `unable to find workflow with the provided instance ID: ${req.instanceId}`);
+      return { events: events.map(toWireEvent) };
+    }),
+
     WaitForInstanceStart: unary<GetInstanceRequest__Output, GetInstanceResponse>('WaitForInstanceStart', async (req, signal) =>
-      instanceResponse(await engine.waitFor(req.instanceId, 'started', signal), req.getInputsAndOutputs),
+      instanceResponse(await engine.waitFor(existingId(req.instanceId), 'started', signal), req.getInputsAndOutputs),
     ),
 
     WaitForInstanceCompletion: unary<GetInstanceRequest__Output, GetInstanceResponse>('WaitForInstanceCompletion', async (req, signal) =>
-      instanceResponse(await engine.waitFor(req.instanceId, 'completed', signal), req.getInputsAndOutputs),
+      instanceResponse(await engine.waitFor(existingId(req.instanceId), 'completed', signal), req.getInputsAndOutputs),
     ),
 
     RaiseEvent: unary<RaiseEventRequest__Output, object>('RaiseEvent', async (req) => {
-      await engine.raiseEvent(req.instanceId, req.name, text(req.input));
+      await engine.raiseEvent(existingId(req.instanceId), req.name, text(req.input));
       return {};
     }),
 
     // Terminate, suspend and resume answer once the instance shows the new status, as the SDKs expect.
     TerminateInstance: unary<TerminateRequest__Output, object>('TerminateInstance', async (req, signal) => {
-      await engine.terminate(req.instanceId, { ...optional('output', text(req.output)), recursive: req.recursive });
+      await engine.terminate(existingId(req.instanceId), { ...optional('output', text(req.output)), recursive: req.recursive });
       await engine.waitFor(req.instanceId, 'completed', signal);
       return {};
     }),
 
     SuspendInstance: unary<SuspendRequest__Output, object>('SuspendInstance', async (req, signal) => {
-      await engine.suspend(req.instanceId, nonEmptyText(req.reason));
+      await engine.suspend(existingId(req.instanceId), nonEmptyText(req.reason));
       await engine.waitFor(req.instanceId, 'suspended', signal);
       return {};
     }),
 
     ResumeInstance: unary<ResumeRequest__Output, object>('ResumeInstance', async (req, signal) => {
-      await engine.resume(req.instanceId, nonEmptyText(req.reason));
+      await engine.resume(existingId(req.instanceId), nonEmptyText(req.reason));
       await engine.waitFor(req.instanceId, 'resumed', signal);
       return {};
     }),
@@ -129,7 +147,7 @@ export function durableTaskService(opts: DurableTaskServiceOptions): { definitio
         throw new RuntimeError('ERR_PURGE_WORKFLOW', 'multi-instance purge (purgeInstanceFilter) is not implemented', { grpcStatus: grpc.status.UNIMPLEMENTED });
       }
       try {
-        return { deletedInstanceCount: await engine.purge(req.instanceId ?? '', { recursive: req.recursive }) };
+        return { deletedInstanceCount: await engine.purge(existingId(req.instanceId ?? ''), { recursive: req.recursive }) };
       } catch (err) {
         if (isRuntimeError(err, 'ERR_INSTANCE_ID_NOT_FOUND')) return { deletedInstanceCount: 0 };
         throw err;
@@ -149,9 +167,10 @@ export function durableTaskService(opts: DurableTaskServiceOptions): { definitio
       let open = true;
       const worker: WorkerConnection = {
         id: nextWorkerId++,
-        send: (item) => {
+        peer: call.getPeer(),
+        send: (item, completionToken) => {
           if (!open) return false;
-          call.write(toWireWorkItem(item));
+          call.write(toWireWorkItem(item, completionToken));
           return true;
         },
         close: () => {
@@ -176,18 +195,20 @@ export function durableTaskService(opts: DurableTaskServiceOptions): { definitio
     CompleteOrchestratorTask: completeOrchestrator('CompleteOrchestratorTask'),
     CompleteWorkflowTask: completeOrchestrator('CompleteWorkflowTask'),
 
-    CompleteActivityTask: unary<ActivityResponse__Output, object>('CompleteActivityTask', async (req) => {
+    CompleteActivityTask: unary<ActivityResponse__Output, object>('CompleteActivityTask', async (req, _signal, call) => {
       const hub = opts.hub();
       if (!hub) return {};
       const failureDetails = fromWireFailure(req.failureDetails);
-      await hub.completeActivity(req.instanceId, req.taskId, failureDetails ? { failureDetails } : optional('result', nonEmptyText(req.result)));
+      const outcome = failureDetails ? { failureDetails } : optional('result', nonEmptyText(req.result));
+      await hub.completeActivity(req.instanceId, req.taskId, outcome, { token: req.completionToken, peer: call.getPeer() });
       return {};
     }),
   };
 
   function completeOrchestrator(name: string) {
-    return unary<OrchestratorResponse__Output, object>(name, async (req) => {
-      await opts.hub()?.completeOrchestration(req.instanceId, fromWireActions(req.actions), text(req.customStatus));
+    return unary<OrchestratorResponse__Output, object>(name, async (req, _signal, call) => {
+      const origin = { token: req.completionToken, peer: call.getPeer() };
+      await opts.hub()?.completeOrchestration(req.instanceId, fromWireActions(req.actions), text(req.customStatus), origin);
       return {};
     });
   }

@@ -5,6 +5,7 @@
  */
 import type {
   ActivityRequest,
+  OrchestrationIdReusePolicy__Output,
   HistoryEvent as WireEvent,
   HistoryEvent__Output as WireEventOut,
   OrchestrationState,
@@ -18,7 +19,7 @@ import type {
   WorkItem as WireWorkItem,
 } from '@svc/proto';
 import type { WorkItem } from '../dispatcher.js';
-import type { FailureDetails, RuntimeStatus, WorkflowInstance } from '../engine.js';
+import type { FailureDetails, IdReusePolicy, RuntimeStatus, WorkflowInstance } from '../engine.js';
 import type { CompletionStatus, HistoryEvent } from '../history.js';
 import type { WorkerAction } from '../instance.js';
 import { optional } from '../optional.js';
@@ -42,6 +43,16 @@ function toTimestamp(ms: number): Timestamp {
 export function fromTimestamp(ts: Timestamp__Output | null | undefined): number | undefined {
   if (!ts) return undefined;
   return Number(ts.seconds) * 1000 + Math.floor(ts.nanos / 1e6);
+}
+
+const REUSE_ACTIONS: Record<string, IdReusePolicy['action']> = { ERROR: 'error', IGNORE: 'ignore', TERMINATE: 'terminate' };
+
+/** The start request's reuse policy (`orchestrationIdReusePolicy`, `enforceUniqueInstanceId`); undefined: the default. */
+export function fromReusePolicy(p: OrchestrationIdReusePolicy__Output | null, unique: boolean): IdReusePolicy | undefined {
+  if (unique) return { unique: true };
+  if (!p) return undefined;
+  const statuses = p.operationStatus.map((s) => s.replace('ORCHESTRATION_STATUS_', '') as RuntimeStatus);
+  return { statuses, action: REUSE_ACTIONS[p.action] ?? 'error' };
 }
 
 /** Never CANCELED: the SDKs cannot parse it (sdk-clients §0.7); the engine does not produce it either. */
@@ -171,7 +182,7 @@ export function fromWireActions(actions: OrchestratorAction__Output[]): WorkerAc
   return out;
 }
 
-export function toWireWorkItem(item: WorkItem): WireWorkItem {
+export function toWireWorkItem(item: WorkItem, completionToken: string): WireWorkItem {
   if (item.kind === 'activity') {
     const activityRequest: ActivityRequest = {
       name: item.name,
@@ -179,7 +190,7 @@ export function toWireWorkItem(item: WorkItem): WireWorkItem {
       orchestrationInstance: { instanceId: item.instanceId },
       taskId: item.taskId,
     };
-    return { activityRequest };
+    return { activityRequest, completionToken };
   }
   const started = item.pastEvents.find((e) => e.type === 'ExecutionStarted') ?? item.newEvents.find((e) => e.type === 'ExecutionStarted');
   const orchestratorRequest: OrchestratorRequest = {
@@ -188,7 +199,7 @@ export function toWireWorkItem(item: WorkItem): WireWorkItem {
     pastEvents: item.pastEvents.map(toWireEvent),
     newEvents: item.newEvents.map(toWireEvent),
   };
-  return { orchestratorRequest };
+  return { orchestratorRequest, completionToken };
 }
 
 export function toWireState(i: WorkflowInstance, withPayloads: boolean): OrchestrationState {

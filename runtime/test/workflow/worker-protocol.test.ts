@@ -1,0 +1,227 @@
+/* eslint-disable @typescript-eslint/require-await -- the SDK runs only async generator functions as workflows */
+/**
+ * The worker side of the Durable Task protocol under foreign and hostile workers: stale answers (completion
+ * tokens, connections), malformed answers, SDK-named sub-workflows, and work routed only to workers that can
+ * run it. Raw gRPC workers make the races deterministic; real durabletask-js workers show the routing.
+ */
+import * as grpc from '@grpc/grpc-js';
+import { expect } from 'chai';
+import type { ActivityContext, OrchestrationContext } from '@dapr/durabletask-js';
+import { loadDurableTaskProto, type OrchestratorAction, type TaskHubSidecarServiceClient, type WorkItem__Output } from '@svc/proto';
+import { quietConsole, restoreConsole, SDK_STATUS, WorkflowHarness } from './sdk-harness.js';
+
+type Gen = AsyncGenerator<unknown, unknown, unknown>;
+
+/** A raw worker on its own channel (so its own connection, as a separate SDK process would have). */
+class RawWorker {
+  readonly client: TaskHubSidecarServiceClient;
+  readonly items: WorkItem__Output[] = [];
+  #stream: grpc.ClientReadableStream<WorkItem__Output> | undefined;
+  #waiters: (() => void)[] = [];
+
+  constructor(address: string) {
+    const proto = loadDurableTaskProto();
+    // A channel option no other client uses: grpc-js would otherwise share one connection between clients.
+    this.client = new proto.grpc.TaskHubSidecarService(address, grpc.credentials.createInsecure(), { 'grpc.raw_worker_id': Math.random() });
+  }
+
+  connect(): void {
+    this.#stream = this.client.GetWorkItems({});
+    this.#stream.on('data', (item: WorkItem__Output) => {
+      this.items.push(item);
+      for (const w of this.#waiters.splice(0)) w();
+    });
+    this.#stream.on('error', () => undefined);
+  }
+
+  /** Drops the stream (as when the worker's connection breaks); the channel stays for late answers. */
+  dropStream(): void {
+    this.#stream?.cancel();
+  }
+
+  async nextItem(count: number): Promise<WorkItem__Output> {
+    while (this.items.length < count) await new Promise<void>((resolve) => this.#waiters.push(resolve));
+    return this.items[count - 1] as WorkItem__Output;
+  }
+
+  completeOrchestration(instanceId: string, actions: OrchestratorAction[], completionToken = ''): Promise<grpc.ServiceError | null> {
+    return new Promise((resolve) => this.client.CompleteOrchestratorTask({ instanceId, actions, completionToken }, (err) => resolve(err)));
+  }
+
+  completeActivity(instanceId: string, taskId: number, result: string, completionToken = ''): Promise<grpc.ServiceError | null> {
+    return new Promise((resolve) => this.client.CompleteActivityTask({ instanceId, taskId, result: { value: result }, completionToken }, (err) => resolve(err)));
+  }
+
+  close(): void {
+    this.#stream?.cancel();
+    this.client.close();
+  }
+}
+
+function start(client: TaskHubSidecarServiceClient, instanceId: string, name = 'wf'): Promise<grpc.ServiceError | null> {
+  return new Promise((resolve) => client.StartInstance({ instanceId, name }, (err) => resolve(err)));
+}
+
+async function history(client: TaskHubSidecarServiceClient, instanceId: string): Promise<string[]> {
+  return new Promise((resolve, reject) =>
+    client.GetInstanceHistory({ instanceId }, (err, res) => (err || !res ? reject(err ?? new Error('no response')) : resolve(res.events.map((e) => e.eventType ?? '')))),
+  );
+}
+
+async function status(client: TaskHubSidecarServiceClient, instanceId: string): Promise<{ status: string; output?: string; failure?: string }> {
+  return new Promise((resolve, reject) =>
+    client.GetInstance({ instanceId, getInputsAndOutputs: true }, (err, res) => {
+      if (err || !res?.orchestrationState) return reject(err ?? new Error(`no instance ${instanceId}`));
+      const s = res.orchestrationState;
+      resolve({ status: s.orchestrationStatus, ...(s.output ? { output: s.output.value } : {}), ...(s.failureDetails ? { failure: s.failureDetails.errorType } : {}) });
+    }),
+  );
+}
+
+const scheduleTask = (id: number, name: string): OrchestratorAction => ({ id, scheduleTask: { name, input: { value: '1' } } });
+const complete = (id: number, result: string): OrchestratorAction => ({ id, completeOrchestration: { orchestrationStatus: 'ORCHESTRATION_STATUS_COMPLETED', result: { value: result } } });
+
+async function metric(h: WorkflowHarness, line: RegExp): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${h.svcd.ports.metrics}/metrics`)).text();
+  const found = text.split('\n').find((l) => line.test(l));
+  return found ? Number(found.split(' ').at(-1)) : 0;
+}
+
+describe('workflow worker protocol (stale, malformed and foreign answers)', function () {
+  this.timeout(60_000);
+  before(quietConsole);
+  after(restoreConsole);
+
+  it('ignores a late answer to an earlier hand-out of a batch: by completion token, and by connection without one', async () => {
+    const h = await WorkflowHarness.start();
+    const a = new RawWorker(h.svcd.grpcAddress);
+    const b = new RawWorker(h.svcd.grpcAddress);
+    try {
+      a.connect();
+      expect(await start(a.client, 'stale-1')).to.equal(null);
+      const first = await a.nextItem(1);
+      expect(first.completionToken, 'every work item carries a completion token').to.match(/\S/);
+      b.connect();
+      await new Promise((r) => setTimeout(r, 200)); // b's stream is registered before a's drops
+      a.dropStream(); // a's stream breaks while it works on the batch: the batch goes to b
+      const second = await b.nextItem(1);
+      expect(second.orchestratorRequest?.instanceId).to.equal('stale-1');
+      expect(second.completionToken).to.not.equal(first.completionToken);
+
+      // b answers; a's late answers arrive while b holds the next item: with a's token, and without any token.
+      expect(await b.completeOrchestration('stale-1', [scheduleTask(0, 'act')], second.completionToken)).to.equal(null);
+      const activity = await b.nextItem(2);
+      expect(activity.activityRequest?.name).to.equal('act');
+      expect(await a.completeActivity('stale-1', 0, '"wrong"')).to.equal(null);
+      expect(await b.completeActivity('stale-1', 0, '"right"', activity.completionToken)).to.equal(null);
+      const last = await b.nextItem(3);
+      expect(await a.completeOrchestration('stale-1', [scheduleTask(0, 'act'), complete(1, '"forged"')], first.completionToken)).to.equal(null);
+      expect(await a.completeOrchestration('stale-1', [complete(0, '"forged"')])).to.equal(null);
+
+      expect(await history(a.client, 'stale-1')).to.deep.equal(['orchestratorStarted', 'executionStarted', 'taskScheduled']);
+      expect((await status(a.client, 'stale-1')).status).to.equal('ORCHESTRATION_STATUS_RUNNING');
+      expect(await metric(h, /^svc_workflow_stale_answers_total\{kind="orchestration",reason="token"[,}]/)).to.equal(1);
+      expect(await metric(h, /^svc_workflow_stale_answers_total\{kind="orchestration",reason="connection"[,}]/)).to.equal(1);
+      expect(await metric(h, /^svc_workflow_stale_answers_total\{kind="activity",reason="connection"[,}]/)).to.equal(1);
+
+      // The real answers complete it, with b's result.
+      const newEvents = last.orchestratorRequest?.newEvents.map((e) => e.eventType);
+      expect(newEvents).to.deep.equal(['orchestratorStarted', 'taskCompleted']);
+      expect(last.orchestratorRequest?.newEvents[1]?.taskCompleted?.result?.value).to.equal('"right"');
+      expect(await b.completeOrchestration('stale-1', [complete(1, '"done"')], last.completionToken)).to.equal(null);
+      expect(await status(a.client, 'stale-1')).to.deep.equal({ status: 'ORCHESTRATION_STATUS_COMPLETED', output: '"done"' });
+    } finally {
+      a.close();
+      b.close();
+      await h.close();
+    }
+  });
+
+  it('rejects an answer with duplicate action ids (INVALID_ARGUMENT) and fails the instance visibly', async () => {
+    const h = await WorkflowHarness.start();
+    const w = new RawWorker(h.svcd.grpcAddress);
+    try {
+      w.connect();
+      expect(await start(w.client, 'dup-1')).to.equal(null);
+      const item = await w.nextItem(1);
+      const err = await w.completeOrchestration('dup-1', [scheduleTask(3, 'a'), scheduleTask(3, 'b')], item.completionToken);
+      expect(err?.code).to.equal(grpc.status.INVALID_ARGUMENT);
+      expect(err?.details).to.match(/more than one action with id 3/);
+      expect(await status(w.client, 'dup-1')).to.include({ status: 'ORCHESTRATION_STATUS_FAILED', failure: 'InvalidWorkflowActions' });
+    } finally {
+      w.close();
+      await h.close();
+    }
+  });
+
+  it('starts a sub-workflow sent without an instance ID as `<parent>:<action id in 4 hex digits>`', async () => {
+    const h = await WorkflowHarness.start();
+    const w = new RawWorker(h.svcd.grpcAddress);
+    try {
+      w.connect();
+      expect(await start(w.client, 'parent-1', 'parent')).to.equal(null);
+      const item = await w.nextItem(1);
+      const err = await w.completeOrchestration('parent-1', [{ id: 26, createSubOrchestration: { instanceId: '', name: 'child' } }], item.completionToken);
+      expect(err).to.equal(null);
+      const childItem = await w.nextItem(2);
+      expect(childItem.orchestratorRequest?.instanceId).to.equal('parent-1:001a');
+      expect(await w.completeOrchestration('parent-1:001a', [complete(0, '"from child"')], childItem.completionToken)).to.equal(null);
+      const parentTurn = await w.nextItem(3);
+      expect(parentTurn.orchestratorRequest?.newEvents[1]?.subOrchestrationInstanceCompleted?.result?.value).to.equal('"from child"');
+    } finally {
+      w.close();
+      await h.close();
+    }
+  });
+
+  it('applies the HTTP instance-ID rules on gRPC', async () => {
+    const h = await WorkflowHarness.start();
+    const w = new RawWorker(h.svcd.grpcAddress);
+    try {
+      for (const bad of ['a\u0000b', 'a/b', '../x', 'x'.repeat(100_000)]) {
+        const err = await start(w.client, bad);
+        expect(err?.code, JSON.stringify(bad.slice(0, 20))).to.equal(grpc.status.INVALID_ARGUMENT);
+      }
+      const err = await new Promise<grpc.ServiceError | null>((resolve) => w.client.RaiseEvent({ instanceId: 'a/b', name: 'e' }, (e) => resolve(e)));
+      expect(err?.code).to.equal(grpc.status.INVALID_ARGUMENT);
+    } finally {
+      w.close();
+      await h.close();
+    }
+  });
+
+  it('routes work only to workers that registered it: two worker apps on one svcd do not break each other', async () => {
+    const h = await WorkflowHarness.start();
+    try {
+      async function* billing(ctx: OrchestrationContext): Gen {
+        return yield ctx.callActivity('charge', 2);
+      }
+      async function* shipping(ctx: OrchestrationContext): Gen {
+        return yield ctx.callActivity('ship', 3);
+      }
+      await h.worker((w) => {
+        w.addNamedOrchestrator('billing', billing);
+        w.addNamedActivity('charge', (_: ActivityContext, n: number) => n * 10);
+      });
+      await h.worker((w) => {
+        w.addNamedOrchestrator('shipping', shipping);
+        w.addNamedActivity('ship', (_: ActivityContext, n: number) => n * 100);
+      });
+      const client = h.client();
+      const ids = await Promise.all(Array.from({ length: 10 }, (_, i) => client.scheduleNewOrchestration(i % 2 ? 'shipping' : 'billing', undefined, `route-${i}`)));
+      for (const [i, id] of ids.entries()) {
+        const state = await client.waitForOrchestrationCompletion(id, true, 30);
+        expect(state?.runtimeStatus, id).to.equal(SDK_STATUS.COMPLETED);
+        expect(state?.serializedOutput).to.equal(i % 2 ? '300' : '20');
+      }
+      // An unknown workflow still fails, once every connected worker refused it.
+      const lost = await client.scheduleNewOrchestration('nobody-has-this');
+      const state = await client.waitForOrchestrationCompletion(lost, true, 30);
+      expect(state?.runtimeStatus).to.equal(SDK_STATUS.FAILED);
+      expect(state?.failureDetails?.errorType).to.equal('OrchestratorNotRegisteredError');
+      expect(await metric(h, /^svc_workflow_refused_work_total\{kind="orchestration"[,}]/)).to.be.greaterThan(0);
+    } finally {
+      await h.close();
+    }
+  });
+});
