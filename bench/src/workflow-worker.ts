@@ -26,6 +26,12 @@ async function* fanout(ctx: OrchestrationContext): AsyncGenerator<Task<unknown>,
   return results.reduce((a, b) => a + b, 0);
 }
 
+/** A fan-out of `n` activities (bench/src/fanout-huge.ts: 100,000), then the count of results. */
+async function* bigFanout(ctx: OrchestrationContext, n: number): AsyncGenerator<Task<unknown>, number, unknown> {
+  const results = (yield whenAll(Array.from({ length: n }, (_, i) => ctx.callActivity('work', i)))) as number[];
+  return results.length;
+}
+
 /** (c) one durable timer of `ms`. */
 async function* sleeper(ctx: OrchestrationContext, ms: number): AsyncGenerator<Task<unknown>, string, unknown> {
   yield ctx.createTimer(new Date(ctx.currentUtcDateTime.getTime() + ms));
@@ -36,6 +42,7 @@ const worker = new TaskHubGrpcWorker(process.argv[2]);
 worker.addNamedOrchestrator('sequence', sequence);
 worker.addNamedOrchestrator('fanout', fanout);
 worker.addNamedOrchestrator('sleeper', sleeper);
+worker.addNamedOrchestrator('bigFanout', bigFanout);
 worker.addNamedActivity('work', (_ctx: ActivityContext, n: number) => n);
 await worker.start();
 process.on('SIGTERM', () => void worker.stop().finally(() => process.exit(0)));

@@ -10,7 +10,7 @@ import { RuntimeError, ensureError, isRuntimeError } from '../errors/runtime-err
 import type { Logger } from '../log/logger.js';
 import { ownershipPartitionOf } from '../actors/placement/types.js';
 import { WorkDispatcher, type AnswerOrigin, type Claim, type StaleReason, type WorkItem, type WorkerConnection } from './dispatcher.js';
-import { meetsCondition, type FailureDetails, type PurgeOptions, type StartWorkflowRequest, type TerminateOptions, type WaitCondition, type WorkflowEngine, type WorkflowInstance } from './engine.js';
+import { meetsCondition, statusMeets, type FailureDetails, type RuntimeStatus, type PurgeOptions, type StartWorkflowRequest, type TerminateOptions, type WaitCondition, type WorkflowEngine, type WorkflowInstance } from './engine.js';
 import { newEvent, type HistoryEvent } from './history.js';
 import type { WorkerAction } from './instance.js';
 import type { WorkflowMetrics } from './metrics.js';
@@ -101,7 +101,7 @@ export class ActorWorkflowEngine implements WorkflowEngine, WorkerHub {
       dispatcher: this.#dispatcher,
       metrics: this.#metrics,
       log: this.#log,
-      changed: (id: string) => this.#watchers.notify(id),
+      changed: (id: string, status?: RuntimeStatus) => this.#watchers.notify(id, status),
     };
     this.#runtime.registerType(this.actorType, (id) => new OrchestrationActor(id, deps), { idleTimeoutMs: WORKFLOW_IDLE_TIMEOUT_MS });
     this.#replicas.onPartitionsLeft((partitions) => this.#partitionsLeft(partitions));
@@ -213,7 +213,12 @@ export class ActorWorkflowEngine implements WorkflowEngine, WorkerHub {
   async waitHere(instanceId: string, condition: WaitCondition, signal: AbortSignal): Promise<InstanceSnapshot | undefined> {
     if (!this.#replicas.ownsHere(instanceId)) throw notOwner(instanceId);
     const moved = this.#partitionWait(ownershipPartitionOf(instanceId)).signal;
-    const found = await this.#watchers.waitUntil(instanceId, (i) => meetsCondition(i, condition), AbortSignal.any([signal, this.#closing.signal, moved]));
+    const found = await this.#watchers.waitUntil(
+      instanceId,
+      (i) => meetsCondition(i, condition),
+      AbortSignal.any([signal, this.#closing.signal, moved]),
+      (status) => statusMeets(status, condition),
+    );
     return found ? toSnapshot(found) : undefined;
   }
 

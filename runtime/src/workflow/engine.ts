@@ -110,15 +110,20 @@ export interface PurgeOptions {
 export type WaitCondition = 'started' | 'completed' | 'suspended' | 'resumed';
 
 export function meetsCondition(instance: WorkflowInstance, condition: WaitCondition): boolean {
+  return statusMeets(instance.runtimeStatus, condition);
+}
+
+/** The conditions depend on the status alone: a change notice with the new status tells whether to re-read. */
+export function statusMeets(status: RuntimeStatus, condition: WaitCondition): boolean {
   switch (condition) {
     case 'started':
-      return instance.runtimeStatus !== 'PENDING';
+      return status !== 'PENDING';
     case 'completed':
-      return isTerminalStatus(instance.runtimeStatus);
+      return isTerminalStatus(status);
     case 'suspended':
-      return instance.runtimeStatus === 'SUSPENDED' || isTerminalStatus(instance.runtimeStatus);
+      return status === 'SUSPENDED' || isTerminalStatus(status);
     case 'resumed':
-      return instance.runtimeStatus !== 'SUSPENDED';
+      return status !== 'SUSPENDED';
   }
 }
 

@@ -124,6 +124,12 @@ export class Instance {
   readonly #answered = new Set<string>();
   /** Ids of this generation's activities without a recorded result. */
   readonly #openTasks = new Set<number>();
+  /**
+   * Control events waiting in the inbox, kept in step with it so the status and `settle` never scan an inbox
+   * of thousands of results: the last suspend/resume (its effect on the status) and the number of terminates.
+   */
+  #inboxSuspension: boolean | undefined;
+  #inboxTerminates = 0;
   /** `kind:id` of the results waiting in the inbox: a duplicate is refused without scanning the inbox. */
   readonly #inboxAnswers = new Set<string>();
   #changes: Changes;
@@ -137,6 +143,7 @@ export class Instance {
     this.#changes = { meta: false, historyFrom: history.length, addedInbox: [], removedInbox: [] };
     for (const e of history) this.#index(e);
     for (const entry of inbox) this.#noteInboxAnswer(entry.event, true);
+    this.#recountInboxControl();
   }
 
   /** A new instance (or a new run of a terminal ID: `previous` is its metadata). */
@@ -201,12 +208,12 @@ export class Instance {
   get status(): RuntimeStatus {
     if (this.#completed) return this.#completed.status === 'CONTINUED_AS_NEW' ? 'RUNNING' : this.#completed.status;
     if (!this.#started && !this.meta.everStarted) return 'PENDING';
-    let suspended = this.#suspended;
-    for (const { event } of this.inbox) {
-      if (event.type === 'ExecutionSuspended') suspended = true;
-      else if (event.type === 'ExecutionResumed') suspended = false;
-    }
-    return suspended ? 'SUSPENDED' : 'RUNNING';
+    return (this.#inboxSuspension ?? this.#suspended) ? 'SUSPENDED' : 'RUNNING';
+  }
+
+  /** Is a terminate request waiting in the inbox (the engine applies it without a worker)? */
+  get terminating(): boolean {
+    return this.#inboxTerminates > 0;
   }
 
   snapshot(instanceId: string): WorkflowInstance {
@@ -282,6 +289,8 @@ export class Instance {
     this.inbox.push(entry);
     addSeq(this.meta.inboxRanges, entry.seq);
     this.#noteInboxAnswer(event, true);
+    if (event.type === 'ExecutionSuspended' || event.type === 'ExecutionResumed') this.#inboxSuspension = event.type === 'ExecutionSuspended';
+    else if (event.type === 'ExecutionTerminated') this.#inboxTerminates++;
     this.meta.lastUpdatedAt = Math.max(this.meta.lastUpdatedAt, event.timestamp);
     this.#changes.addedInbox.push(entry);
     this.#changes.meta = true;
@@ -302,7 +311,7 @@ export class Instance {
       }
       return result;
     }
-    const terminate = this.inbox.find((i) => i.event.type === 'ExecutionTerminated');
+    const terminate = this.terminating && this.inbox.find((i) => i.event.type === 'ExecutionTerminated');
     if (terminate) {
       this.#applyTerminate(terminate.event as EventOf<'ExecutionTerminated'>, now, result.effects);
       result.changed = true;
@@ -545,6 +554,8 @@ export class Instance {
     this.#changes.addedInbox = [];
     this.inbox = [];
     this.#inboxAnswers.clear();
+    this.#inboxSuspension = undefined;
+    this.#inboxTerminates = 0;
     this.meta.inboxRanges = [];
     this.meta.historyLength = 0;
     this.meta.generation += 1;
@@ -575,6 +586,16 @@ export class Instance {
     const generation = this.meta.generation;
     for (const id of this.openActivities()) fx.cancelledActivities.push({ generation, id });
     for (const id of this.openTimers()) fx.cancelledTimers.push({ generation, id });
+  }
+
+  /** Rare (a control event left the inbox): scans it once. */
+  #recountInboxControl(): void {
+    this.#inboxSuspension = undefined;
+    this.#inboxTerminates = 0;
+    for (const { event } of this.inbox) {
+      if (event.type === 'ExecutionSuspended' || event.type === 'ExecutionResumed') this.#inboxSuspension = event.type === 'ExecutionSuspended';
+      else if (event.type === 'ExecutionTerminated') this.#inboxTerminates++;
+    }
   }
 
   #noteInboxAnswer(e: HistoryEvent, waiting: boolean): void {
@@ -627,11 +648,16 @@ export class Instance {
     if (seqs.length === 0) return;
     const gone = new Set(seqs);
     const kept: InboxEntry[] = [];
+    let control = false;
     for (const entry of this.inbox) {
-      if (gone.has(entry.seq)) this.#noteInboxAnswer(entry.event, false);
-      else kept.push(entry);
+      if (!gone.has(entry.seq)) kept.push(entry);
+      else {
+        this.#noteInboxAnswer(entry.event, false);
+        control ||= isControl(entry.event);
+      }
     }
     this.inbox = kept;
+    if (control) this.#recountInboxControl();
     this.meta.inboxRanges = removeSeqs(this.meta.inboxRanges, gone);
     // Entries added and consumed within this turn were never written: nothing to delete for them.
     const added = new Set(this.#changes.addedInbox.map((a) => a.seq));
@@ -648,6 +674,10 @@ export class Instance {
   }
 }
 
+
+function isControl(e: HistoryEvent): boolean {
+  return e.type === 'ExecutionSuspended' || e.type === 'ExecutionResumed' || e.type === 'ExecutionTerminated';
+}
 
 function duplicateActionId(actions: readonly WorkerAction[]): number | undefined {
   const seen = new Set<number>();

@@ -85,8 +85,11 @@ export interface OrchestrationDeps {
   readonly dispatcher: WorkDispatcher;
   readonly metrics: WorkflowMetrics;
   readonly log: Logger;
-  /** Called during a turn that changed the instance; readers queued after the turn see the committed state. */
-  readonly changed: (instanceId: string) => void;
+  /**
+   * Called during a turn that changed the instance, with its new status (none when it was purged); readers
+   * queued after the turn see the committed state.
+   */
+  readonly changed: (instanceId: string, status?: RuntimeStatus) => void;
 }
 
 export const encode = (v: unknown): Buffer => Buffer.from(JSON.stringify(v));
@@ -347,8 +350,7 @@ export class OrchestrationActor implements Actor {
     const dispatcher = this.deps.dispatcher;
     let batch: TurnPlan | undefined;
     let startAt: number | undefined;
-    const terminating = inst.inbox.some((i) => i.event.type === 'ExecutionTerminated');
-    if (terminating) dispatcher.withdrawQueuedOrchestration(this.instanceId);
+    if (inst.terminating) dispatcher.withdrawQueuedOrchestration(this.instanceId);
     if (!dispatcher.hasOrchestration(this.instanceId)) {
       const plan = inst.plan(now);
       effects.push(plan.effects);
@@ -369,7 +371,7 @@ export class OrchestrationActor implements Actor {
     this.#offerAfterCommit(ctx, batch ? [{ kind: 'orchestration', instanceId: this.instanceId, name: inst.meta.name, ...batch }, ...offers] : offers);
     // A turn that changed nothing (e.g. a lease fire while the batch waits for a worker) wakes no waiter: each
     // waiter's re-read would be a turn of its own.
-    if (persisted) this.deps.changed(this.instanceId);
+    if (persisted) this.deps.changed(this.instanceId, inst.status);
   }
 
   /** Reminder side effects (part of this turn's transaction); returns the activity items to offer once committed. */

@@ -1,9 +1,9 @@
 import { AsyncResource } from 'node:async_hooks';
 import { ensureError } from '../errors/runtime-error.js';
-import type { WorkflowInstance } from './engine.js';
+import type { RuntimeStatus, WorkflowInstance } from './engine.js';
 
 interface Watcher {
-  poke(): void;
+  poke(status?: RuntimeStatus): void;
 }
 
 /**
@@ -25,13 +25,23 @@ export class InstanceWatchers {
     return this.#byId.size;
   }
 
-  /** The instance changed (reported during the changing turn; reads queue behind it and see the commit). */
-  notify(instanceId: string): void {
+  /**
+   * The instance changed (reported during the changing turn; reads queue behind it and see the commit). With its
+   * new status, a waiter whose condition that status cannot meet skips the re-read: a fan-out's thousands of
+   * results cost a waiter for completion nothing.
+   */
+  notify(instanceId: string, status?: RuntimeStatus): void {
     const set = this.#byId.get(instanceId);
-    if (set) for (const w of set) this.#outsideTurn(() => w.poke());
+    if (set) for (const w of set) this.#outsideTurn(() => w.poke(status));
   }
 
-  waitUntil(instanceId: string, predicate: (i: WorkflowInstance) => boolean, signal: AbortSignal): Promise<WorkflowInstance | undefined> {
+  /** Resolves with the first read that meets `predicate`; `meets`, when given, decides from a notified status alone. */
+  waitUntil(
+    instanceId: string,
+    predicate: (i: WorkflowInstance) => boolean,
+    signal: AbortSignal,
+    meets?: (status: RuntimeStatus) => boolean,
+  ): Promise<WorkflowInstance | undefined> {
     return new Promise((resolve, reject) => {
       if (signal.aborted) {
         reject(abortError(signal));
@@ -71,7 +81,11 @@ export class InstanceWatchers {
           checking = false;
         }
       };
-      const watcher: Watcher = { poke: () => void check() };
+      const watcher: Watcher = {
+        poke: (status) => {
+          if (status === undefined || !meets || meets(status)) void check();
+        },
+      };
       const onAbort = () => finish(() => reject(abortError(signal)));
       signal.addEventListener('abort', onAbort, { once: true });
       let set = this.#byId.get(instanceId);

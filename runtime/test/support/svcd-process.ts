@@ -63,6 +63,8 @@ export class SvcdProcess extends TestChildProcess {
     const dataDir = opts.dataDir ?? path.join(work, 'data');
     const ports = opts.ports ?? { http: await freePort(), grpc: await freePort(), metrics: await freePort() };
     const args = [
+      // Node flags for svcd only, e.g. SVCD_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile a bench run.
+      ...(process.env.SVCD_NODE_ARGS?.split(' ').filter((a) => a !== '') ?? []),
       SVCD_MAIN,
       '--app-id', opts.appId ?? 'testapp',
       '--http-port', String(ports.http),
