@@ -10,12 +10,13 @@ import { RuntimeError, ensureError, isRuntimeError } from '../errors/runtime-err
 import type { Logger } from '../log/logger.js';
 import { ownershipPartitionOf } from '../actors/placement/types.js';
 import { WorkDispatcher, type AnswerOrigin, type Claim, type StaleReason, type WorkItem, type WorkerConnection } from './dispatcher.js';
-import { meetsCondition, statusMeets, type FailureDetails, type RuntimeStatus, type PurgeOptions, type StartWorkflowRequest, type TerminateOptions, type WaitCondition, type WorkflowEngine, type WorkflowInstance } from './engine.js';
+import { isTerminalStatus, meetsCondition, statusMeets, type FailureDetails, type RuntimeStatus, type PurgeOptions, type StartWorkflowRequest, type TerminateOptions, type WaitCondition, type WorkflowEngine, type WorkflowInstance } from './engine.js';
 import { newEvent, type HistoryEvent } from './history.js';
 import type { WorkerAction } from './instance.js';
 import type { WorkflowMetrics } from './metrics.js';
 import { OrchestrationActor, decode, encode, fromSnapshot, toSnapshot, type CompletionPayload, type InstanceSnapshot } from './orchestration-actor.js';
 import { WORKFLOW_PEER_METHODS, type WorkflowReplicas } from './replicas.js';
+import { rerunHistory, type RerunRequest } from './rerun.js';
 import { InstanceWatchers } from './watchers.js';
 
 /** The worker side of the engine, used by the Durable Task gRPC service. */
@@ -122,6 +123,20 @@ export class ActorWorkflowEngine implements WorkflowEngine, WorkerHub {
       }),
     );
     return instanceId;
+  }
+
+  async rerunFromEvent(req: RerunRequest): Promise<string> {
+    const newInstanceId = req.newInstanceId !== undefined && req.newInstanceId !== '' ? req.newInstanceId : randomUUID();
+    return this.#op('rerun', 'ERR_RERUN_WORKFLOW', `error rerunning workflow '${req.sourceInstanceId}' from event ${req.eventId}`, async () => {
+      const source = await this.get(req.sourceInstanceId);
+      if (!source) throw new RuntimeError('ERR_INSTANCE_ID_NOT_FOUND', `unable to find workflow with the provided instance ID: ${req.sourceInstanceId}`);
+      if (!isTerminalStatus(source.runtimeStatus)) {
+        throw new RuntimeError('ERR_RERUN_WORKFLOW_NOT_COMPLETED', `workflow '${req.sourceInstanceId}' is ${source.runtimeStatus}: only a completed, failed or terminated workflow can be rerun`);
+      }
+      const events = rerunHistory((await this.history(req.sourceInstanceId)) ?? [], { ...req, newInstanceId });
+      await this.#invoke(newInstanceId, 'adopt', { name: source.name, events });
+      return newInstanceId;
+    });
   }
 
   async history(instanceId: string): Promise<HistoryEvent[] | undefined> {

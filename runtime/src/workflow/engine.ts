@@ -16,6 +16,7 @@
  */
 
 import type { HistoryEvent } from './history.js';
+import type { RerunRequest } from './rerun.js';
 
 /** Status strings exactly as the HTTP API prints them; the gRPC wire names are mapped in `grpc/wire.ts`. */
 export type RuntimeStatus =
@@ -137,6 +138,14 @@ export interface WorkflowEngine {
 
   /** `undefined` when the instance does not exist. */
   get(instanceId: string): Promise<WorkflowInstance | undefined>;
+
+  /**
+   * Starts a new instance from a finished one's history, cut after an activity or sub-workflow start (see
+   * `rerun.ts`); resolves with the new instance's ID. Unknown source → `ERR_INSTANCE_ID_NOT_FOUND`; source not
+   * finished → `ERR_RERUN_WORKFLOW_NOT_COMPLETED`; no such event → `ERR_RERUN_EVENT_INVALID`; the new ID taken by
+   * a live instance → `ERR_WORKFLOW_ALREADY_EXISTS`.
+   */
+  rerunFromEvent(req: RerunRequest): Promise<string>;
 
   /** The instance's history events in order (the current run); `undefined` when the instance does not exist. */
   history(instanceId: string): Promise<HistoryEvent[] | undefined>;

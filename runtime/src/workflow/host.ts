@@ -38,6 +38,7 @@ export class WorkflowHost implements Part {
       start: (req) => this.#engine.start(req),
       get: (id) => this.#engine.get(id),
       history: (id) => this.#engine.history(id),
+      rerunFromEvent: (req) => this.#engine.rerunFromEvent(req),
       raiseEvent: (id, name, data) => this.#engine.raiseEvent(id, name, data),
       terminate: (id, o) => this.#engine.terminate(id, o),
       suspend: (id, reason) => this.#engine.suspend(id, reason),

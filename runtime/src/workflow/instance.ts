@@ -187,6 +187,48 @@ export class Instance {
     return inst;
   }
 
+  /**
+   * A new run of `instanceId` that starts from a given history (rerun from an event): RUNNING, nothing in the
+   * inbox; `reopenedWork` says what must run again.
+   */
+  static adopt(history: HistoryEvent[], name: string, now: number, previous?: InstanceMeta): Instance {
+    const meta: InstanceMeta = {
+      version: previous?.version ?? 0,
+      generation: (previous?.generation ?? 0) + 1,
+      name,
+      createdAt: now,
+      lastUpdatedAt: now,
+      historyLength: history.length,
+      inboxRanges: [],
+      nextInboxSeq: previous?.nextInboxSeq ?? 0,
+      everStarted: true,
+    };
+    const inst = new Instance(meta, history, []);
+    inst.#changes = { meta: true, historyFrom: 0, addedInbox: [], removedInbox: previous ? inboxSeqsOf(previous) : [] };
+    if (previous && previous.historyLength > history.length) inst.#changes.deleteHistoryFrom = { from: history.length, to: previous.historyLength };
+    return inst;
+  }
+
+  /** The work an adopted history left open (activities, timers, sub-workflows without a result), to start again. */
+  reopenedWork(): SideEffects {
+    const fx = emptyEffects();
+    const self = this.#started?.instanceId ?? '';
+    for (const [k, e] of this.#opened) {
+      if (this.#answered.has(k)) continue;
+      if (e.type === 'TaskScheduled') fx.activities.push({ taskId: e.eventId, name: e.name, ...optional('input', e.input) });
+      else if (e.type === 'TimerCreated') fx.timers.push({ timerId: e.eventId, fireAt: e.fireAt });
+      else if (e.type === 'SubOrchestrationInstanceCreated') {
+        fx.children.push({
+          instanceId: e.instanceId,
+          name: e.name,
+          ...optional('input', e.input),
+          parent: { instanceId: self, name: this.meta.name, taskScheduledId: e.eventId, generation: this.meta.generation },
+        });
+      }
+    }
+    return fx;
+  }
+
   get started(): EventOf<'ExecutionStarted'> | undefined {
     return this.#started;
   }

@@ -124,6 +124,9 @@ export class OrchestrationActor implements Actor {
           const inst = await this.#load(ctx);
           return inst ? encode(toSnapshot(inst.snapshot(this.instanceId))) : undefined;
         }
+        case 'adopt':
+          await this.#adopt(ctx, decode<{ name: string; events: HistoryEvent[] }>(data)!);
+          return undefined;
         case 'history': {
           const inst = await this.#load(ctx);
           return inst ? encode(inst.history) : undefined;
@@ -227,6 +230,15 @@ export class OrchestrationActor implements Actor {
     const inst = Instance.create(req, now, existing?.meta);
     this.#inst = inst;
     await this.#settle(ctx, inst, []);
+  }
+
+  /** A rerun: this instance starts from the given history (a live instance of this ID is refused). */
+  async #adopt(ctx: ActorContext, p: { name: string; events: HistoryEvent[] }): Promise<void> {
+    const existing = await this.#load(ctx);
+    if (existing && !existing.isTerminal) throw new RuntimeError('ERR_WORKFLOW_ALREADY_EXISTS', `an active workflow with ID '${this.instanceId}' already exists`);
+    const inst = Instance.adopt(p.events, p.name, ctx.clock.now(), existing?.meta);
+    this.#inst = inst;
+    await this.#settle(ctx, inst, [inst.reopenedWork()]);
   }
 
   /** A running instance replaced by a new run (reuse policy `terminate`): its queued work is of no use now. */

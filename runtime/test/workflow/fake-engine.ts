@@ -47,6 +47,10 @@ export class FakeWorkflowEngine implements WorkflowEngine {
     });
   }
 
+  rerunFromEvent(): Promise<string> {
+    return Promise.reject(new Error('not used by the HTTP API'));
+  }
+
   history(): Promise<HistoryEvent[] | undefined> {
     return Promise.reject(new Error('not used by the HTTP API'));
   }

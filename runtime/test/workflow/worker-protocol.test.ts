@@ -225,3 +225,107 @@ describe('workflow worker protocol (stale, malformed and foreign answers)', func
     }
   });
 });
+
+describe('workflow RPCs the other SDKs call (history, rerun, ID reuse policy)', function () {
+  this.timeout(60_000);
+  before(quietConsole);
+  after(restoreConsole);
+
+  const executions = new Map<string, number>();
+  async function* chain(ctx: OrchestrationContext, n: number): Gen {
+    const a = (yield ctx.callActivity('step', `a:${n}`)) as string;
+    const b = (yield ctx.callActivity('step', `b:${n}`)) as string;
+    return `${a},${b},${(yield ctx.callActivity('step', 'c')) as string}`;
+  }
+  async function* waits(ctx: OrchestrationContext, input: string): Gen {
+    yield ctx.waitForExternalEvent('go');
+    return input;
+  }
+  const register = (w: Parameters<Parameters<WorkflowHarness['worker']>[0]>[0]) => {
+    w.addNamedOrchestrator('chain', chain);
+    w.addNamedOrchestrator('waits', waits);
+    w.addNamedActivity('step', (_: ActivityContext, s: string) => {
+      executions.set(s, (executions.get(s) ?? 0) + 1);
+      return s.toUpperCase();
+    });
+  };
+  const call = <Res>(run: (cb: (err: grpc.ServiceError | null, res?: Res) => void) => unknown) =>
+    new Promise<{ err: grpc.ServiceError | null; res?: Res }>((resolve) => run((err, res) => resolve({ err, ...(res !== undefined ? { res } : {}) })));
+
+  it('GetInstanceHistory returns the events in order; RerunWorkflowFromEvent reruns from an activity with a new input', async () => {
+    const h = await WorkflowHarness.start();
+    const raw = new RawWorker(h.svcd.grpcAddress);
+    try {
+      await h.worker(register);
+      const client = h.client();
+      await client.scheduleNewOrchestration('chain', 1, 'rerun-src');
+      expect((await client.waitForOrchestrationCompletion('rerun-src', true, 30))?.serializedOutput).to.equal('"A:1,B:1,C"');
+      const events = await new Promise<{ eventId: number; eventType?: string; taskScheduled?: { name: string; input?: { value: string } | null } | null }[]>((resolve, reject) =>
+        raw.client.GetInstanceHistory({ instanceId: 'rerun-src' }, (err, res) => (err || !res ? reject(err ?? new Error('no response')) : resolve(res.events))),
+      );
+      expect(events.map((e) => e.eventType)).to.include.ordered.members(['orchestratorStarted', 'executionStarted', 'taskScheduled', 'orchestratorStarted', 'taskCompleted']);
+      expect(events.at(-1)?.eventType).to.equal('executionCompleted');
+      const b = events.find((e) => e.taskScheduled?.input?.value === '"b:1"');
+      expect(b, 'the second activity is in the history').to.not.equal(undefined);
+
+      const before = new Map(executions);
+      const { err, res } = await call<{ newInstanceID: string }>((cb) =>
+        raw.client.RerunWorkflowFromEvent({ sourceInstanceID: 'rerun-src', eventID: b!.eventId, newInstanceID: 'rerun-new', input: { value: '"b:9"' }, overwriteInput: true }, cb),
+      );
+      expect(err).to.equal(null);
+      expect(res?.newInstanceID).to.equal('rerun-new');
+      const state = await client.waitForOrchestrationCompletion('rerun-new', true, 30);
+      expect(state?.serializedOutput, 'a kept, b rerun with the new input, c run again').to.equal('"A:1,B:9,C"');
+      expect(executions.get('a:1')).to.equal(before.get('a:1'));
+      expect(executions.get('b:9')).to.equal(1);
+      expect((await client.getOrchestrationState('rerun-src', true))?.serializedOutput, 'the source is unchanged').to.equal('"A:1,B:1,C"');
+
+      // Refusals: an unknown source, an event that is not an activity or sub-workflow start, a source still running.
+      expect((await call((cb) => raw.client.RerunWorkflowFromEvent({ sourceInstanceID: 'nope', eventID: 0 }, cb))).err?.code).to.equal(grpc.status.NOT_FOUND);
+      expect((await call((cb) => raw.client.RerunWorkflowFromEvent({ sourceInstanceID: 'rerun-src', eventID: 999 }, cb))).err?.code).to.equal(grpc.status.INVALID_ARGUMENT);
+      await client.scheduleNewOrchestration('waits', 'x', 'rerun-live');
+      await client.waitForOrchestrationStart('rerun-live', false, 30);
+      expect((await call((cb) => raw.client.RerunWorkflowFromEvent({ sourceInstanceID: 'rerun-live', eventID: 0 }, cb))).err?.code).to.equal(grpc.status.FAILED_PRECONDITION);
+      expect((await call((cb) => raw.client.GetInstanceHistory({ instanceId: 'nope' }, cb))).err?.code).to.equal(grpc.status.NOT_FOUND);
+    } finally {
+      raw.close();
+      await h.close();
+    }
+  });
+
+  it('honours the instance-ID reuse policy and enforceUniqueInstanceId on StartInstance', async () => {
+    const h = await WorkflowHarness.start();
+    const raw = new RawWorker(h.svcd.grpcAddress);
+    const startWith = (instanceId: string, input: string, extra: object) =>
+      call<{ instanceId: string }>((cb) => raw.client.StartInstance({ instanceId, name: 'waits', input: { value: input }, ...extra }, cb));
+    const running = ['ORCHESTRATION_STATUS_RUNNING'];
+    try {
+      await h.worker(register);
+      const client = h.client();
+      await client.scheduleNewOrchestration('waits', 'first', 'reuse-1');
+      await client.waitForOrchestrationStart('reuse-1', false, 30);
+      // IGNORE while RUNNING: the same ID is answered and the running instance is untouched.
+      const ignored = await startWith('reuse-1', '"second"', { orchestrationIdReusePolicy: { operationStatus: running, action: 'IGNORE' } });
+      expect(ignored.err).to.equal(null);
+      expect(ignored.res?.instanceId).to.equal('reuse-1');
+      expect((await client.getOrchestrationState('reuse-1', true))?.serializedInput).to.equal('"first"');
+      // A status the policy does not list, ERROR, and enforceUniqueInstanceId refuse the start.
+      expect((await startWith('reuse-1', '"x"', { orchestrationIdReusePolicy: { operationStatus: ['ORCHESTRATION_STATUS_COMPLETED'], action: 'TERMINATE' } })).err?.code).to.equal(grpc.status.ALREADY_EXISTS);
+      expect((await startWith('reuse-1', '"x"', { orchestrationIdReusePolicy: { operationStatus: running, action: 'ERROR' } })).err?.code).to.equal(grpc.status.ALREADY_EXISTS);
+      expect((await startWith('reuse-1', '"x"', { enforceUniqueInstanceId: true })).err?.code).to.equal(grpc.status.ALREADY_EXISTS);
+      // TERMINATE while RUNNING: a new run replaces it.
+      expect((await startWith('reuse-1', '"third"', { orchestrationIdReusePolicy: { operationStatus: running, action: 'TERMINATE' } })).err).to.equal(null);
+      await client.raiseOrchestrationEvent('reuse-1', 'go', null);
+      const state = await client.waitForOrchestrationCompletion('reuse-1', true, 30);
+      expect(state?.serializedOutput).to.equal('"third"');
+      // Finished: the default replaces it, enforceUniqueInstanceId still refuses.
+      expect((await startWith('reuse-1', '"x"', { enforceUniqueInstanceId: true })).err?.code).to.equal(grpc.status.ALREADY_EXISTS);
+      expect((await startWith('reuse-1', '"fourth"', {})).err).to.equal(null);
+      await client.raiseOrchestrationEvent('reuse-1', 'go', null);
+      expect((await client.waitForOrchestrationCompletion('reuse-1', true, 30))?.serializedOutput).to.equal('"fourth"');
+    } finally {
+      raw.close();
+      await h.close();
+    }
+  });
+});

@@ -9,6 +9,8 @@ import type {
   CreateInstanceResponse,
   GetInstanceHistoryRequest__Output,
   GetInstanceHistoryResponse,
+  RerunWorkflowFromEventRequest__Output,
+  RerunWorkflowFromEventResponse,
   GetInstanceRequest__Output,
   GetInstanceResponse,
   OrchestratorResponse__Output,
@@ -108,6 +110,21 @@ export function durableTaskService(opts: DurableTaskServiceOptions): { definitio
       const events = await engine.history(existingId(req.instanceId));
       if (!events) throw new RuntimeError('ERR_INSTANCE_ID_NOT_FOUND', `unable to find workflow with the provided instance ID: ${req.instanceId}`);
       return { events: events.map(toWireEvent) };
+    }),
+
+    RerunWorkflowFromEvent: unary<RerunWorkflowFromEventRequest__Output, RerunWorkflowFromEventResponse>('RerunWorkflowFromEvent', async (req) => {
+      const newInstanceId = req.newInstanceID ?? '';
+      if (newInstanceId !== '') checkNewInstanceId(newInstanceId);
+      const newChild = req.newChildWorkflowInstanceID ?? '';
+      if (newChild !== '') checkExistingInstanceId(newChild);
+      const id = await engine.rerunFromEvent({
+        sourceInstanceId: existingId(req.sourceInstanceID),
+        eventId: req.eventID,
+        ...(newInstanceId !== '' ? { newInstanceId } : {}),
+        ...(newChild !== '' ? { newChildInstanceId: newChild } : {}),
+        ...(req.overwriteInput ? { overwriteInput: true, ...optional('input', text(req.input)) } : {}),
+      });
+      return { newInstanceID: id };
     }),
 
     WaitForInstanceStart: unary<GetInstanceRequest__Output, GetInstanceResponse>('WaitForInstanceStart', async (req, signal) =>
