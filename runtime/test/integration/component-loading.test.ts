@@ -106,6 +106,20 @@ describe('component loading', function () {
     expect(output).to.match(/stores\.yaml \(document 2\): spec\.version must be 'v1', got \\?"v2\\?"/);
   });
 
+  it('exits 1 on bad component metadata, naming the component, its file and the metadata', async () => {
+    const cases: [Record<string, string>, RegExp][] = [
+      [{ redisHost: '127.0.0.1:notaport' }, /metadata redisHost '127\.0\.0\.1:notaport' must be host:port/],
+      [{ redisHost: TEST_REDIS_HOST, redisDB: 'two' }, /metadata redisDB 'two' must be a database number/],
+    ];
+    for (const [metadata, problem] of cases) {
+      const output = await failedStart({ 'cache.yaml': componentYaml('cache', 'state.redis', metadata) });
+      expect(output).to.match(/component 'cache' \(file \/[^)]*\/cache\.yaml\): metadata/);
+      expect(output).to.match(problem);
+    }
+    const missing = await failedStart({ 'db.yaml': componentYaml('orders', 'state.postgresql') });
+    expect(missing).to.match(/component 'orders' \(file \/[^)]*\/db\.yaml\): metadata connectionString is required/);
+  });
+
   it('exits 1 when a store cannot reach its server, with the component and the reason', async () => {
     const port = await freePort();
     const output = await failedStart({ 'r.yaml': componentYaml('cache', 'state.redis', { redisHost: `127.0.0.1:${port}` }) });
