@@ -15,7 +15,8 @@ import { GrpcApiServer } from './api/grpc/server.js';
 import { registerBuiltinComponents } from './components/builtins.js';
 import { loadStandaloneComponents } from './components/disk-loader.js';
 import { ComponentManager } from './components/manager.js';
-import { componentProblems, componentsMetadata } from './components/metadata.js';
+import { componentsMetadata } from './components/metadata.js';
+import { OutboundHealth } from './components/outbound-health.js';
 import { PluggableComponents } from './components/pluggable/pluggable-components.js';
 import { ComponentRegistry } from './components/registry.js';
 import type { ComponentSpec } from './components/spec.js';
@@ -37,6 +38,10 @@ async function loadFromKubernetes(config: RuntimeConfig, log: Logger): Promise<C
   const lister = new k8s.ApiServerComponentLister(k8s.kubernetesConfig(config.kubeconfig), log);
   return k8s.loadKubernetesComponents({ appId: config.appId, namespace: config.namespace, log, lister });
 }
+
+/** Outbound health pings each backing server at most once a second, and waits at most a second for the answer. */
+const OUTBOUND_PING_TIMEOUT_MS = 1_000;
+const OUTBOUND_HEALTH_CACHE_MS = 1_000;
 
 async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<void>> {
   mkdirSync(config.dataDir, { recursive: true });
@@ -72,12 +77,13 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
   });
   const workflows: WorkflowHost = new WorkflowHost({ appId: config.appId, actorRuntime: () => actors.runtime, replicas: () => actors.replicas, metrics, log });
   let ready = false;
+  const outboundHealth = new OutboundHealth(components, { pingTimeoutMs: OUTBOUND_PING_TIMEOUT_MS, cacheMs: OUTBOUND_HEALTH_CACHE_MS });
 
   const httpApp = createHttpApp({
     apiToken: config.apiToken,
     log,
     groups: [
-      healthRoutes({ ready: () => ready, outboundProblems: () => componentProblems(components) }),
+      healthRoutes({ ready: () => ready, outboundProblems: () => outboundHealth.problems() }),
       stateRoutes(new StateApi({ appId: config.appId, namespace: config.namespace, stores: components }), config.maxRequestSizeBytes),
       metadataRoutes([
         () => ({ id: config.appId, runtimeVersion: RUNTIME_VERSION }),

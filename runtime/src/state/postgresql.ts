@@ -92,6 +92,20 @@ export class PostgresStateStore extends VersionedStateStore implements MultiHost
     return new PostgresStateStore(pool, table, opts);
   }
 
+  /** Its own short-lived connection: a pool saturated by turns must not read as a server that is down. */
+  async pingServer(timeoutMs: number): Promise<void> {
+    const client = new pg.Client({ ...this.opts.connection, connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs });
+    client.on('error', () => undefined); // the failing call rejects with the reason
+    try {
+      await client.connect();
+      await client.query('SELECT 1');
+    } catch (err) {
+      throw new Error(`cannot reach PostgreSQL: ${(err as Error).message}`, { cause: err });
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  }
+
   protected async read(key: string): Promise<StoredValue | undefined> {
     const res = await this.pool.query<Row>(`SELECT value, version FROM ${this.table} WHERE key = $1`, [key]);
     return res.rows[0];
