@@ -25,6 +25,7 @@ import { ensureError, RuntimeError } from './errors/runtime-error.js';
 import { createLogger, type Logger } from './log/logger.js';
 import { createMetricsRegistry, MetricsServer } from './metrics/metrics.js';
 import { Lifecycle } from './util/lifecycle.js';
+import { listenFor } from './util/listen-failure.js';
 import { StateApi } from './state/state-api.js';
 import { RUNTIME_VERSION } from './version.js';
 import { durableTaskService } from './workflow/grpc/service.js';
@@ -106,7 +107,7 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
     .add({
       name: 'metrics',
       start: async () => {
-        if (config.metricsPort !== 0) ports.metrics = await metricsServer.start();
+        if (config.metricsPort !== 0) ports.metrics = await listenFor('metrics-port', config.listenAddress, config.metricsPort, () => metricsServer.start());
       },
       stop: () => metricsServer.stop(),
     })
@@ -127,10 +128,10 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
     .add(workflows)
     // After the workflow engine registered its actor type: only then may other replicas route calls here.
     .add({ name: 'actor-placement', start: () => actors.serve(), stop: () => Promise.resolve() })
-    .add({ name: 'grpc-api', start: async () => void (ports.grpc = await grpcServer.start()), stop: () => grpcServer.stop(config.shutdownGracePeriodMs) })
+    .add({ name: 'grpc-api', start: async () => void (ports.grpc = await listenFor('grpc-port', config.listenAddress, config.grpcPort, () => grpcServer.start())), stop: () => grpcServer.stop(config.shutdownGracePeriodMs) })
     // Stops before the gRPC server: workers' GetWorkItems streams end with status OK, so SDK workers reconnect.
     .add({ name: 'workflow-workers', start: () => Promise.resolve(), stop: () => workflows.closeWorkers() })
-    .add({ name: 'http-api', start: async () => void (ports.http = await httpServer.start()), stop: () => httpServer.stop(config.shutdownGracePeriodMs) });
+    .add({ name: 'http-api', start: async () => void (ports.http = await listenFor('http-port', config.listenAddress, config.httpPort, () => httpServer.start())), stop: () => httpServer.stop(config.shutdownGracePeriodMs) });
 
   try {
     await lifecycle.startAll();
@@ -178,7 +179,10 @@ async function main(): Promise<void> {
   try {
     stop = await run(config, log);
   } catch (err) {
-    log.fatal({ err: ensureError(err).message, ...(err instanceof RuntimeError ? { errorCode: err.code } : {}) }, 'svcd failed to start');
+    const message = ensureError(err).message;
+    log.fatal({ err: message, ...(err instanceof RuntimeError ? { errorCode: err.code } : {}) }, 'svcd failed to start');
+    // Also plainly on stderr, as flag errors are: whoever started svcd by hand sees why at once.
+    process.stderr.write(`svcd: ${message}\n`);
     process.exit(1);
   }
   let stopping = false;
