@@ -15,7 +15,8 @@ import { GrpcApiServer } from './api/grpc/server.js';
 import { registerBuiltinComponents } from './components/builtins.js';
 import { loadStandaloneComponents } from './components/disk-loader.js';
 import { ComponentManager } from './components/manager.js';
-import { componentProblems, componentsMetadata } from './components/metadata.js';
+import { componentsMetadata } from './components/metadata.js';
+import { OutboundHealth } from './components/outbound-health.js';
 import { PluggableComponents } from './components/pluggable/pluggable-components.js';
 import { ComponentRegistry } from './components/registry.js';
 import type { ComponentSpec } from './components/spec.js';
@@ -24,6 +25,7 @@ import { ensureError, RuntimeError } from './errors/runtime-error.js';
 import { createLogger, type Logger } from './log/logger.js';
 import { createMetricsRegistry, MetricsServer } from './metrics/metrics.js';
 import { Lifecycle } from './util/lifecycle.js';
+import { listenFor } from './util/listen-failure.js';
 import { StateApi } from './state/state-api.js';
 import { RUNTIME_VERSION } from './version.js';
 import { durableTaskService } from './workflow/grpc/service.js';
@@ -37,6 +39,10 @@ async function loadFromKubernetes(config: RuntimeConfig, log: Logger): Promise<C
   const lister = new k8s.ApiServerComponentLister(k8s.kubernetesConfig(config.kubeconfig), log);
   return k8s.loadKubernetesComponents({ appId: config.appId, namespace: config.namespace, log, lister });
 }
+
+/** Outbound health pings each backing server at most once a second, and waits at most a second for the answer. */
+const OUTBOUND_PING_TIMEOUT_MS = 1_000;
+const OUTBOUND_HEALTH_CACHE_MS = 1_000;
 
 async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<void>> {
   mkdirSync(config.dataDir, { recursive: true });
@@ -72,12 +78,13 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
   });
   const workflows: WorkflowHost = new WorkflowHost({ appId: config.appId, actorRuntime: () => actors.runtime, replicas: () => actors.replicas, metrics, log });
   let ready = false;
+  const outboundHealth = new OutboundHealth(components, { pingTimeoutMs: OUTBOUND_PING_TIMEOUT_MS, cacheMs: OUTBOUND_HEALTH_CACHE_MS });
 
   const httpApp = createHttpApp({
     apiToken: config.apiToken,
     log,
     groups: [
-      healthRoutes({ ready: () => ready, outboundProblems: () => componentProblems(components) }),
+      healthRoutes({ ready: () => ready, outboundProblems: () => outboundHealth.problems() }),
       stateRoutes(new StateApi({ appId: config.appId, namespace: config.namespace, stores: components }), config.maxRequestSizeBytes),
       metadataRoutes([
         () => ({ id: config.appId, runtimeVersion: RUNTIME_VERSION }),
@@ -100,7 +107,7 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
     .add({
       name: 'metrics',
       start: async () => {
-        if (config.metricsPort !== 0) ports.metrics = await metricsServer.start();
+        if (config.metricsPort !== 0) ports.metrics = await listenFor('metrics-port', config.listenAddress, config.metricsPort, () => metricsServer.start());
       },
       stop: () => metricsServer.stop(),
     })
@@ -121,10 +128,10 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
     .add(workflows)
     // After the workflow engine registered its actor type: only then may other replicas route calls here.
     .add({ name: 'actor-placement', start: () => actors.serve(), stop: () => Promise.resolve() })
-    .add({ name: 'grpc-api', start: async () => void (ports.grpc = await grpcServer.start()), stop: () => grpcServer.stop(config.shutdownGracePeriodMs) })
+    .add({ name: 'grpc-api', start: async () => void (ports.grpc = await listenFor('grpc-port', config.listenAddress, config.grpcPort, () => grpcServer.start())), stop: () => grpcServer.stop(config.shutdownGracePeriodMs) })
     // Stops before the gRPC server: workers' GetWorkItems streams end with status OK, so SDK workers reconnect.
     .add({ name: 'workflow-workers', start: () => Promise.resolve(), stop: () => workflows.closeWorkers() })
-    .add({ name: 'http-api', start: async () => void (ports.http = await httpServer.start()), stop: () => httpServer.stop(config.shutdownGracePeriodMs) });
+    .add({ name: 'http-api', start: async () => void (ports.http = await listenFor('http-port', config.listenAddress, config.httpPort, () => httpServer.start())), stop: () => httpServer.stop(config.shutdownGracePeriodMs) });
 
   try {
     await lifecycle.startAll();
@@ -172,7 +179,10 @@ async function main(): Promise<void> {
   try {
     stop = await run(config, log);
   } catch (err) {
-    log.fatal({ err: ensureError(err).message, ...(err instanceof RuntimeError ? { errorCode: err.code } : {}) }, 'svcd failed to start');
+    const message = ensureError(err).message;
+    log.fatal({ err: message, ...(err instanceof RuntimeError ? { errorCode: err.code } : {}) }, 'svcd failed to start');
+    // Also plainly on stderr, as flag errors are: whoever started svcd by hand sees why at once.
+    process.stderr.write(`svcd: ${message}\n`);
     process.exit(1);
   }
   let stopping = false;

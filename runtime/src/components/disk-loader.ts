@@ -42,7 +42,7 @@ export function parseResourceFile(file: string, text: string, log: Logger): Comp
   const specs: ComponentSpec[] = [];
   docs.forEach((doc, i) => {
     if (doc === null || doc === undefined) return;
-    const source = docs.length > 1 ? `${file} (document ${i + 1})` : file;
+    const source = docs.length > 1 ? `file ${file} (document ${i + 1})` : `file ${file}`;
     if (!isComponentDocument(doc)) {
       const d = doc as { apiVersion?: unknown; kind?: unknown };
       log.info({ source, apiVersion: d.apiVersion, kind: d.kind }, 'skipping a document that is not an svc.io/v1alpha1 Component');

@@ -2,7 +2,7 @@ import { RuntimeError, ensureError } from '../errors/runtime-error.js';
 import type { Logger } from '../log/logger.js';
 import type { StateStore } from '../state/store.js';
 import type { Component, ComponentContext, ComponentRegistry } from './registry.js';
-import type { ComponentCategory, ComponentSpec } from './spec.js';
+import { componentLabel, type ComponentCategory, type ComponentSpec } from './spec.js';
 
 export interface LoadedComponent {
   readonly spec: ComponentSpec;
@@ -38,7 +38,8 @@ export class ComponentManager {
   async #initOne(spec: ComponentSpec): Promise<LoadedComponent> {
     const reg = this.registry.get(spec.type);
     const timeoutMs = spec.initTimeoutMs && spec.initTimeoutMs > 0 ? spec.initTimeoutMs : this.defaultInitTimeoutMs;
-    const creating = reg.create(spec, { ...this.ctx, log: this.ctx.log.child({ component: spec.name }) });
+    // Async so that a factory throwing at once (bad metadata) rejects here, and is reported with the component.
+    const creating = (async () => reg.create(spec, { ...this.ctx, log: this.ctx.log.child({ component: spec.name }) }))();
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
@@ -51,6 +52,10 @@ export class ComponentManager {
     } catch (err) {
       // A late init must not leak a connection: close whatever it eventually produces.
       creating.then((c) => c.close(), () => undefined).catch(() => undefined);
+      // Bad metadata is found by the component's own parser, which knows neither its name nor its file.
+      if (err instanceof RuntimeError && err.code === 'ERR_COMPONENT_SPEC_INVALID') {
+        throw new RuntimeError(err.code, `${componentLabel(spec)}: ${err.message}`, { cause: err });
+      }
       if (err instanceof RuntimeError) throw err;
       throw new RuntimeError('ERR_COMPONENT_INIT', `failed to init component ${spec.name} (${spec.type}) from ${spec.source}: ${ensureError(err).message}`, { cause: err });
     } finally {

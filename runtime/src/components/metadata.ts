@@ -26,13 +26,3 @@ export function componentsMetadata(components: ComponentManager): { components: 
     })),
   };
 }
-
-/** Component health problems, for `/v1.0/healthz/outbound`. */
-export function componentProblems(components: ComponentManager): string[] {
-  const problems: string[] = [];
-  for (const c of components.list()) {
-    const h = c.instance.health?.();
-    if (h && !h.ok) problems.push(`${c.spec.name}: ${h.reason ?? 'unhealthy'}`);
-  }
-  return problems;
-}

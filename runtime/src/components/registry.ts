@@ -8,6 +8,11 @@ export interface Component {
   capabilities?(): readonly string[];
   /** Live health, for `/v1.0/healthz/outbound`; built-ins that cannot fail separately omit it. */
   health?(): { ok: boolean; reason?: string };
+  /**
+   * A cheap round trip to the backing server (for `/v1.0/healthz/outbound`): resolves when it answers, rejects with
+   * the reason. The caller bounds it with `timeoutMs` and caches the answer; components without a server omit it.
+   */
+  pingServer?(timeoutMs: number): Promise<void>;
   close(): Promise<void>;
 }
 

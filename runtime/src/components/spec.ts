@@ -21,7 +21,7 @@ export interface ComponentSpec {
   /** `spec.metadata` as name → string value (non-string values are JSON-encoded). */
   readonly metadata: Readonly<Record<string, string>>;
   readonly scopes: readonly string[];
-  /** Where the document came from, for error messages: `file.yaml (document 2)` or `kubernetes`. */
+  /** Where the document came from, for error messages: `file /r/file.yaml (document 2)` or `kubernetes: ns/name`. */
   readonly source: string;
 }
 
@@ -114,6 +114,11 @@ export function parseComponentSpec(doc: unknown, source: string): ComponentSpec 
     scopes,
     source,
   };
+}
+
+/** How errors name a component: `component 'cache' (file /r/cache.yaml)`. */
+export function componentLabel(spec: Pick<ComponentSpec, 'name' | 'source'>): string {
+  return `component '${spec.name}' (${spec.source})`;
 }
 
 /** Empty scopes mean every app may use the component. */

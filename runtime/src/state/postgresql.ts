@@ -2,6 +2,7 @@ import pg from 'pg';
 import { RuntimeError } from '../errors/runtime-error.js';
 import { failedFences, placementTables, PostgresPlacementBackend } from '../actors/placement/postgres-backend.js';
 import { FencedError, type Fence, type MultiHostStore, type PlacementBackend } from '../actors/placement/types.js';
+import { parsePgConnection } from './pg-connection.js';
 import { inTransaction } from './pg-transaction.js';
 import { quotedTableName } from './sql-identifier.js';
 import type { TransactionOperation } from './store.js';
@@ -9,7 +10,8 @@ import { mismatch, type PlannedWrite } from './write-plan.js';
 import { VersionedStateStore, type FencedScope, type StoredValue } from './versioned-store.js';
 
 export interface PostgresStoreOptions {
-  readonly connectionString: string;
+  /** Address, credentials and TLS, from `connectionString` (a URL or libpq key=value pairs). */
+  readonly connection: pg.ClientConfig;
   /** `table` or `schema.table`. @default 'state' */
   readonly tableName: string;
   /** @default 10 */
@@ -20,10 +22,13 @@ export interface PostgresStoreOptions {
 /** Reads `state.postgresql` metadata: `connectionString` (required), `tableName`, `maxConns`. */
 export function postgresOptionsFromMetadata(get: (name: string) => string | undefined): PostgresStoreOptions {
   const connectionString = get('connectionString');
-  if (!connectionString) throw new RuntimeError('ERR_COMPONENT_SPEC_INVALID', 'metadata connectionString is required (e.g. postgres://user@host:5432/db)');
+  if (!connectionString) {
+    throw new RuntimeError('ERR_COMPONENT_SPEC_INVALID', 'metadata connectionString is required (e.g. postgres://user@host:5432/db or host=db user=app dbname=app)');
+  }
+  const connection = parsePgConnection(connectionString);
   const maxConnections = Number(get('maxConns') || 10);
   if (!Number.isInteger(maxConnections) || maxConnections < 1) throw new RuntimeError('ERR_COMPONENT_SPEC_INVALID', `metadata maxConns '${get('maxConns')}' must be a positive integer`);
-  return { connectionString, tableName: get('tableName') || 'state', maxConnections, connectTimeoutMs: 10_000 };
+  return { connection: connection.client, tableName: get('tableName') || 'state', maxConnections, connectTimeoutMs: connection.connectTimeoutMs ?? 10_000 };
 }
 
 /** Our transactions never wait on the client between statements for more than a moment. */
@@ -59,7 +64,7 @@ export class PostgresStateStore extends VersionedStateStore implements MultiHost
   static async connect(opts: PostgresStoreOptions): Promise<PostgresStateStore> {
     const table = quotedTableName(opts.tableName, { allowSchema: true });
     const pool = new pg.Pool({
-      connectionString: opts.connectionString,
+      ...opts.connection,
       max: opts.maxConnections,
       connectionTimeoutMillis: opts.connectTimeoutMs,
       // A replica frozen (SIGSTOP, a long pause) in the middle of a fenced transaction would hold its partition rows'
@@ -87,6 +92,20 @@ export class PostgresStateStore extends VersionedStateStore implements MultiHost
     return new PostgresStateStore(pool, table, opts);
   }
 
+  /** Its own short-lived connection: a pool saturated by turns must not read as a server that is down. */
+  async pingServer(timeoutMs: number): Promise<void> {
+    const client = new pg.Client({ ...this.opts.connection, connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs });
+    client.on('error', () => undefined); // the failing call rejects with the reason
+    try {
+      await client.connect();
+      await client.query('SELECT 1');
+    } catch (err) {
+      throw new Error(`cannot reach PostgreSQL: ${(err as Error).message}`, { cause: err });
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  }
+
   protected async read(key: string): Promise<StoredValue | undefined> {
     const res = await this.pool.query<Row>(`SELECT value, version FROM ${this.table} WHERE key = $1`, [key]);
     return res.rows[0];
@@ -111,7 +130,7 @@ export class PostgresStateStore extends VersionedStateStore implements MultiHost
 
   /** The backend has its own connections (closed by its `close()`, or with this store). */
   placementBackend(appId: string): PlacementBackend {
-    const backend = new PostgresPlacementBackend({ connectionString: this.opts.connectionString, connectTimeoutMs: this.opts.connectTimeoutMs, tableName: this.opts.tableName }, appId);
+    const backend = new PostgresPlacementBackend({ connection: this.opts.connection, connectTimeoutMs: this.opts.connectTimeoutMs, tableName: this.opts.tableName }, appId);
     this.#backends.push(backend);
     return backend;
   }

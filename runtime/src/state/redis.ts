@@ -135,8 +135,12 @@ export class RedisStateStore extends VersionedStateStore implements MultiHostSto
     return new RedisStateStore(redis as Redis & ApplyWritesCommand);
   }
 
-  health(): { ok: boolean; reason?: string } {
-    return this.redis.status === 'ready' ? { ok: true } : { ok: false, reason: `redis connection is ${this.redis.status}` };
+  async pingServer(): Promise<void> {
+    // While reconnecting, commands wait in the offline queue: say so at once instead.
+    if (this.redis.status !== 'ready') throw new Error(`cannot reach Redis: connection is ${this.redis.status}`);
+    await this.redis.ping().catch((err: unknown) => {
+      throw new Error(`cannot reach Redis: ${(err as Error).message}`, { cause: err });
+    });
   }
 
   protected async read(key: string): Promise<StoredValue | undefined> {

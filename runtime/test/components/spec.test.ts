@@ -64,7 +64,7 @@ describe('component specs', () => {
     ].join('\n---\n');
     const specs = parseResourceFile('/r/all.yaml', text, silent);
     expect(specs.map((s) => s.name)).to.deep.equal(['one', 'two']);
-    expect(specs[1]!.source).to.equal('/r/all.yaml (document 5)');
+    expect(specs[1]!.source).to.equal('file /r/all.yaml (document 5)');
   });
 
   it('reports YAML syntax errors with the file name', () => {

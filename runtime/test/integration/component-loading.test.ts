@@ -1,6 +1,7 @@
 import { expect } from 'chai';
+import { randomBytes } from 'node:crypto';
 import net from 'node:net';
-import { componentYaml, freePort, SvcdProcess, TEST_REDIS_HOST } from '../support/index.js';
+import { componentYaml, dropTestPostgresTable, freePort, SvcdProcess, TEST_POSTGRES_URL, TEST_REDIS_HOST } from '../support/index.js';
 import { expectError, expectStatus } from './state-http.js';
 
 interface ComponentInfo {
@@ -104,6 +105,39 @@ describe('component loading', function () {
   it('exits 1 on a spec.version other than v1, naming the file, the document and the field', async () => {
     const output = await failedStart({ 'stores.yaml': [componentYaml('ok', 'state.in-memory'), componentYaml('bad', 'state.in-memory', {}, { version: 'v2' })].join('---\n') });
     expect(output).to.match(/stores\.yaml \(document 2\): spec\.version must be 'v1', got \\?"v2\\?"/);
+  });
+
+  it('exits 1 on bad component metadata, naming the component, its file and the metadata', async () => {
+    const cases: [Record<string, string>, RegExp][] = [
+      [{ redisHost: '127.0.0.1:notaport' }, /metadata redisHost '127\.0\.0\.1:notaport' must be host:port/],
+      [{ redisHost: TEST_REDIS_HOST, redisDB: 'two' }, /metadata redisDB 'two' must be a database number/],
+    ];
+    for (const [metadata, problem] of cases) {
+      const output = await failedStart({ 'cache.yaml': componentYaml('cache', 'state.redis', metadata) });
+      expect(output).to.match(/component 'cache' \(file \/[^)]*\/cache\.yaml\): metadata/);
+      expect(output).to.match(problem);
+    }
+    const missing = await failedStart({ 'db.yaml': componentYaml('orders', 'state.postgresql') });
+    expect(missing).to.match(/component 'orders' \(file \/[^)]*\/db\.yaml\): metadata connectionString is required/);
+  });
+
+  it('exits 1 on an unknown key in a key=value PostgreSQL connection string, naming the key, the component and its file', async () => {
+    const output = await failedStart({ 'db.yaml': componentYaml('orders', 'state.postgresql', { connectionString: 'host=127.0.0.1 port=5432 user=postgres dbname=test sslcompression=1' }) });
+    expect(output).to.match(/component 'orders' \(file \/[^)]*\/db\.yaml\): metadata connectionString: unknown key 'sslcompression'/);
+  });
+
+  it('starts with a key=value PostgreSQL connection string', async () => {
+    const { hostname, port, username, pathname } = new URL(TEST_POSTGRES_URL);
+    const connectionString = `host=${hostname} port=${port || 5432} user=${username} dbname=${pathname.slice(1)}`;
+    const table = `kv_form_${randomBytes(4).toString('hex')}`;
+    const svcd = await SvcdProcess.start({ resources: { 'db.yaml': componentYaml('orders', 'state.postgresql', { connectionString, tableName: table }) } });
+    try {
+      await expectStatus(await svcd.request('POST', '/v1.0/state/orders', [{ key: 'k', value: 1 }]), 204);
+      expect(await expectStatus(await svcd.request('GET', '/v1.0/state/orders/k'), 200)).to.equal('1');
+    } finally {
+      await svcd.dispose();
+      await dropTestPostgresTable(table);
+    }
   });
 
   it('exits 1 when a store cannot reach its server, with the component and the reason', async () => {

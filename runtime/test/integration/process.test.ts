@@ -1,8 +1,9 @@
 import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
 import http from 'node:http';
+import net from 'node:net';
 import path from 'node:path';
-import { SvcdProcess, SVCD_MAIN } from '../support/index.js';
+import { actorStore, freePort, SvcdProcess, SVCD_MAIN } from '../support/index.js';
 
 /** Any method on loopback, also those fetch will not send. */
 function rawRequest(port: number, method: string, urlPath: string): Promise<{ status: number; body: string }> {
@@ -39,6 +40,48 @@ describe('svcd process', function () {
     const res = spawnSync(process.execPath, [SVCD_MAIN, '--http-port', 'eighty'], { encoding: 'utf8' });
     expect(res.status).to.equal(2);
     expect(res.stderr).to.match(/invalid --http-port \/ SVC_HTTP_PORT: 'eighty' is not a port number/);
+  });
+
+  describe('when a port it listens on is taken', () => {
+    /** Holds a loopback port the way another program would. */
+    async function takenPort(): Promise<{ port: number; release(): Promise<void> }> {
+      const server = net.createServer();
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      return { port: (server.address() as net.AddressInfo).port, release: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+    }
+
+    async function expectPortInUse(flag: string, start: (port: number) => Promise<SvcdProcess>): Promise<void> {
+      const taken = await takenPort();
+      try {
+        const svcd = await start(taken.port);
+        const exit = await svcd.exited;
+        expect(exit.code, svcd.output).to.equal(1);
+        expect(svcd.errorOutput).to.include(`${flag} ${taken.port}: address 127.0.0.1:${taken.port} is already in use`);
+        await svcd.dispose();
+      } finally {
+        await taken.release();
+      }
+    }
+
+    for (const [flag, which] of [['--http-port', 'http'], ['--grpc-port', 'grpc'], ['--metrics-port', 'metrics']] as const) {
+      it(`exits 1 naming ${flag} and the address`, async () => {
+        await expectPortInUse(flag, async (port) => {
+          const ports = { http: await freePort(), grpc: await freePort(), metrics: await freePort(), [which]: port };
+          return SvcdProcess.start({ ports, waitReady: false });
+        });
+      });
+    }
+
+    it('exits 1 naming --internal-grpc-port and the address (multi-host actor store)', async () => {
+      const store = actorStore('redis');
+      try {
+        await expectPortInUse('--internal-grpc-port', (port) =>
+          SvcdProcess.start({ appId: store.appId, resources: store.resources, args: ['--internal-grpc-port', String(port)], waitReady: false }),
+        );
+      } finally {
+        await store.cleanup();
+      }
+    });
   });
 
   it('starts, logs its ports and version, answers health and metadata, and stops gracefully on SIGTERM', async () => {

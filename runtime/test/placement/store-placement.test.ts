@@ -29,7 +29,7 @@ const KINDS: Kind[] = [
     name: 'postgresql',
     open: async () => {
       const table = `placement_${randomBytes(4).toString('hex')}`;
-      const store = await PostgresStateStore.connect({ connectionString: TEST_POSTGRES_URL, tableName: table, maxConnections: 5, connectTimeoutMs: 5_000 });
+      const store = await PostgresStateStore.connect({ connection: { connectionString: TEST_POSTGRES_URL }, tableName: table, maxConnections: 5, connectTimeoutMs: 5_000 });
       return {
         store,
         cleanup: async () => {

@@ -3,19 +3,9 @@
  * is gone, then reconnects and initialises it again (it lost its per-instance state) without restarting.
  */
 import { expect } from 'chai';
-import { componentYaml, SvcdProcess } from '../support/index.js';
+import { componentYaml, eventually, SvcdProcess } from '../support/index.js';
 import { expectError, expectStatus, getRaw } from '../integration/state-http.js';
 import { ExampleComponent, tempSocketsFolder } from '../support/example-component.js';
-
-/** Retries `probe` until it returns true; svcd's view of a component changes without any event a test can await. */
-async function eventually(what: string, probe: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await probe()) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  expect.fail(`not within ${timeoutMs} ms: ${what}`);
-}
 
 describe('svcd and a pluggable component that crashes and comes back', function () {
   this.timeout(60_000);

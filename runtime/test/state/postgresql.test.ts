@@ -22,6 +22,45 @@ describe('state.postgresql specifics', () => {
     expect(postgresOptionsFromMetadata(metadata({ connectionString: 'postgres://x' })).tableName).to.equal('state');
   });
 
+  it('connects with a libpq key=value connection string', async () => {
+    const { hostname, port, username, pathname } = new URL(TEST_POSTGRES_URL);
+    const connectionString = `host=${hostname} port=${port || 5432} user='${username}' dbname=${pathname.slice(1)} application_name='svc kv test' connect_timeout=5 sslmode=disable`;
+    const store = await PostgresStateStore.connect(postgresOptionsFromMetadata(metadata({ connectionString, tableName: table })));
+    try {
+      await store.set({ key: 'kv-form', value: Buffer.from('1') });
+      expect((await store.get({ key: 'kv-form' }))?.data.toString()).to.equal('1');
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('maps key=value pairs as libpq reads them: quotes, backslash escapes, sslmode and connect_timeout', () => {
+    const opts = postgresOptionsFromMetadata(
+      metadata({ connectionString: String.raw`  host = db.example port=6543 user=app password='it\'s a \\ secret' dbname=orders sslmode=require connect_timeout=3 application_name=svc` }),
+    );
+    expect(opts.connection).to.deep.equal({
+      host: 'db.example',
+      port: 6543,
+      user: 'app',
+      password: String.raw`it's a \ secret`,
+      database: 'orders',
+      ssl: { rejectUnauthorized: false },
+      application_name: 'svc',
+    });
+    expect(opts.connectTimeoutMs).to.equal(3_000);
+    expect(postgresOptionsFromMetadata(metadata({ connectionString: String.raw`password=a\ b` })).connection).to.deep.equal({ password: 'a b' });
+    expect(postgresOptionsFromMetadata(metadata({ connectionString: 'postgresql://u@h/db' })).connection).to.deep.equal({ connectionString: 'postgresql://u@h/db' });
+  });
+
+  it('rejects unknown keys and bad values in a key=value connection string, naming them', () => {
+    const parse = (connectionString: string) => () => postgresOptionsFromMetadata(metadata({ connectionString }));
+    expect(parse('host=h sslcert=/x')).to.throw(/connectionString: unknown key 'sslcert'/);
+    expect(parse('host=h port=abc')).to.throw(/port 'abc' must be a number/);
+    expect(parse('host=h sslmode=maybe')).to.throw(/sslmode 'maybe' must be one of/);
+    expect(parse("host=h password='open")).to.throw(/unterminated quoted value for 'password'/);
+    expect(parse('base')).to.throw(/missing '=' after 'base'/);
+  });
+
   it('fails to connect to a wrong address with the reason', async () => {
     const port = await freePort(); // free, so nothing listens there
     let failure: unknown;

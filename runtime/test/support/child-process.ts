@@ -11,11 +11,16 @@ export interface ExitStatus {
  */
 export class TestChildProcess {
   output = '';
+  /** stderr alone, for what a process must say there (not in its logs). */
+  errorOutput = '';
   readonly exited: Promise<ExitStatus>;
 
   constructor(readonly child: ChildProcess) {
     child.stdout?.on('data', (d: Buffer) => (this.output += d.toString()));
-    child.stderr?.on('data', (d: Buffer) => (this.output += d.toString()));
+    child.stderr?.on('data', (d: Buffer) => {
+      this.output += d.toString();
+      this.errorOutput += d.toString();
+    });
     this.exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   }
 

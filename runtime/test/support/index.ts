@@ -8,3 +8,6 @@ export { actorStore, ACTOR_STORE_KINDS, type ActorStore, type ActorStoreKind } f
 export { deleteRedisKeysWithPrefix, dropTestPostgresTable, withTestPostgres, withTestRedis } from './service-cleanup.js';
 export { TestChildProcess, type ExitStatus } from './child-process.js';
 export { removeTempFolder, tempFolder } from './temp-folders.js';
+export { eventually } from './eventually.js';
+export { PrivateRedisServer } from './redis-server.js';
+export { TcpProxy } from './tcp-proxy.js';

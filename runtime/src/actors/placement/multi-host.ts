@@ -3,6 +3,7 @@ import type { Registry } from 'prom-client';
 import { PeerClients, PeerUnreachableError } from '../../internal/peer-client.js';
 import { PeerServer } from '../../internal/peer-server.js';
 import type { Logger } from '../../log/logger.js';
+import { listenFor } from '../../util/listen-failure.js';
 import type { WorkflowReplicas } from '../../workflow/replicas.js';
 import { SingleHostPlacement } from '../placement.js';
 import { LocalActorRuntime } from '../runtime.js';
@@ -109,7 +110,7 @@ export async function multiHostRuntime(store: MultiHostStore, o: ActorPlacementO
       workersChanged: () => placement.suspect(),
     },
     start: async () => {
-      const port = await server.start();
+      const port = await listenFor('internal-grpc-port', o.internalAddress, o.internalGrpcPort, () => server.start());
       address = `${o.internalAddress}:${port}`;
       log.info({ hostId, address, store: backend.kind }, 'placement: joining the replicas of this app');
       await runtime.start();

@@ -14,7 +14,7 @@ import { ChangeListeners } from './change-listeners.js';
 import { OWNERSHIP_PARTITIONS, type Fence, type HostLease, type HostRecord, type PartitionOwner, type PlacementBackend, type PlacementView } from './types.js';
 
 export interface PostgresPlacementOptions {
-  readonly connectionString: string;
+  readonly connection: pg.ClientConfig;
   readonly connectTimeoutMs: number;
   /** The state table's name as configured (`table` or `schema.table`); the placement tables are named after it. */
   readonly tableName: string;
@@ -74,7 +74,7 @@ export class PostgresPlacementBackend implements PlacementBackend {
     this.#channel = placementChannel(opts.tableName, appId);
     // lock_timeout: a claim waits for in-flight turns on its rows, but never so long that the heartbeat stalls; it is
     // retried at the next one.
-    this.#pool = new pg.Pool({ connectionString: opts.connectionString, max: POOL_SIZE, connectionTimeoutMillis: opts.connectTimeoutMs, lock_timeout: CLAIM_LOCK_TIMEOUT_MS, idle_in_transaction_session_timeout: 2_000 });
+    this.#pool = new pg.Pool({ ...opts.connection, max: POOL_SIZE, connectionTimeoutMillis: opts.connectTimeoutMs, lock_timeout: CLAIM_LOCK_TIMEOUT_MS, idle_in_transaction_session_timeout: 2_000 });
     this.#pool.on('error', () => undefined); // an idle client that lost its connection is dropped; the next query reconnects
   }
 
@@ -186,7 +186,7 @@ export class PostgresPlacementBackend implements PlacementBackend {
 
   /** Connects the LISTEN client; when its connection ends it reconnects, then reports one change (some were missed). */
   async #listen(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.#opts.connectionString, connectionTimeoutMillis: this.#opts.connectTimeoutMs });
+    const client = new pg.Client({ ...this.#opts.connection, connectionTimeoutMillis: this.#opts.connectTimeoutMs });
     this.#listener = client;
     client.on('notification', () => this.#listeners.notify());
     client.on('error', () => undefined); // 'end' follows
