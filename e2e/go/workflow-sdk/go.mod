@@ -5,6 +5,7 @@ go 1.22.6
 require (
 	github.com/dapr/go-sdk v1.11.0
 	github.com/microsoft/durabletask-go v0.5.0
+	google.golang.org/grpc v1.65.0
 )
 
 require (
@@ -23,7 +24,6 @@ require (
 	golang.org/x/sys v0.21.0 // indirect
 	golang.org/x/text v0.16.0 // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20240624140628-dc46fd24d27d // indirect
-	google.golang.org/grpc v1.65.0 // indirect
 	google.golang.org/protobuf v1.34.2 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 )

@@ -29,6 +29,13 @@ var scenarios = []scenario{
 	{"suspend-resume-terminate-purge", suspendResumeTerminatePurge},
 	{"suspended-instance-holds-event", suspendedInstanceHoldsEvent},
 	{"durable-timer", durableTimer},
+	{"reuse-policy-ignore-running", reusePolicyIgnoreRunning},
+	{"reuse-policy-terminate-running", reusePolicyTerminateRunning},
+	{"reuse-policy-refused", reusePolicyRefused},
+	{"reuse-no-policy-completed", reuseNoPolicyCompleted},
+	{"child-hex-id", childHexID},
+	{"child-invalid-id", childInvalidID},
+	{"grpc-invalid-ids", grpcInvalidIDs},
 }
 
 func activitySequence(ctx context.Context, c *workflow.Client) (observed, error) {
@@ -178,8 +185,8 @@ func runToCompletion(ctx context.Context, c *workflow.Client, name, id string, o
 	return waitForCompletion(ctx, c, id)
 }
 
-func startAndWaitRunning(ctx context.Context, c *workflow.Client, name, id string) (string, error) {
-	if _, err := c.ScheduleNewWorkflow(ctx, name, workflow.WithInstanceID(id)); err != nil {
+func startAndWaitRunning(ctx context.Context, c *workflow.Client, name, id string, opts ...api.NewOrchestrationOptions) (string, error) {
+	if _, err := c.ScheduleNewWorkflow(ctx, name, append(opts, workflow.WithInstanceID(id))...); err != nil {
 		return "", fmt.Errorf("scheduling %s: %w", name, err)
 	}
 	if _, err := c.WaitForWorkflowStart(ctx, id); err != nil {

@@ -6,13 +6,17 @@ import (
 	"time"
 
 	"github.com/dapr/go-sdk/workflow"
+	"github.com/microsoft/durabletask-go/task"
 )
 
 // The workflows and activities the scenarios run. The SDK registers each under its Go function name, which is
 // also the name the scenarios start them by.
 
 var (
-	workflows  = []workflow.Workflow{Sequence, ParentOfAutoNamedChild, ParentOfNamedChild, Doubler, AwaitApproval, CatchActivityFailure, LetActivityFailure, AwaitForever, Nap}
+	workflows = []workflow.Workflow{
+		Sequence, ParentOfAutoNamedChild, ParentOfNamedChild, ParentOfTwelfthActionChild, ParentOfInvalidChild, Doubler,
+		AwaitApproval, CatchActivityFailure, LetActivityFailure, AwaitForever, GreetWhenReleased, Nap,
+	}
 	activities = []workflow.Activity{Greet, Double, Explode}
 )
 
@@ -57,6 +61,35 @@ func ParentOfNamedChild(ctx *workflow.WorkflowContext) (any, error) {
 	return child, err
 }
 
+// ParentOfTwelfthActionChild schedules eleven activities at once (actions 0 to 10), then a child without an
+// instance ID (action 11, "000b" in 4 hex digits): the engine names the child after that action id.
+func ParentOfTwelfthActionChild(ctx *workflow.WorkflowContext) (any, error) {
+	greetings := workflow.NewTaskSlice(11)
+	for i := range greetings {
+		greetings[i] = ctx.CallActivity(Greet, workflow.ActivityInput(fmt.Sprintf("guest %d", i)))
+	}
+	for _, greeting := range greetings {
+		if err := greeting.Await(nil); err != nil {
+			return nil, err
+		}
+	}
+	var child ChildOutcome
+	err := ctx.CallChildWorkflow(Doubler, workflow.ChildWorkflowInput(6)).Await(&child)
+	return child, err
+}
+
+// InvalidChildID is an instance ID the engine must refuse for a child: "/" is not allowed in instance IDs.
+const InvalidChildID = "bad/id"
+
+// ParentOfInvalidChild asks for a child under InvalidChildID and returns the error its child task failed with.
+func ParentOfInvalidChild(ctx *workflow.WorkflowContext) (any, error) {
+	err := ctx.CallChildWorkflow(Doubler, workflow.ChildWorkflowInput(1), workflow.ChildWorkflowInstanceID(InvalidChildID)).Await(nil)
+	if err == nil {
+		return nil, fmt.Errorf("the child %q was started", InvalidChildID)
+	}
+	return map[string]string{"caught": err.Error()}, nil
+}
+
 // Doubler is the child workflow: it doubles its input through an activity and reports its own instance ID.
 func Doubler(ctx *workflow.WorkflowContext) (any, error) {
 	var n int
@@ -99,6 +132,38 @@ func AwaitForever(ctx *workflow.WorkflowContext) (any, error) {
 	var payload any
 	err := ctx.WaitForExternalEvent("release", -1).Await(&payload)
 	return payload, err
+}
+
+// Release is GreetWhenReleased's input: whom to greet, and how long to wait for the "release" event at most.
+type Release struct {
+	Name   string `json:"name"`
+	WaitMs int64  `json:"waitMs"`
+}
+
+// Released is GreetWhenReleased's output: the greeting, and whether the "event" or the "timeout" released it.
+type Released struct {
+	Greeting string `json:"greeting"`
+	By       string `json:"by"`
+}
+
+// GreetWhenReleased waits for the "release" event (or its timeout), then greets its input's name through an
+// activity. The output tells which run produced it (the name) and what ended the wait.
+func GreetWhenReleased(ctx *workflow.WorkflowContext) (any, error) {
+	var in Release
+	if err := ctx.GetInput(&in); err != nil {
+		return nil, err
+	}
+	by := "event"
+	if err := ctx.WaitForExternalEvent("release", time.Duration(in.WaitMs)*time.Millisecond).Await(nil); errors.Is(err, task.ErrTaskCanceled) {
+		by = "timeout"
+	} else if err != nil {
+		return nil, err
+	}
+	var greeting string
+	if err := ctx.CallActivity(Greet, workflow.ActivityInput(in.Name)).Await(&greeting); err != nil {
+		return nil, err
+	}
+	return Released{Greeting: greeting, By: by}, nil
 }
 
 // NapResult is how long the workflow's own clock says the timer took.

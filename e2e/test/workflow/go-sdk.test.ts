@@ -51,10 +51,17 @@ describe('Dapr Go SDK workflows against svcd (e2e/go/workflow-sdk)', function ()
       'activity-failure-caught',
       'activity-failure-uncaught',
       'activity-sequence',
+      'child-hex-id',
+      'child-invalid-id',
       'child-with-instance-id',
       'child-without-instance-id',
       'durable-timer',
       'external-event',
+      'grpc-invalid-ids',
+      'reuse-no-policy-completed',
+      'reuse-policy-ignore-running',
+      'reuse-policy-refused',
+      'reuse-policy-terminate-running',
       'suspend-resume-terminate-purge',
       'suspended-instance-holds-event',
     ]);
@@ -79,6 +86,20 @@ describe('Dapr Go SDK workflows against svcd (e2e/go/workflow-sdk)', function ()
       parent: { id: 'go-parent-auto', name: 'ParentOfAutoNamedChild', status: 'COMPLETED', output: child },
       child: { id: 'go-parent-auto:0001', name: 'Doubler', status: 'COMPLETED', input: 21, output: child },
     });
+  });
+
+  it('child-hex-id: a child started without an ID after eleven activities is <parent>:000b (action 11 in hex)', () => {
+    const child = { value: 12, id: 'go-parent-hex:000b' };
+    expect(observed('child-hex-id')).to.deep.equal({
+      parent: { id: 'go-parent-hex', name: 'ParentOfTwelfthActionChild', status: 'COMPLETED', output: child },
+      child: { id: 'go-parent-hex:000b', name: 'Doubler', status: 'COMPLETED', input: 6, output: child },
+    });
+  });
+
+  it('child-invalid-id: a child asked for under `bad/id` fails the parent\'s child task, which the parent catches', () => {
+    const { instance } = observed('child-invalid-id') as { instance: { output: { caught: string } } };
+    expect(instance).to.deep.include({ id: 'go-parent-invalid-child', name: 'ParentOfInvalidChild', status: 'COMPLETED' });
+    expect(instance.output.caught).to.match(/^task failed with an error: /).and.include("'bad/id'").and.include('invalid');
   });
 
   it('child-with-instance-id: runs the child under the ID the parent chose', () => {
@@ -138,5 +159,61 @@ describe('Dapr Go SDK workflows against svcd (e2e/go/workflow-sdk)', function ()
     expect(seen.instance).to.deep.include({ status: 'COMPLETED', input: 1000 });
     expect(seen.instance.output.sleptMs).to.be.within(1000, 10_000);
     expect(seen.wallMs).to.be.within(1000, 10_000);
+  });
+
+  describe('instance-ID reuse (durabletask-go api.WithOrchestrationIdReusePolicy through ScheduleNewWorkflow)', () => {
+    /**
+     * A GreetWhenReleased run waiting a minute for its event (the only kind the scenarios observe): its input
+     * names the run, its output which run ended and what ended its wait.
+     */
+    function greeter(id: string, name: string, status: string, ended?: 'event' | 'timeout') {
+      return {
+        id,
+        name: 'GreetWhenReleased',
+        status,
+        input: { name, waitMs: 60_000 },
+        ...(ended ? { output: { greeting: `Hello, ${name}!`, by: ended } } : {}),
+      };
+    }
+
+    it('IGNORE while RUNNING: the start answers the same ID and the running instance keeps its input', () => {
+      expect(observed('reuse-policy-ignore-running')).to.deep.equal({
+        answeredId: 'go-reuse-ignore',
+        afterIgnoredStart: greeter('go-reuse-ignore', 'first', 'RUNNING'),
+        ended: greeter('go-reuse-ignore', 'first', 'COMPLETED', 'event'),
+      });
+    });
+
+    it('TERMINATE while RUNNING: the new run replaces the old one, whose timeout never fires into it', () => {
+      // Had the old run (1 s timeout) survived the replacement, the instance would have completed before the
+      // event, by "timeout", or with "Hello, old!".
+      expect(observed('reuse-policy-terminate-running')).to.deep.equal({
+        afterOldTimeout: greeter('go-reuse-terminate', 'new', 'RUNNING'),
+        ended: greeter('go-reuse-terminate', 'new', 'COMPLETED', 'event'),
+      });
+    });
+
+    it('ERROR for RUNNING, RUNNING not listed, or no policy while running: ALREADY_EXISTS, the instance untouched', () => {
+      const { ended, ...attempts } = observed('reuse-policy-refused');
+      expect(Object.keys(attempts).sort()).to.deep.equal(['errorForRunning', 'noPolicy', 'terminateForTerminalStates']);
+      for (const [attempt, outcome] of Object.entries(attempts)) {
+        expect(outcome, attempt).to.have.property('code', 'AlreadyExists');
+        expect(outcome, attempt).to.have.property('message').that.includes("'go-reuse-refused'");
+      }
+      expect(ended).to.deep.equal(greeter('go-reuse-refused', 'kept', 'COMPLETED', 'event'));
+    });
+
+    it('no policy on a COMPLETED instance: the new run replaces it and completes', () => {
+      const run = (city: string) => ({ id: 'go-reuse-completed', name: 'Sequence', status: 'COMPLETED', input: [city], output: [`Hello, ${city}!`] });
+      expect(observed('reuse-no-policy-completed')).to.deep.equal({ first: run('Oslo'), second: run('Lima') });
+    });
+  });
+
+  it('grpc-invalid-ids: `a/b` and 65 characters are refused with INVALID_ARGUMENT, 64 characters run', () => {
+    const seen = observed('grpc-invalid-ids') as Record<string, { code: string; message: string }>;
+    expect(seen.startSlash).to.include({ code: 'InvalidArgument' }).and.property('message').that.includes("'a/b'");
+    expect(seen.fetchSlash).to.include({ code: 'InvalidArgument' }).and.property('message').that.includes("'a/b'");
+    expect(seen.start65Chars).to.include({ code: 'InvalidArgument' }).and.property('message').that.includes('64');
+    expect(seen.start64Chars).to.equal('COMPLETED');
   });
 });
