@@ -3,3 +3,4 @@ export * from './components.js';
 export * from './reflection.js';
 export * from './rich-status.js';
 export * from './durabletask.js';
+export * from './work-item-encoding.js';

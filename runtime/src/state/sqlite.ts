@@ -47,6 +47,13 @@ interface Row {
 }
 
 /**
+ * Writes per slice of a large transaction. better-sqlite3 is synchronous: a 100,000-row transaction in one go
+ * held svcd's event loop for seconds (health checks and every other request waited). A batch larger than this is
+ * applied in slices of one open transaction, yielding to the event loop between slices (~30 ms each).
+ */
+const WRITE_SLICE = 1000;
+
+/**
  * `state.sqlite`: the embedded default, one file in WAL mode. Every batch runs in one IMMEDIATE transaction.
  *
  * SQLite is a single-host store: while a svcd has the file open it holds `<file>.lock` (sqlite-lock.ts), so a
@@ -55,34 +62,46 @@ interface Row {
  */
 export class SqliteStateStore extends VersionedStateStore {
   readonly #db: Database.Database;
+  /**
+   * A second connection for reads (file databases): while a sliced write is open on `#db`, reads on it would see
+   * its uncommitted rows; WAL gives this one the last committed snapshot. `:memory:` has one connection only
+   * (and applies every batch in one go).
+   */
+  readonly #reader: Database.Database | undefined;
+  /** Writes run one after another: a sliced transaction must not take in another batch's rows. */
+  #writing: Promise<void> = Promise.resolve();
   readonly #select: Database.Statement<[string], Row>;
   readonly #version: Database.Statement<[string], { version: number }>;
   readonly #upsert: Database.Statement<[string, Buffer, number, number]>;
   readonly #remove: Database.Statement<[string]>;
   readonly #apply: Database.Transaction<(writes: readonly PlannedWrite[]) => void>;
+  readonly #applySlice: (writes: readonly PlannedWrite[]) => void;
 
   private constructor(
     db: Database.Database,
+    reader: Database.Database | undefined,
     table: string,
     private readonly lock: DatabaseLock | undefined,
   ) {
     super();
     this.#db = db;
-    this.#select = db.prepare(`SELECT value, version FROM ${table} WHERE key = ?`);
+    this.#reader = reader;
+    this.#select = (reader ?? db).prepare(`SELECT value, version FROM ${table} WHERE key = ?`);
     this.#version = db.prepare(`SELECT version FROM ${table} WHERE key = ?`);
     this.#upsert = db.prepare(
       `INSERT INTO ${table} (key, value, version, update_time) VALUES (?, ?, ?, ?)
        ON CONFLICT (key) DO UPDATE SET value = excluded.value, version = excluded.version, update_time = excluded.update_time`,
     );
     this.#remove = db.prepare(`DELETE FROM ${table} WHERE key = ?`);
-    this.#apply = db.transaction((writes: readonly PlannedWrite[]) => {
+    this.#applySlice = (writes: readonly PlannedWrite[]) => {
       const now = Date.now();
       applyInOrder(writes, {
         version: (key) => this.#version.get(key)?.version,
         put: (key, value, version) => void this.#upsert.run(key, value, version, now),
         remove: (key) => void this.#remove.run(key),
       });
-    });
+    };
+    this.#apply = db.transaction(this.#applySlice);
   }
 
   /** Opens (creating when missing) the database file and its table. */
@@ -104,7 +123,9 @@ export class SqliteStateStore extends VersionedStateStore {
         version INTEGER NOT NULL,
         update_time INTEGER NOT NULL
       )`);
-      return new SqliteStateStore(db, table, lock);
+      const reader = opts.databasePath === ':memory:' ? undefined : new Database(opts.databasePath, { readonly: true });
+      reader?.pragma(`busy_timeout = ${opts.busyTimeoutMs}`);
+      return new SqliteStateStore(db, reader, table, lock);
     } catch (err) {
       db?.close();
       lock?.release();
@@ -119,23 +140,43 @@ export class SqliteStateStore extends VersionedStateStore {
 
   protected readMany(keys: readonly string[]): Promise<(StoredValue | undefined)[]> {
     // One read transaction, so a bulk get sees a single snapshot.
-    return Promise.resolve(this.#db.transaction(() => keys.map((k) => this.#select.get(k)))());
+    return Promise.resolve((this.#reader ?? this.#db).transaction(() => keys.map((k) => this.#select.get(k)))());
   }
 
   protected applyAtomically(writes: readonly PlannedWrite[]): Promise<void> {
+    const run = this.#writing.then(() => this.#applyNow(writes));
+    this.#writing = run.catch(() => undefined);
+    return run;
+  }
+
+  async #applyNow(writes: readonly PlannedWrite[]): Promise<void> {
     try {
-      this.#apply.immediate(writes);
-      return Promise.resolve();
+      if (writes.length <= WRITE_SLICE || !this.#reader) {
+        this.#apply.immediate(writes);
+        return;
+      }
+      this.#db.exec('BEGIN IMMEDIATE');
+      try {
+        for (let i = 0; i < writes.length; i += WRITE_SLICE) {
+          if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+          this.#applySlice(writes.slice(i, i + WRITE_SLICE));
+        }
+        this.#db.exec('COMMIT');
+      } catch (err) {
+        if (this.#db.inTransaction) this.#db.exec('ROLLBACK');
+        throw err;
+      }
     } catch (err) {
-      return Promise.reject(ensureError(err));
+      throw ensureError(err);
     }
   }
 
-  close(): Promise<void> {
+  async close(): Promise<void> {
+    await this.#writing; // a sliced write finishes (or rolls back) before the connection goes
     if (this.#db.open) {
+      this.#reader?.close();
       this.#db.close();
       this.lock?.release();
     }
-    return Promise.resolve();
   }
 }

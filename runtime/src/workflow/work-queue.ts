@@ -1,37 +1,62 @@
 /**
- * The dispatcher's waiting line: keys in order, items handed back (their worker left) ahead of new ones. Every
- * operation is O(1) (Maps keep insertion order), so a fan-out of 100,000 activities queues, dequeues and
- * withdraws without shifting or searching arrays.
+ * The dispatcher's waiting line: keys in order, items handed back (their worker left) ahead of new ones. Push,
+ * delete and taking from the head are O(1) amortized — an array with a moving head, deleted keys skipped and
+ * dropped as the head passes them — so a fan-out of 100,000 activities queues, dequeues and withdraws without
+ * shifting arrays or walking past what was already taken.
  */
 export class WorkQueue {
-  /** Handed back by a worker that left: they go out first, in the order they were first queued. */
-  #front = new Map<string, true>();
-  readonly #back = new Map<string, true>();
+  #entries: { key: string; seq: number }[] = [];
+  #head = 0;
+  /** The entry of each queued key (by seq): a key deleted and queued again is not seen twice. */
+  readonly #live = new Map<string, number>();
+  #seq = 0;
 
   get size(): number {
-    return this.#front.size + this.#back.size;
+    return this.#live.size;
   }
 
   push(key: string): void {
-    this.#back.set(key, true);
+    const seq = ++this.#seq;
+    this.#live.set(key, seq);
+    this.#entries.push({ key, seq });
   }
 
-  /** Puts keys ahead of everything queued now, keeping their order. */
+  /** Puts keys ahead of everything queued now, keeping their order (rare: a worker left). */
   pushFront(keys: readonly string[]): void {
     if (keys.length === 0) return;
-    const front = new Map<string, true>();
-    for (const k of keys) front.set(k, true);
-    for (const k of this.#front.keys()) front.set(k, true);
-    this.#front = front;
+    const front = keys.map((key) => {
+      const seq = ++this.#seq;
+      this.#live.set(key, seq);
+      return { key, seq };
+    });
+    this.#entries = [...front, ...this.#entries.slice(this.#head).filter((e) => this.#live.get(e.key) === e.seq)];
+    this.#head = 0;
   }
 
   delete(key: string): boolean {
-    return this.#front.delete(key) || this.#back.delete(key);
+    return this.#live.delete(key);
   }
 
-  /** Keys in order. Deleting the current key while iterating is allowed (Map iteration tolerates it). */
+  /** Keys in order. Deleting keys while iterating is allowed. */
   *keys(): IterableIterator<string> {
-    yield* this.#front.keys();
-    yield* this.#back.keys();
+    this.#skipDeadHead();
+    for (let i = this.#head; i < this.#entries.length; i++) {
+      const e = this.#entries[i] as { key: string; seq: number };
+      if (this.#live.get(e.key) === e.seq) yield e.key;
+    }
+    this.#skipDeadHead();
+  }
+
+  #skipDeadHead(): void {
+    while (this.#head < this.#entries.length) {
+      const e = this.#entries[this.#head] as { key: string; seq: number };
+      if (this.#live.get(e.key) === e.seq) break;
+      this.#head++;
+    }
+    // Compact once most of the array is behind the head.
+    if (this.#head > 1024 && this.#head * 2 > this.#entries.length) {
+      this.#entries = this.#entries.slice(this.#head);
+      this.#head = 0;
+    }
   }
 }

@@ -20,6 +20,7 @@ import type {
   ResumeRequest__Output,
   SuspendRequest__Output,
   TerminateRequest__Output,
+  WorkItem as WireWorkItem,
 } from '@svc/proto';
 import { loadDurableTaskProto } from '@svc/proto';
 import { RuntimeError, isRuntimeError, ensureError } from '../../errors/runtime-error.js';
@@ -28,7 +29,7 @@ import type { WorkerHub } from '../actor-engine.js';
 import type { WorkerConnection } from '../dispatcher.js';
 import type { WorkflowEngine, WorkflowInstance } from '../engine.js';
 import { checkExistingInstanceId, checkNewInstanceId } from '../instance-id.js';
-import { fromReusePolicy, fromTimestamp, fromWireActions, fromWireFailure, nonEmptyText, text, toWireEvent, toWireState, toWireWorkItem } from './wire.js';
+import { fromReusePolicy, fromTimestamp, fromWireActions, fromWireFailure, nonEmptyText, text, encodeWorkItem, toWireEvent, toWireState } from './wire.js';
 import { optional } from '../optional.js';
 
 const TOKEN_HEADERS = ['svc-api-token', 'dapr-api-token'];
@@ -46,6 +47,14 @@ type Call = grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerWritableStream<u
 /** The service definition and its implementation, ready for `GrpcApiServer.addService`. */
 export function durableTaskService(opts: DurableTaskServiceOptions): { definition: grpc.ServiceDefinition; implementation: grpc.UntypedServiceImplementation } {
   const { engine, log } = opts;
+  const proto = loadDurableTaskProto();
+  // GetWorkItems writes work items already encoded (wire.ts `encodeWorkItem`): its serializer passes bytes through.
+  const service = proto.grpc.TaskHubSidecarService.service;
+  const serializeWorkItem = service.GetWorkItems.responseSerialize as (wire: WireWorkItem) => Buffer;
+  const definition: grpc.ServiceDefinition = {
+    ...service,
+    GetWorkItems: { ...service.GetWorkItems, responseSerialize: (value: Buffer | WireWorkItem) => (Buffer.isBuffer(value) ? value : serializeWorkItem(value)) },
+  };
   let nextWorkerId = 1;
 
   const authorized = (call: Call): boolean => {
@@ -187,7 +196,7 @@ export function durableTaskService(opts: DurableTaskServiceOptions): { definitio
         peer: call.getPeer(),
         send: (item, completionToken) => {
           if (!open) return false;
-          call.write(toWireWorkItem(item, completionToken));
+          call.write(encodeWorkItem(item, completionToken, serializeWorkItem));
           return true;
         },
         close: () => {
@@ -230,7 +239,6 @@ export function durableTaskService(opts: DurableTaskServiceOptions): { definitio
     });
   }
 
-  const proto = loadDurableTaskProto();
-  return { definition: proto.grpc.TaskHubSidecarService.service, implementation };
+  return { definition, implementation };
 }
 

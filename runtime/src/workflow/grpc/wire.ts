@@ -11,13 +11,13 @@ import type {
   OrchestrationState,
   OrchestrationStatus,
   OrchestratorAction__Output,
-  OrchestratorRequest,
   TaskFailureDetails,
   TaskFailureDetails__Output,
   Timestamp,
   Timestamp__Output,
   WorkItem as WireWorkItem,
 } from '@svc/proto';
+import { encodeHistoryEvent, encodeOrchestratorWorkItem } from '@svc/proto';
 import type { WorkItem } from '../dispatcher.js';
 import type { FailureDetails, IdReusePolicy, RuntimeStatus, WorkflowInstance } from '../engine.js';
 import type { CompletionStatus, HistoryEvent } from '../history.js';
@@ -182,7 +182,20 @@ export function fromWireActions(actions: OrchestratorAction__Output[]): WorkerAc
   return out;
 }
 
-export function toWireWorkItem(item: WorkItem, completionToken: string): WireWorkItem {
+/** Encoded events by event object: an instance's history objects live as long as its activation. */
+const encodedEvents = new WeakMap<HistoryEvent, Uint8Array>();
+
+function encodedEvent(e: HistoryEvent): Uint8Array {
+  let bytes = encodedEvents.get(e);
+  if (!bytes) encodedEvents.set(e, (bytes = encodeHistoryEvent(toWireEvent(e))));
+  return bytes;
+}
+
+/**
+ * The bytes of a work item for the `GetWorkItems` stream. Orchestration items are assembled from events encoded
+ * once (see `@svc/proto` work-item-encoding): a turn copies the history's bytes instead of encoding it again.
+ */
+export function encodeWorkItem(item: WorkItem, completionToken: string, serialize: (wire: WireWorkItem) => Buffer): Buffer {
   if (item.kind === 'activity') {
     const activityRequest: ActivityRequest = {
       name: item.name,
@@ -190,16 +203,16 @@ export function toWireWorkItem(item: WorkItem, completionToken: string): WireWor
       orchestrationInstance: { instanceId: item.instanceId },
       taskId: item.taskId,
     };
-    return { activityRequest, completionToken };
+    return serialize({ activityRequest, completionToken });
   }
   const started = item.pastEvents.find((e) => e.type === 'ExecutionStarted') ?? item.newEvents.find((e) => e.type === 'ExecutionStarted');
-  const orchestratorRequest: OrchestratorRequest = {
-    instanceId: item.instanceId,
-    executionId: started?.type === 'ExecutionStarted' ? sv(started.executionId) : null,
-    pastEvents: item.pastEvents.map(toWireEvent),
-    newEvents: item.newEvents.map(toWireEvent),
-  };
-  return { orchestratorRequest, completionToken };
+  return encodeOrchestratorWorkItem(
+    item.instanceId,
+    started?.type === 'ExecutionStarted' ? started.executionId : undefined,
+    item.pastEvents.map(encodedEvent),
+    item.newEvents.map(encodedEvent),
+    completionToken,
+  );
 }
 
 export function toWireState(i: WorkflowInstance, withPayloads: boolean): OrchestrationState {
