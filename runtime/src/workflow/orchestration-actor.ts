@@ -24,6 +24,7 @@
 import { createHash } from 'node:crypto';
 import type { ActorContext, ActorRuntime, Actor } from '../actors/types.js';
 import { RuntimeError } from '../errors/runtime-error.js';
+import { inSlices } from '../util/event-loop.js';
 import type { Logger } from '../log/logger.js';
 import { isTerminalStatus, type IdReusePolicy, type RuntimeStatus, type WorkflowInstance } from './engine.js';
 import type { WorkDispatcher } from './dispatcher.js';
@@ -280,7 +281,7 @@ export class OrchestrationActor implements Actor {
       await this.#settle(ctx, inst, []);
       return {};
     }
-    const { effects, invalid } = inst.applyWorkerResult(p.plan, p.actions, p.customStatus, ctx.clock.now());
+    const { effects, invalid } = await inst.applyWorkerResult(p.plan, p.actions, p.customStatus, ctx.clock.now());
     const done = inst.completed;
     if (done && done.status !== 'CONTINUED_AS_NEW') this.deps.metrics.completed.inc({ status: done.status });
     await this.#settle(ctx, inst, [effects]);
@@ -324,9 +325,7 @@ export class OrchestrationActor implements Actor {
 
   #offerAfterCommit(ctx: ActorContext, items: WorkItem[]): void {
     if (items.length === 0) return;
-    ctx.afterCommit(() => {
-      for (const item of items) this.deps.dispatcher.offer(item);
-    });
+    ctx.afterCommit(() => void inSlices(items, (item) => this.deps.dispatcher.offer(item)));
   }
 
   async #onMessage(ctx: ActorContext, msg: InstanceMessage): Promise<void> {
@@ -379,7 +378,7 @@ export class OrchestrationActor implements Actor {
     } else if (await ctx.getReminder(RUN)) {
       ctx.deleteReminder(RUN);
     }
-    const persisted = this.#persist(ctx, inst);
+    const persisted = await this.#persist(ctx, inst);
     this.#offerAfterCommit(ctx, batch ? [{ kind: 'orchestration', instanceId: this.instanceId, name: inst.meta.name, ...batch }, ...offers] : offers);
     // A turn that changed nothing (e.g. a lease fire while the batch waits for a worker) wakes no waiter: each
     // waiter's re-read would be a turn of its own.
@@ -416,10 +415,10 @@ export class OrchestrationActor implements Actor {
   }
 
   /** Writes the turn's changes; false when there were none. */
-  #persist(ctx: ActorContext, inst: Instance): boolean {
+  async #persist(ctx: ActorContext, inst: Instance): Promise<boolean> {
     const c = inst.takeChanges();
     if (!c.meta) return false;
-    for (let i = c.historyFrom; i < inst.history.length; i++) ctx.state.set(historyKey(i), encode(inst.history[i]));
+    await inSlices(inst.history.slice(c.historyFrom), (e, i) => ctx.state.set(historyKey(c.historyFrom + i), encode(e)));
     if (c.deleteHistoryFrom) {
       for (let i = Math.max(c.deleteHistoryFrom.from, inst.history.length); i < c.deleteHistoryFrom.to; i++) ctx.state.delete(historyKey(i));
     }

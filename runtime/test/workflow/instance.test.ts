@@ -11,10 +11,10 @@ function started(input = '"in"', extra: Partial<Parameters<typeof Instance.creat
 }
 
 /** Runs one worker turn: plan, then apply `actions` as the worker's answer. */
-function turn(inst: Instance, actions: WorkerAction[], now = T0 + 1, customStatus?: string): { plan: TurnPlan; fx: SideEffects; invalid?: string } {
+async function turn(inst: Instance, actions: WorkerAction[], now = T0 + 1, customStatus?: string): Promise<{ plan: TurnPlan; fx: SideEffects; invalid?: string }> {
   const { batch } = inst.plan(now);
   if (!batch) throw new Error('expected a batch');
-  const { effects, invalid } = inst.applyWorkerResult({ seqs: batch.seqs, orchestratorStarted: batch.newEvents[0] as HistoryEvent }, actions, customStatus, now);
+  const { effects, invalid } = await inst.applyWorkerResult({ seqs: batch.seqs, orchestratorStarted: batch.newEvents[0] as HistoryEvent }, actions, customStatus, now);
   return { plan: batch, fx: effects, ...(invalid !== undefined ? { invalid } : {}) };
 }
 
@@ -31,9 +31,9 @@ describe('workflow Instance (history/inbox rules)', () => {
     expect(batch!.pastEvents).to.deep.equal([]);
   });
 
-  it('records actions with their ids as eventIds and reports the side effects', () => {
+  it('records actions with their ids as eventIds and reports the side effects', async () => {
     const inst = started();
-    const { fx } = turn(inst, [
+    const { fx } = await turn(inst, [
       { id: 1, type: 'ScheduleTask', name: 'act', input: '1' },
       { id: 2, type: 'CreateTimer', fireAt: T0 + 60_000 },
       { id: 3, type: 'CreateSubOrchestration', instanceId: 'i1:0003', name: 'child', input: '2' },
@@ -46,9 +46,9 @@ describe('workflow Instance (history/inbox rules)', () => {
     expect(fx.children[0]!.parent).to.deep.equal({ instanceId: 'i1', name: 'wf', taskScheduledId: 3, generation: 1 });
   });
 
-  it("names a sub-workflow started without an ID `<parent>:<action id as 4 hex digits>` (the Go SDK sends none)", () => {
+  it("names a sub-workflow started without an ID `<parent>:<action id as 4 hex digits>` (the Go SDK sends none)", async () => {
     const inst = started();
-    const { fx } = turn(inst, [
+    const { fx } = await turn(inst, [
       { id: 10, type: 'CreateSubOrchestration', instanceId: '', name: 'child' },
       { id: 0x1234f, type: 'CreateSubOrchestration', instanceId: '', name: 'child' },
     ]);
@@ -56,9 +56,9 @@ describe('workflow Instance (history/inbox rules)', () => {
     expect(inst.history.filter((e) => e.type === 'SubOrchestrationInstanceCreated').map((e) => (e.type === 'SubOrchestrationInstanceCreated' ? e.instanceId : ''))).to.deep.equal(['i1:000a', 'i1:1234f']);
   });
 
-  it('an invalid action is never dropped: the task fails where the workflow sees it, or the run fails', () => {
+  it('an invalid action is never dropped: the task fails where the workflow sees it, or the run fails', async () => {
     const inst = started();
-    const { fx } = turn(inst, [
+    const { fx } = await turn(inst, [
       { id: 1, type: 'CreateSubOrchestration', instanceId: 'bad/../id', name: 'child' },
       { id: 2, type: 'ScheduleTask', name: '' },
     ]);
@@ -72,14 +72,14 @@ describe('workflow Instance (history/inbox rules)', () => {
     expect(failures[1]!.type === 'TaskFailed' && failures[1]!.failureDetails.errorType).to.equal('InvalidActivityName');
 
     const other = started();
-    turn(other, [{ id: 1, type: 'SendEvent', instanceId: 'x\u0000y', name: 'e' }]);
+    await turn(other, [{ id: 1, type: 'SendEvent', instanceId: 'x\u0000y', name: 'e' }]);
     expect(other.status).to.equal('FAILED');
     expect(other.snapshot('i1').failureDetails?.errorType).to.equal('InvalidInstanceId');
   });
 
-  it('an answer with two actions of one id fails the instance and says why', () => {
+  it('an answer with two actions of one id fails the instance and says why', async () => {
     const inst = started();
-    const { fx, invalid } = turn(inst, [
+    const { fx, invalid } = await turn(inst, [
       { id: 1, type: 'ScheduleTask', name: 'a' },
       { id: 1, type: 'ScheduleTask', name: 'b' },
     ]);
@@ -89,9 +89,9 @@ describe('workflow Instance (history/inbox rules)', () => {
     expect(inst.snapshot('i1').failureDetails?.errorType).to.equal('InvalidWorkflowActions');
   });
 
-  it('thousands of pending results keep the metadata small: inbox sequence numbers are stored as ranges', () => {
+  it('thousands of pending results keep the metadata small: inbox sequence numbers are stored as ranges', async () => {
     const inst = started();
-    turn(inst, Array.from({ length: 5000 }, (_, i) => ({ id: i, type: 'ScheduleTask' as const, name: 'a' })));
+    await turn(inst, Array.from({ length: 5000 }, (_, i) => ({ id: i, type: 'ScheduleTask' as const, name: 'a' })));
     for (let i = 0; i < 5000; i++) expect(inst.accept(newEvent({ type: 'TaskCompleted', taskScheduledId: i, result: '1' }, T0 + 3))).to.equal(true);
     expect(inst.accept(newEvent({ type: 'TaskCompleted', taskScheduledId: 7 }, T0 + 3)), 'a duplicate of a waiting result').to.equal(false);
     expect(inst.meta.inboxRanges).to.have.length(1);
@@ -100,64 +100,64 @@ describe('workflow Instance (history/inbox rules)', () => {
     expect(batch!.seqs).to.have.length(5000);
   });
 
-  it('writes only the new history events and the consumed inbox keys (append-only)', () => {
+  it('writes only the new history events and the consumed inbox keys (append-only)', async () => {
     const inst = started();
-    turn(inst, [{ id: 1, type: 'ScheduleTask', name: 'act' }]);
+    await turn(inst, [{ id: 1, type: 'ScheduleTask', name: 'act' }]);
     const first = inst.takeChanges();
     expect(first.historyFrom).to.equal(0);
     expect(inst.history.length).to.equal(3);
     expect(first.removedInbox).to.have.length(1);
     inst.accept(newEvent({ type: 'TaskCompleted', taskScheduledId: 1, result: '"r"' }, T0 + 2));
-    turn(inst, [], T0 + 3);
+    await turn(inst, [], T0 + 3);
     const second = inst.takeChanges();
     expect(second.historyFrom).to.equal(3);
     expect(inst.history.length).to.equal(5);
     expect(second.deleteHistoryFrom).to.equal(undefined);
   });
 
-  it('records an activity result once: duplicates in the inbox or in history are refused', () => {
+  it('records an activity result once: duplicates in the inbox or in history are refused', async () => {
     const inst = started();
-    turn(inst, [{ id: 1, type: 'ScheduleTask', name: 'act' }]);
+    await turn(inst, [{ id: 1, type: 'ScheduleTask', name: 'act' }]);
     const done = newEvent({ type: 'TaskCompleted', taskScheduledId: 1, result: '1' }, T0 + 2);
     expect(inst.accept(done)).to.equal(true);
     expect(inst.accept(newEvent({ type: 'TaskCompleted', taskScheduledId: 1, result: '2' }, T0 + 3))).to.equal(false);
-    turn(inst, []);
+    await turn(inst, []);
     expect(inst.accept(done)).to.equal(false);
     expect(inst.history.filter((e) => e.type === 'TaskCompleted')).to.have.length(1);
   });
 
-  it('keeps a result whose request is not in history yet in the inbox instead of delivering it', () => {
+  it('keeps a result whose request is not in history yet in the inbox instead of delivering it', async () => {
     const inst = started();
-    turn(inst, []);
+    await turn(inst, []);
     expect(inst.accept(newEvent({ type: 'TaskCompleted', taskScheduledId: 7 }, T0 + 2))).to.equal(true);
     const r = inst.plan(T0 + 3);
     expect(r.batch).to.equal(undefined);
     expect(inst.inbox).to.have.length(1);
   });
 
-  it('delivers an event raised before the workflow waits for it', () => {
+  it('delivers an event raised before the workflow waits for it', async () => {
     const inst = started();
     inst.accept(newEvent({ type: 'EventRaised', name: 'Approval', input: 'true' }, T0));
-    const { plan } = turn(inst, []);
+    const { plan } = await turn(inst, []);
     expect(types(plan.newEvents)).to.deep.equal(['OrchestratorStarted', 'ExecutionStarted', 'EventRaised']);
     expect(inst.history.some((e) => e.type === 'EventRaised')).to.equal(true);
   });
 
-  it('delivers raised events after the other events, one per name per batch, in arrival order', () => {
+  it('delivers raised events after the other events, one per name per batch, in arrival order', async () => {
     const inst = started();
-    turn(inst, [{ id: 1, type: 'ScheduleTask', name: 'a' }]);
+    await turn(inst, [{ id: 1, type: 'ScheduleTask', name: 'a' }]);
     inst.accept(newEvent({ type: 'EventRaised', name: 'item', input: '1' }, T0 + 2));
     inst.accept(newEvent({ type: 'TaskCompleted', taskScheduledId: 1 }, T0 + 3));
     inst.accept(newEvent({ type: 'EventRaised', name: 'item', input: '2' }, T0 + 4));
-    const { plan } = turn(inst, [], T0 + 5);
+    const { plan } = await turn(inst, [], T0 + 5);
     expect(plan.newEvents.map((e) => (e.type === 'EventRaised' ? `item${e.input}` : e.type))).to.deep.equal(['OrchestratorStarted', 'TaskCompleted', 'item1']);
     const second = inst.plan(T0 + 6).batch!;
     expect(second.newEvents.map((e) => (e.type === 'EventRaised' ? `item${e.input}` : e.type))).to.deep.equal(['OrchestratorStarted', 'item2']);
   });
 
-  it('suspends at once, holds new events while suspended, and delivers them after resume', () => {
+  it('suspends at once, holds new events while suspended, and delivers them after resume', async () => {
     const inst = started();
-    turn(inst, []);
+    await turn(inst, []);
     inst.accept(newEvent({ type: 'ExecutionSuspended' }, T0 + 2));
     expect(inst.status).to.equal('SUSPENDED');
     expect(inst.plan(T0 + 3).batch).to.equal(undefined);
@@ -172,9 +172,9 @@ describe('workflow Instance (history/inbox rules)', () => {
     expect(types(batch!.newEvents)).to.deep.equal(['OrchestratorStarted', 'EventRaised']);
   });
 
-  it('terminates without a worker, recursively messaging open children, and then drops events', () => {
+  it('terminates without a worker, recursively messaging open children, and then drops events', async () => {
     const inst = started();
-    turn(inst, [{ id: 1, type: 'CreateSubOrchestration', instanceId: 'c1', name: 'child' }, { id: 2, type: 'ScheduleTask', name: 'a' }]);
+    await turn(inst, [{ id: 1, type: 'CreateSubOrchestration', instanceId: 'c1', name: 'child' }, { id: 2, type: 'ScheduleTask', name: 'a' }]);
     inst.accept(newEvent({ type: 'ExecutionTerminated', input: '"stop"', recurse: true }, T0 + 5));
     const r = inst.plan(T0 + 6);
     expect(r.batch).to.equal(undefined);
@@ -194,9 +194,9 @@ describe('workflow Instance (history/inbox rules)', () => {
     expect(snap.input).to.equal('"x"');
   });
 
-  it('continue-as-new starts a new generation with the new input, carry-over and undelivered events', () => {
+  it('continue-as-new starts a new generation with the new input, carry-over and undelivered events', async () => {
     const inst = started('1');
-    turn(inst, [{ id: 1, type: 'CreateTimer', fireAt: T0 + 1000 }]);
+    await turn(inst, [{ id: 1, type: 'CreateTimer', fireAt: T0 + 1000 }]);
     const oldLength = inst.history.length;
     inst.takeChanges();
     const { batch } = inst.plan(T0 + 2);
@@ -205,7 +205,7 @@ describe('workflow Instance (history/inbox rules)', () => {
     const b = inst.plan(T0 + 1001).batch!;
     inst.accept(newEvent({ type: 'EventRaised', name: 'late', input: '9' }, T0 + 1002));
     const carried = newEvent({ type: 'EventRaised', name: 'kept', input: '8' }, T0 + 500);
-    const { effects: fx } = inst.applyWorkerResult({ seqs: b.seqs, orchestratorStarted: b.newEvents[0]! }, [{ id: 2, type: 'CompleteOrchestration', status: 'CONTINUED_AS_NEW', result: '2', carryoverEvents: [carried] }], '', T0 + 1003);
+    const { effects: fx } = await inst.applyWorkerResult({ seqs: b.seqs, orchestratorStarted: b.newEvents[0]! }, [{ id: 2, type: 'CompleteOrchestration', status: 'CONTINUED_AS_NEW', result: '2', carryoverEvents: [carried] }], '', T0 + 1003);
     expect(inst.meta.generation).to.equal(2);
     expect(inst.history).to.deep.equal([]);
     expect(inst.status).to.equal('RUNNING');
@@ -219,10 +219,10 @@ describe('workflow Instance (history/inbox rules)', () => {
     expect(inst.accept(newEvent({ type: 'TaskCompleted', taskScheduledId: 1 }, T0), 1)).to.equal(false);
   });
 
-  it('a finished child reports to its parent with the parent task id and generation', () => {
+  it('a finished child reports to its parent with the parent task id and generation', async () => {
     const parent = { instanceId: 'p', name: 'pwf', taskScheduledId: 4, generation: 3 };
     const inst = started('1', { parent });
-    const { fx } = turn(inst, [{ id: 1, type: 'CompleteOrchestration', status: 'COMPLETED', result: '"ok"', carryoverEvents: [] }]);
+    const { fx } = await turn(inst, [{ id: 1, type: 'CompleteOrchestration', status: 'COMPLETED', result: '"ok"', carryoverEvents: [] }]);
     expect(inst.status).to.equal('COMPLETED');
     expect(fx.messages).to.have.length(1);
     expect(fx.messages[0]!.instanceId).to.equal('p');
@@ -230,24 +230,24 @@ describe('workflow Instance (history/inbox rules)', () => {
     expect(fx.messages[0]!.event).to.include({ type: 'SubOrchestrationInstanceCompleted', taskScheduledId: 4, result: '"ok"' });
   });
 
-  it('a failed workflow without failure details gets them (the SDK worker-level failure case)', () => {
+  it('a failed workflow without failure details gets them (the SDK worker-level failure case)', async () => {
     const inst = started();
-    turn(inst, [{ id: -1, type: 'CompleteOrchestration', status: 'FAILED', result: 'boom', carryoverEvents: [] }]);
+    await turn(inst, [{ id: -1, type: 'CompleteOrchestration', status: 'FAILED', result: 'boom', carryoverEvents: [] }]);
     expect(inst.status).to.equal('FAILED');
     expect(inst.snapshot('i1').failureDetails).to.deep.equal({ errorType: 'WorkflowFailed', errorMessage: 'boom' });
   });
 
-  it('keeps failure details and custom status as the worker reported them', () => {
+  it('keeps failure details and custom status as the worker reported them', async () => {
     const inst = started();
-    turn(inst, [{ id: 1, type: 'CompleteOrchestration', status: 'FAILED', failureDetails: { errorType: 'Error', errorMessage: 'bad', stackTrace: 'at x' }, carryoverEvents: [] }], T0 + 1, 'stage 2');
+    await turn(inst, [{ id: 1, type: 'CompleteOrchestration', status: 'FAILED', failureDetails: { errorType: 'Error', errorMessage: 'bad', stackTrace: 'at x' }, carryoverEvents: [] }], T0 + 1, 'stage 2');
     const snap = inst.snapshot('i1');
     expect(snap.failureDetails).to.deep.equal({ errorType: 'Error', errorMessage: 'bad', stackTrace: 'at x' });
     expect(snap.customStatus).to.equal('stage 2');
   });
 
-  it('refuses a worker answer that no longer fits (stale generation or history)', () => {
+  it('refuses a worker answer that no longer fits (stale generation or history)', async () => {
     const inst = started();
-    const { plan } = turn(inst, []);
+    const { plan } = await turn(inst, []);
     expect(inst.fits(plan)).to.equal(false);
   });
 
@@ -259,9 +259,9 @@ describe('workflow Instance (history/inbox rules)', () => {
     expect(inst.plan(T0 + 60_000).batch).to.not.equal(undefined);
   });
 
-  it('a new run of a terminal ID deletes the old history and inbox keys', () => {
+  it('a new run of a terminal ID deletes the old history and inbox keys', async () => {
     const inst = started();
-    turn(inst, [{ id: 1, type: 'CompleteOrchestration', status: 'COMPLETED', carryoverEvents: [] }]);
+    await turn(inst, [{ id: 1, type: 'CompleteOrchestration', status: 'COMPLETED', carryoverEvents: [] }]);
     const again = Instance.create({ name: 'wf', instanceId: 'i1' }, T0 + 10, inst.meta);
     const changes = again.takeChanges();
     expect(again.meta.generation).to.equal(2);

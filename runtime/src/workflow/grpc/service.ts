@@ -196,7 +196,14 @@ export function durableTaskService(opts: DurableTaskServiceOptions): { definitio
         peer: call.getPeer(),
         send: (item, completionToken) => {
           if (!open) return false;
-          call.write(encodeWorkItem(item, completionToken, serializeWorkItem));
+          // Written once encoded (a large history is encoded in slices); a stream closed meanwhile gets nothing:
+          // its disconnect already handed the item out again.
+          encodeWorkItem(item, completionToken, serializeWorkItem).then(
+            (bytes) => {
+              if (open) call.write(bytes);
+            },
+            (err: unknown) => log.error({ instanceId: item.instanceId, err: ensureError(err).message }, 'encoding a work item failed'),
+          );
           return true;
         },
         close: () => {

@@ -18,6 +18,7 @@ import type {
   WorkItem as WireWorkItem,
 } from '@svc/proto';
 import { encodeHistoryEvent, encodeOrchestratorWorkItem } from '@svc/proto';
+import { inSlices } from '../../util/event-loop.js';
 import type { WorkItem } from '../dispatcher.js';
 import type { FailureDetails, IdReusePolicy, RuntimeStatus, WorkflowInstance } from '../engine.js';
 import type { CompletionStatus, HistoryEvent } from '../history.js';
@@ -193,9 +194,10 @@ function encodedEvent(e: HistoryEvent): Uint8Array {
 
 /**
  * The bytes of a work item for the `GetWorkItems` stream. Orchestration items are assembled from events encoded
- * once (see `@svc/proto` work-item-encoding): a turn copies the history's bytes instead of encoding it again.
+ * once (see `@svc/proto` work-item-encoding): a turn copies the history's bytes instead of encoding it again, and
+ * the events not encoded yet (100,000 after a large fan-out) are encoded in slices, yielding between them.
  */
-export function encodeWorkItem(item: WorkItem, completionToken: string, serialize: (wire: WireWorkItem) => Buffer): Buffer {
+export async function encodeWorkItem(item: WorkItem, completionToken: string, serialize: (wire: WireWorkItem) => Buffer): Promise<Buffer> {
   if (item.kind === 'activity') {
     const activityRequest: ActivityRequest = {
       name: item.name,
@@ -206,13 +208,11 @@ export function encodeWorkItem(item: WorkItem, completionToken: string, serializ
     return serialize({ activityRequest, completionToken });
   }
   const started = item.pastEvents.find((e) => e.type === 'ExecutionStarted') ?? item.newEvents.find((e) => e.type === 'ExecutionStarted');
-  return encodeOrchestratorWorkItem(
-    item.instanceId,
-    started?.type === 'ExecutionStarted' ? started.executionId : undefined,
-    item.pastEvents.map(encodedEvent),
-    item.newEvents.map(encodedEvent),
-    completionToken,
-  );
+  const past: Uint8Array[] = [];
+  await inSlices(item.pastEvents, (e) => past.push(encodedEvent(e)));
+  const fresh: Uint8Array[] = [];
+  await inSlices(item.newEvents, (e) => fresh.push(encodedEvent(e)));
+  return encodeOrchestratorWorkItem(item.instanceId, started?.type === 'ExecutionStarted' ? started.executionId : undefined, past, fresh, completionToken);
 }
 
 export function toWireState(i: WorkflowInstance, withPayloads: boolean): OrchestrationState {
