@@ -19,11 +19,13 @@ export class SingleHostPlacement implements Placement {
   /** Nothing ever changes: waits out the timeout (callers only wait here after a failure they retry). */
   changed(timeoutMs: number, signal?: AbortSignal): Promise<void> {
     return new Promise((resolve) => {
-      const timer = setTimeout(resolve, timeoutMs);
-      signal?.addEventListener('abort', () => {
+      const done = () => {
         clearTimeout(timer);
+        signal?.removeEventListener('abort', done); // a long-lived signal must not collect a listener per call
         resolve();
-      }, { once: true });
+      };
+      const timer = setTimeout(done, timeoutMs);
+      signal?.addEventListener('abort', done, { once: true });
     });
   }
 
