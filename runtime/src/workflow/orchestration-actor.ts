@@ -223,8 +223,8 @@ export class OrchestrationActor implements Actor {
       const decision = reuseDecision(existing.status, req.reuse);
       if (decision === 'ignore') return;
       if (decision === 'refuse') {
-        const what = existing.isTerminal ? `a ${existing.status} workflow` : 'an active workflow';
-        throw new RuntimeError('ERR_WORKFLOW_ALREADY_EXISTS', `${what} with ID '${this.instanceId}' already exists`);
+        // The phrase durabletask-go's own backends use, so clients that match on it keep working.
+        throw new RuntimeError('ERR_WORKFLOW_ALREADY_EXISTS', `an orchestration instance already exists with ID '${this.instanceId}' (${existing.status})`);
       }
       if (!existing.isTerminal) this.#abandonRun(existing);
     }

@@ -1,0 +1,16 @@
+import { TaskHubGrpcClient } from '@dapr/durabletask-js';
+import { SvcdProcess, actorStore } from '@svc/runtime/test-support';
+import { fork } from 'node:child_process';
+import fs from 'node:fs';
+console.log = () => {}; console.info = () => {};
+const store = actorStore('sqlite', 'dbglog');
+const svcd = await SvcdProcess.start({ appId: store.appId, resources: store.resources, args: ['--log-level', 'debug'] });
+const out = fs.createWriteStream('/tmp/svcd-fan.log'); svcd.child.stdout.pipe(out); svcd.child.stderr.pipe(out);
+const worker = fork('../bench/dist/src/workflow-worker.js', [svcd.grpcAddress], { stdio: 'ignore' });
+await new Promise((r) => worker.once('message', r));
+const c = new TaskHubGrpcClient(svcd.grpcAddress);
+const t0 = Date.now();
+const id = await c.scheduleNewOrchestration('bigFanout', 100000, 'fan-log');
+const s = await c.waitForOrchestrationCompletion(id, true, 600);
+process.stderr.write(`status ${s?.runtimeStatus} out ${s?.serializedOutput} in ${(Date.now()-t0)/1000}s\n`);
+worker.kill(); await c.stop(); await svcd.dispose(); await store.cleanup(); process.exit(0);
