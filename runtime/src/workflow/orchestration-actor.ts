@@ -24,7 +24,7 @@
 import { createHash } from 'node:crypto';
 import type { ActorContext, ActorRuntime, Actor } from '../actors/types.js';
 import { RuntimeError } from '../errors/runtime-error.js';
-import { inSlices } from '../util/event-loop.js';
+import { inSlices, YIELD_SLICE, yieldToEventLoop } from '../util/event-loop.js';
 import type { Logger } from '../log/logger.js';
 import { isTerminalStatus, type IdReusePolicy, type RuntimeStatus, type WorkflowInstance } from './engine.js';
 import type { WorkDispatcher } from './dispatcher.js';
@@ -185,12 +185,19 @@ export class OrchestrationActor implements Actor {
     if (this.#inst && this.#inst.meta.version === meta.version) return this.#inst;
     const historyKeys = Array.from({ length: meta.historyLength }, (_, i) => historyKey(i));
     const inboxSeqs = inboxSeqsOf(meta);
-    const values = await ctx.state.getMany([...historyKeys, ...inboxSeqs.map(inboxKey)]);
-    const events = values.map((v, i) => {
-      const e = decode<HistoryEvent>(v);
-      if (!e) throw new Error(`workflow ${this.instanceId}: state key ${i < historyKeys.length ? historyKeys[i] : 'inbox'} is missing`);
-      return e;
-    });
+    const keys = [...historyKeys, ...inboxSeqs.map(inboxKey)];
+    // In slices (a fan-out's history is 200,000 keys): the read and the parsing yield to the event loop. Reads
+    // in several store calls are consistent: this actor is the only writer of its keys and its turns are serial.
+    const events: HistoryEvent[] = [];
+    for (let from = 0; from < keys.length; from += YIELD_SLICE) {
+      if (from > 0) await yieldToEventLoop();
+      const values = await ctx.state.getMany(keys.slice(from, from + YIELD_SLICE));
+      values.forEach((v, i) => {
+        const e = decode<HistoryEvent>(v);
+        if (!e) throw new Error(`workflow ${this.instanceId}: state key ${keys[from + i]} is missing`);
+        events.push(e);
+      });
+    }
     const inbox: InboxEntry[] = inboxSeqs.map((seq, i) => ({ seq, event: events[historyKeys.length + i] as HistoryEvent }));
     this.#inst = new Instance(meta, events.slice(0, historyKeys.length), inbox);
     return this.#inst;
