@@ -6,8 +6,11 @@ import { parsePgConnection } from './pg-connection.js';
 import { inTransaction } from './pg-transaction.js';
 import { quotedTableName } from './sql-identifier.js';
 import type { TransactionOperation } from './store.js';
-import { mismatch, type PlannedWrite } from './write-plan.js';
+import { batchUnconditional, mismatch, type PlannedWrite, type UnconditionalBatch } from './write-plan.js';
 import { VersionedStateStore, type FencedScope, type StoredValue } from './versioned-store.js';
+
+/** Rows per bulk statement: large enough that a 100,000-write turn is a few round trips, small enough to stream. */
+const BULK_ROWS = 5000;
 
 export interface PostgresStoreOptions {
   /** Address, credentials and TLS, from `connectionString` (a URL or libpq key=value pairs). */
@@ -124,8 +127,27 @@ export class PostgresStateStore extends VersionedStateStore implements MultiHost
         const failed = await failedFences(client, this.#placementPartitions, fenced.appId, fenced.fences);
         if (failed.length > 0) throw new FencedError(failed);
       }
-      for (const w of writes) await this.#apply(client, w);
+      for (const step of batchUnconditional(writes)) {
+        if ('kind' in step) await this.#apply(client, step);
+        else await this.#applyBatch(client, step);
+      }
     });
+  }
+
+  /** Unconditional writes in bulk, a slice of rows per statement (arrays as parameters: no parameter limit). */
+  async #applyBatch(db: Queryable, batch: UnconditionalBatch): Promise<void> {
+    const t = this.table;
+    for (let i = 0; i < batch.sets.length; i += BULK_ROWS) {
+      const slice = batch.sets.slice(i, i + BULK_ROWS);
+      await db.query(
+        `INSERT INTO ${t} (key, value, version) SELECT k, v, 1 FROM unnest($1::text[], $2::bytea[]) AS u(k, v)
+         ON CONFLICT (key) DO UPDATE SET value = excluded.value, version = ${t}.version + 1, update_time = now()`,
+        [slice.map((s) => s.key), slice.map((s) => s.value)],
+      );
+    }
+    for (let i = 0; i < batch.deletes.length; i += BULK_ROWS) {
+      await db.query(`DELETE FROM ${t} WHERE key = ANY($1::text[])`, [batch.deletes.slice(i, i + BULK_ROWS)]);
+    }
   }
 
   /** The backend has its own connections (closed by its `close()`, or with this store). */

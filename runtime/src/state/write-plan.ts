@@ -90,3 +90,42 @@ export function applyInOrder(writes: readonly PlannedWrite[], space: VersionedKe
     else if (current !== undefined) space.remove(write.key);
   }
 }
+
+/** Unconditional writes to distinct keys: order among them does not matter, so a store may apply them in bulk. */
+export interface UnconditionalBatch {
+  readonly sets: { key: string; value: Buffer }[];
+  readonly deletes: string[];
+}
+
+/**
+ * The writes in order, with each run of unconditional writes collapsed into one batch (the last write of a key in
+ * the run wins: the run's intermediate states are never visible outside its transaction). Conditional writes
+ * stay single, in place. For stores that pay a round trip per statement (PostgreSQL): a 100,000-write workflow
+ * turn becomes a few statements instead of 100,000.
+ */
+export function batchUnconditional(writes: readonly PlannedWrite[]): (PlannedWrite | UnconditionalBatch)[] {
+  const out: (PlannedWrite | UnconditionalBatch)[] = [];
+  let run = new Map<string, PlannedWrite>();
+  const flush = () => {
+    if (run.size === 0) return;
+    const sets: { key: string; value: Buffer }[] = [];
+    const deletes: string[] = [];
+    for (const w of run.values()) {
+      if (w.kind === 'set') sets.push({ key: w.key, value: w.value });
+      else deletes.push(w.key);
+    }
+    out.push({ sets, deletes });
+    run = new Map();
+  };
+  for (const w of writes) {
+    if (w.condition.kind === 'any') {
+      run.delete(w.key); // re-inserted: Map order follows the last write
+      run.set(w.key, w);
+    } else {
+      flush();
+      out.push(w);
+    }
+  }
+  flush();
+  return out;
+}

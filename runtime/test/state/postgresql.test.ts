@@ -101,6 +101,37 @@ describe('state.postgresql specifics', () => {
   });
 });
 
+describe('PostgreSQL bulk writes', () => {
+  it('applies a 12,000-write transaction in bulk statements, in order with the conditional writes among them', async function () {
+    this.timeout(30_000);
+    const table = `bulk_${randomBytes(4).toString('hex')}`;
+    const store = await PostgresStateStore.connect(postgresOptionsFromMetadata(metadata({ connectionString: TEST_POSTGRES_URL, tableName: table })));
+    try {
+      await store.set({ key: 'guarded', value: Buffer.from('0') });
+      const etag = (await store.get({ key: 'guarded' }))!.etag!;
+      const many = Array.from({ length: 12_000 }, (_, i) => ({ operation: 'upsert' as const, request: { key: `k${i}`, value: Buffer.from(String(i)) } }));
+      await store.transact([
+        ...many,
+        { operation: 'upsert', request: { key: 'guarded', value: Buffer.from('1'), etag } },
+        { operation: 'delete', request: { key: 'k5' } },
+        { operation: 'upsert', request: { key: 'k7', value: Buffer.from('seven') } },
+      ]);
+      expect((await store.get({ key: 'k11999' }))?.data.toString()).to.equal('11999');
+      expect(await store.get({ key: 'k5' })).to.equal(undefined);
+      expect((await store.get({ key: 'k7' }))?.data.toString()).to.equal('seven');
+      expect((await store.get({ key: 'guarded' }))?.data.toString()).to.equal('1');
+      // A failed condition after a bulk run rolls the whole transaction back.
+      await store
+        .transact([...many.slice(0, 10).map((op) => ({ ...op, request: { ...op.request, value: Buffer.from('x') } })), { operation: 'upsert', request: { key: 'guarded', value: Buffer.from('2'), etag } }])
+        .then(() => expect.fail('a stale etag must fail the transaction'), () => undefined);
+      expect((await store.get({ key: 'k0' }))?.data.toString()).to.equal('0');
+    } finally {
+      await store.close();
+      await dropTestPostgresTable(table);
+    }
+  });
+});
+
 describe('PostgreSQL transactions when the server ends the session', () => {
   it('fail the transaction (no crash, no broken client back in the pool) when the session is ended between statements', async () => {
     const pool = new pg.Pool({ connectionString: TEST_POSTGRES_URL, max: 1 });
