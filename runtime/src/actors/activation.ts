@@ -3,6 +3,7 @@ import type { TurnKind } from './metrics.js';
 import type { ActorStateCache } from './state-cache.js';
 import type { TimerHost, TurnContext } from './turn-context.js';
 import type { Actor, Clock, EpochMs, TimerHandle, TimerInfo, TimerOptions } from './types.js';
+import { Fifo } from '../util/fifo.js';
 
 export interface Turn {
   readonly kind: TurnKind;
@@ -33,7 +34,7 @@ interface ActiveTimer {
  * Timer turns do not count as activity, so an actor that only has timers still deactivates when idle.
  */
 export class Activation implements TimerHost, IdleCandidate {
-  readonly #queue: Turn[] = [];
+  readonly #queue = new Fifo<Turn>();
   /** Created on first use: most actors never have timers or idle waiters, and there may be 100,000s of actors. */
   #timers: Map<string, ActiveTimer> | undefined;
   #idleWaiters: (() => void)[] | undefined;
@@ -70,7 +71,7 @@ export class Activation implements TimerHost, IdleCandidate {
 
   /** Rejects everything still queued (the activation failed or is going away). */
   rejectQueued(err: unknown): void {
-    for (const t of this.#queue.splice(0)) t.reject(err);
+    for (const t of this.#queue.takeAll()) t.reject(err);
   }
 
   async #drain(): Promise<void> {

@@ -302,10 +302,12 @@ export class OrchestrationActor implements Actor {
       return;
     }
     await this.#settle(ctx, inst, []);
-    // After a crash or a lost hand-out: every open activity not with a worker goes out again.
-    const offers = inst.openActivities().flatMap((taskId) => {
+    // After a crash or a lost hand-out: every open activity not with a worker goes out again (in slices: a
+    // fan-out has 100,000 of them, nearly all with a worker already).
+    const offers: WorkItem[] = [];
+    await inSlices(inst.openActivities(), (taskId) => {
       const scheduled = inst.openActivity(taskId);
-      return scheduled && !this.deps.dispatcher.hasActivity(this.instanceId, taskId) ? [this.#activityItem(inst, taskId, scheduled.name, scheduled.input)] : [];
+      if (scheduled && !this.deps.dispatcher.hasActivity(this.instanceId, taskId)) offers.push(this.#activityItem(inst, taskId, scheduled.name, scheduled.input));
     });
     this.#offerAfterCommit(ctx, offers);
   }
