@@ -7,6 +7,17 @@ export interface PurgeFilterRequest {
   readonly runtimeStatus?: readonly OrchestrationStatus[];
 }
 
+/** How a call failed: its gRPC status name (`INVALID_ARGUMENT`, ...) and details; undefined when it succeeded. */
+export async function rpcFailure(call: Promise<unknown>): Promise<{ code: string; details: string } | undefined> {
+  try {
+    await call;
+    return undefined;
+  } catch (err) {
+    const e = err as grpc.ServiceError;
+    return { code: grpc.status[e.code], details: e.details };
+  }
+}
+
 const timestamp = (d: Date) => ({ seconds: Math.floor(d.getTime() / 1000), nanos: (d.getTime() % 1000) * 1e6 });
 
 /**
