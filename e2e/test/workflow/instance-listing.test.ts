@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { OrchestrationStatus } from '@dapr/durabletask-js/orchestration/enum/orchestration-status.enum.js';
 import { PurgeInstanceCriteria } from '@dapr/durabletask-js/orchestration/orchestration-purge-criteria.js';
-import { InstanceListingClient, rpcFailure } from '@svc/runtime/test-support';
+import { eventually, InstanceListingClient, rpcFailure } from '@svc/runtime/test-support';
 import { harnessPerSuite, type WorkflowHarness } from './support/harness.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -110,10 +110,7 @@ for (const store of ['sqlite', 'redis', 'postgresql'] as const) {
       for (const parent of trees) {
         await client.scheduleNewOrchestration('parent', undefined, parent);
         // The parent's first turn creates the child; until then the child does not exist (a wait would end at once).
-        for (const deadline = Date.now() + 30_000; !(await exists(`${parent}-child`)); ) {
-          if (Date.now() > deadline) throw new Error(`${parent}-child was never created`);
-          await sleep(20);
-        }
+        await eventually(`${parent}-child created`, () => exists(`${parent}-child`), 30_000);
         await client.raiseOrchestrationEvent(`${parent}-child`, 'approval', 'ok');
         await client.waitForOrchestrationCompletion(parent, false, 60);
         for (const id of [parent, `${parent}-child`]) created.set(id, (await client.getOrchestrationState(id))!.createdAt);
