@@ -35,6 +35,7 @@ export type { SuspendRequest__Output } from './gen/SuspendRequest.js';
 export type { ResumeRequest__Output } from './gen/ResumeRequest.js';
 export type { PurgeInstancesRequest__Output } from './gen/PurgeInstancesRequest.js';
 export type { PurgeInstancesResponse } from './gen/PurgeInstancesResponse.js';
+export type { PurgeInstanceFilter__Output } from './gen/PurgeInstanceFilter.js';
 export type { Timestamp, Timestamp__Output } from './gen/google/protobuf/Timestamp.js';
 export type { TaskHubSidecarServiceClient } from './gen/TaskHubSidecarService.js';
 

@@ -80,6 +80,7 @@ export class ActorHost {
     const placementOptions: ActorPlacementOptions = {
       ...this.opts.placement,
       appId: this.opts.appId,
+      storeName: `state store ${chosen.spec.name} (${chosen.spec.type})`,
       log: log.child({ part: 'actors' }),
       metrics: this.opts.metrics,
       idleTimeoutMs,

@@ -6,8 +6,10 @@
  *   <appId>|||reminders||<actorType>||<n>              reminder partition n of a type: every reminder of the
  *                                                      actors whose id hashes to n, one JSON document
  *   <appId>|||reminders||<actorType>||data||<id>||<name>   the data of one reminder when it is large
+ *   <appId>|||index||<actorType>||<key>                one entry of a type's index (`ActorContext.setIndexEntry`),
+ *                                                      listed in key order (`ActorRuntime.listIndex`)
  *
- * Actor types may not contain '|', so the reminder keys (`|||`) never collide with a state key.
+ * Actor types may not contain '|', so the reminder and index keys (`|||`) never collide with a state key.
  */
 import { createHash } from 'node:crypto';
 import { RuntimeError } from '../errors/runtime-error.js';
@@ -41,6 +43,15 @@ export class ActorKeys {
 
   reminderPartition(type: string, partition: number): string {
     return `${this.appId}|||reminders||${type}||${partition}`;
+  }
+
+  /** Every index entry of a type starts with this. */
+  indexPrefix(type: string): string {
+    return `${this.appId}|||index||${type}||`;
+  }
+
+  index(type: string, key: string): string {
+    return this.indexPrefix(type) + key;
   }
 
   /** A large reminder payload, kept out of its partition document. */

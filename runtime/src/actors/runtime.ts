@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Registry } from 'prom-client';
 import { RuntimeError, ensureError } from '../errors/runtime-error.js';
 import type { Logger } from '../log/logger.js';
-import type { TransactionOperation, TransactionalStateStore } from '../state/store.js';
+import { canListKeys, type KeyListingStore, type TransactionOperation, type TransactionalStateStore } from '../state/store.js';
 import { Activation, type ActivationHost, type Turn } from './activation.js';
 import { RealClock } from './clock.js';
 import { IdleSweeper } from './idle-sweeper.js';
@@ -22,6 +22,7 @@ import type {
   ActorTypeOptions,
   ActorTypeStatus,
   Clock,
+  IndexEntry,
   Placement,
   ReminderInfo,
   ReminderOptions,
@@ -36,6 +37,8 @@ const STOP_DEACTIVATION_SLICE = 256;
 export interface LocalActorRuntimeOptions {
   readonly appId: string;
   readonly store: TransactionalStateStore;
+  /** The store's component name, for errors. */
+  readonly storeName?: string;
   readonly log: Logger;
   readonly metrics: Registry;
   readonly clock?: Clock;
@@ -68,6 +71,9 @@ const currentTurn = new AsyncLocalStorage<string>();
 export class LocalActorRuntime implements ActorRuntime, ActivationHost {
   readonly clock: Clock;
   readonly #store: TransactionalStateStore;
+  /** The store as a key listing, when it can list (types' indexes are written and read only then). */
+  readonly #listing: KeyListingStore | undefined;
+  readonly #storeName: string;
   readonly #log: Logger;
   readonly #keys: ActorKeys;
   readonly #placement: Placement;
@@ -97,6 +103,8 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
   constructor(opts: LocalActorRuntimeOptions) {
     this.clock = opts.clock ?? new RealClock();
     this.#store = opts.store;
+    this.#listing = canListKeys(opts.store) ? opts.store : undefined;
+    this.#storeName = opts.storeName ?? 'the actor state store';
     this.#log = opts.log;
     this.#keys = new ActorKeys(opts.appId);
     this.#placement = opts.placement ?? new SingleHostPlacement();
@@ -117,6 +125,7 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
     assertValidActorType(type);
     if (this.#types.has(type)) throw new RuntimeError('ERR_MALFORMED_REQUEST', `actor type ${type} is already registered`);
     this.#types.set(type, { factory, idleTimeoutMs: opts.idleTimeoutMs ?? this.#idleTimeoutMs });
+    this.#listing?.declareListedPrefix(this.#keys.indexPrefix(type));
     if (this.#started) this.#trackLoad(this.#loadReminders(type));
   }
 
@@ -239,6 +248,14 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
     );
     // An active actor's cache must not serve the values these writes replaced.
     this.#actors.get(actorKey(type, id))?.cache.apply(writes);
+  }
+
+  async listIndex(type: string, page: { after?: string; limit: number }): Promise<IndexEntry[]> {
+    assertValidActorType(type);
+    if (!this.#listing) throw new RuntimeError('ERR_STATE_STORE_NOT_SUPPORTED', `${this.#storeName} cannot list keys in order, which listing needs (SQLite, PostgreSQL, Redis and in-memory stores can)`);
+    const prefix = this.#keys.indexPrefix(type);
+    const listed = await this.#listing.listKeys(prefix, { limit: page.limit, ...(page.after !== undefined ? { after: prefix + page.after } : {}) });
+    return listed.map((e) => ({ key: e.key.slice(prefix.length), value: e.value }));
   }
 
   // ---- ActivationHost ----
@@ -371,6 +388,12 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
   async #commitTurn(activation: Activation, ctx: TurnContext): Promise<void> {
     const writes = ctx.state.writes;
     const stateOps = activation.cache.toOperations(writes);
+    if (this.#listing) {
+      for (const [key, value] of ctx.indexChanges) {
+        const storeKey = this.#keys.index(activation.type, key);
+        stateOps.push(value === null ? { operation: 'delete', request: { key: storeKey } } : { operation: 'upsert', request: { key: storeKey, value } });
+      }
+    }
     // Through the reminder table's group commit even without reminder changes: turns of many actors that finish
     // while a transaction is in flight share the next one.
     if (ctx.reminderChanges.size > 0 || stateOps.length > 0) await this.#commitReminders(activation.type, activation.id, [...ctx.reminderChanges.values()], stateOps);

@@ -1,3 +1,4 @@
+import { RuntimeError } from '../errors/runtime-error.js';
 import { reminderRecord } from './reminder-schedule.js';
 import type { ReminderChange, ReminderTable } from './reminder-table.js';
 import { TurnStateTxn, type ActorStateCache } from './state-cache.js';
@@ -25,6 +26,8 @@ export class TurnContext implements ActorContext {
   deactivateRequested = false;
   /** `afterCommit` callbacks, run by the runtime once the turn committed. */
   readonly committed: (() => void)[] = [];
+  /** Last change per index key in this turn (null: delete). */
+  readonly indexChanges = new Map<string, Buffer | null>();
 
   readonly type: string;
   readonly id: string;
@@ -78,6 +81,11 @@ export class TurnContext implements ActorContext {
 
   afterCommit(fn: () => void): void {
     this.committed.push(fn);
+  }
+
+  setIndexEntry(key: string, value: Buffer | null): void {
+    if (key === '') throw new RuntimeError('ERR_MALFORMED_REQUEST', 'an actor index key must not be empty');
+    this.indexChanges.set(key, value);
   }
 
   /** Adds the acknowledgement of a fired reminder unless the turn itself already decided that reminder's fate. */

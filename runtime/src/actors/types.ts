@@ -138,6 +138,18 @@ export interface ActorContext {
    * that must not happen for work that was not recorded, such as handing a scheduled activity to a worker.
    */
   afterCommit(fn: () => void): void;
+  /**
+   * Writes (or with `null` deletes) this actor's entry `key` in its TYPE's index, in this turn's transaction: the
+   * index and the actor's state never disagree. Entries of all actors of a type are listed together in key order
+   * (`ActorRuntime.listIndex`), e.g. keyed by actor id. Keep entries small; a key is any non-empty string.
+   */
+  setIndexEntry(key: string, value: Buffer | null): void;
+}
+
+/** One entry of a type's index. */
+export interface IndexEntry {
+  readonly key: string;
+  readonly value: Buffer;
 }
 
 /**
@@ -202,6 +214,12 @@ export interface ActorRuntime {
   getState(type: string, id: string, key: string): Promise<Buffer | undefined>;
   /** Applies operations atomically to an actor's state, outside any turn; keeps the activation cache in step. */
   applyState(type: string, id: string, ops: readonly ActorStateOperation[]): Promise<void>;
+  /**
+   * A page of a type's index: entries with keys after `after`, ascending (byte order), at most `limit`. Reads the
+   * store (shared by every replica), not any actor. A store that cannot list keys in order (a pluggable store)
+   * rejects with `ERR_STATE_STORE_NOT_SUPPORTED`; there turns' index writes are skipped.
+   */
+  listIndex(type: string, page: { after?: string; limit: number }): Promise<IndexEntry[]>;
   start(): Promise<void>;
   /** Stops the reminder scheduler, refuses new turns, drains queued turns, deactivates every actor. */
   stop(): Promise<void>;

@@ -4,8 +4,8 @@ import { failedFences, placementTables, PostgresPlacementBackend } from '../acto
 import { FencedError, type Fence, type MultiHostStore, type PlacementBackend } from '../actors/placement/types.js';
 import { parsePgConnection } from './pg-connection.js';
 import { inTransaction } from './pg-transaction.js';
-import { quotedTableName } from './sql-identifier.js';
-import type { TransactionOperation } from './store.js';
+import { quotedCompanionTableName, quotedTableName } from './sql-identifier.js';
+import { prefixUpperBound, type KeyListingStore, type KeyPage, type ListedKey, type TransactionOperation } from './store.js';
 import { batchUnconditional, mismatch, type PlannedWrite, type UnconditionalBatch } from './write-plan.js';
 import { VersionedStateStore, type FencedScope, type StoredValue } from './versioned-store.js';
 
@@ -50,7 +50,7 @@ interface Row {
  * re-checked by PostgreSQL itself); a batch runs those statements in one SQL transaction. Multi-host: the
  * placement tables live beside the state table, and fences are checked in the writes' transaction.
  */
-export class PostgresStateStore extends VersionedStateStore implements MultiHostStore {
+export class PostgresStateStore extends VersionedStateStore implements MultiHostStore, KeyListingStore {
   readonly #placementPartitions: string;
   readonly #backends: PostgresPlacementBackend[] = [];
 
@@ -81,12 +81,14 @@ export class PostgresStateStore extends VersionedStateStore implements MultiHost
       await inTransaction(pool, async (client) => {
         // Serialises concurrent first starts, which would otherwise race on CREATE TABLE IF NOT EXISTS.
         await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`svc-state-table:${table}`]);
+        // Keys in byte order ("C"), so a listing is a range of the primary key whatever the database's collation.
         await client.query(`CREATE TABLE IF NOT EXISTS ${table} (
-          key TEXT NOT NULL PRIMARY KEY,
+          key TEXT COLLATE "C" NOT NULL PRIMARY KEY,
           value BYTEA NOT NULL,
           version BIGINT NOT NULL,
           update_time TIMESTAMPTZ NOT NULL DEFAULT now()
         )`);
+        await ensureByteOrderKeyIndex(client, opts.tableName, table);
       });
     } catch (err) {
       await pool.end().catch(() => undefined);
@@ -179,8 +181,36 @@ export class PostgresStateStore extends VersionedStateStore implements MultiHost
     if (res.rowCount === 0 && c.kind !== 'any') throw mismatch(w);
   }
 
+  /** Every key is in a byte-order index (the primary key, or the one `ensureByteOrderKeyIndex` adds): nothing to maintain. */
+  declareListedPrefix(_prefix: string): void {}
+
+  async listKeys(prefix: string, page: KeyPage): Promise<ListedKey[]> {
+    const res = await this.pool.query<ListedKey>(
+      `SELECT key, value FROM ${this.table} WHERE key COLLATE "C" > $1 AND key COLLATE "C" < $2 ORDER BY key COLLATE "C" LIMIT $3`,
+      [page.after ?? prefix, prefixUpperBound(prefix), page.limit],
+    );
+    return res.rows;
+  }
+
   async close(): Promise<void> {
     await Promise.all(this.#backends.map((b) => b.close()));
     await this.pool.end();
   }
+}
+
+/**
+ * A table created before keys were "C"-collated (by an earlier svcd, or by hand) orders its primary key by the
+ * database's collation, which a byte-order range cannot use: such a table gets a second, "C"-collated index on
+ * its keys (one more index to update per write; recreate the table with `key TEXT COLLATE "C"` to avoid it).
+ */
+async function ensureByteOrderKeyIndex(client: Queryable, tableName: string, table: string): Promise<void> {
+  const res = await client.query<{ collation: string }>(
+    `SELECT coalesce(c.collname, 'default') AS collation FROM pg_attribute a LEFT JOIN pg_collation c ON c.oid = a.attcollation
+     WHERE a.attrelid = $1::regclass AND a.attname = 'key'`,
+    [table],
+  );
+  const collation = res.rows[0]?.collation;
+  if (collation === 'C' || collation === 'POSIX') return;
+  const index = quotedCompanionTableName(tableName, 'key_bytes').split('.').pop()!;
+  await client.query(`CREATE INDEX IF NOT EXISTS ${index} ON ${table} (key COLLATE "C")`);
 }

@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import { RuntimeError } from '../errors/runtime-error.js';
 import { partitionValue, redisPlacementKeys, RedisPlacementBackend } from '../actors/placement/redis-backend.js';
 import { FencedError, type Fence, type MultiHostStore, type PlacementBackend } from '../actors/placement/types.js';
-import type { TransactionOperation } from './store.js';
+import type { KeyListingStore, KeyPage, ListedKey, TransactionOperation } from './store.js';
 import { mismatch, type PlannedWrite } from './write-plan.js';
 import { VersionedStateStore, type FencedScope, type StoredValue } from './versioned-store.js';
 
@@ -42,28 +42,33 @@ export function redisOptionsFromMetadata(get: (name: string) => string | undefin
  * Checks the fences, then every write's condition against the current versions (updated as the batch goes, so
  * later writes see earlier ones), then applies all of them; or applies none and returns why.
  * Data layout per key: a hash with fields `data` and `version`, the same as the reference system's Redis store.
- * KEYS: the written keys, then the app's placement partitions hash when there are fences.
- * ARGV: the number of fences; per fence: partition, expected `owner:epoch`; per write: kind (`set`/`delete`),
- * condition (`any`/`absent`/`version`), expected version, value.
+ * A key under a listed prefix is also a member of that prefix's sorted set (all scores 0, so ordered by bytes),
+ * added and removed by the same script as the key itself.
+ * KEYS: the written keys, then the sorted sets of listed prefixes they touch, then the app's placement
+ * partitions hash when there are fences.
+ * ARGV: the number of fences, the number of sorted sets; per fence: partition, expected `owner:epoch`; per write:
+ * kind (`set`/`delete`), condition (`any`/`absent`/`version`), expected version, value, index of its sorted set
+ * among the sets (0: not listed).
  * Returns 0 when applied, the 1-based index of the first failed write, or the list of failed fence partitions.
  */
 const APPLY_WRITES_LUA = `
 local fences = tonumber(ARGV[1])
-local writes = #KEYS
+local sets = tonumber(ARGV[2])
+local writes = #KEYS - sets
 if fences > 0 then
   writes = writes - 1
   local failed = {}
   for f = 1, fences do
-    if redis.call('HGET', KEYS[#KEYS], ARGV[f * 2]) ~= ARGV[f * 2 + 1] then failed[#failed + 1] = tonumber(ARGV[f * 2]) end
+    if redis.call('HGET', KEYS[#KEYS], ARGV[f * 2 + 1]) ~= ARGV[f * 2 + 2] then failed[#failed + 1] = tonumber(ARGV[f * 2 + 1]) end
   end
   if #failed > 0 then return failed end
 end
-local base = 1 + fences * 2
+local base = 2 + fences * 2
 local versions = {}
 local newVersions = {}
 for i = 1, writes do
   local key = KEYS[i]
-  local kind, cond, want = ARGV[base + i * 4 - 3], ARGV[base + i * 4 - 2], ARGV[base + i * 4 - 1]
+  local kind, cond, want = ARGV[base + i * 5 - 4], ARGV[base + i * 5 - 3], ARGV[base + i * 5 - 2]
   local cur = versions[key]
   if cur == nil then
     local stored = redis.call('HGET', key, 'version')
@@ -80,26 +85,51 @@ for i = 1, writes do
   versions[key] = cur
 end
 for i = 1, writes do
-  if ARGV[base + i * 4 - 3] == 'set' then
-    redis.call('HSET', KEYS[i], 'data', ARGV[base + i * 4], 'version', newVersions[i])
+  local set = tonumber(ARGV[base + i * 5])
+  if ARGV[base + i * 5 - 4] == 'set' then
+    redis.call('HSET', KEYS[i], 'data', ARGV[base + i * 5 - 1], 'version', newVersions[i])
+    if set > 0 then redis.call('ZADD', KEYS[writes + set], 0, KEYS[i]) end
   else
     redis.call('DEL', KEYS[i])
+    if set > 0 then redis.call('ZREM', KEYS[writes + set], KEYS[i]) end
   end
 end
 return 0
 `;
 
+/**
+ * One page of a listed prefix and the values of its keys, in one atomic read. KEYS: the prefix's sorted set.
+ * ARGV: the lower bound (`-`, or `(<key>` for keys after that key), the page size. Returns key, value, key, ...
+ * The values are read by key inside the script: keys a script reads should be in KEYS, which only matters to
+ * Redis Cluster, which this store does not support.
+ */
+const LIST_KEYS_LUA = `
+local members = redis.call('ZRANGEBYLEX', KEYS[1], ARGV[1], '+', 'LIMIT', 0, tonumber(ARGV[2]))
+local out = {}
+for _, key in ipairs(members) do
+  local data = redis.call('HGET', key, 'data')
+  if data then
+    out[#out + 1] = key
+    out[#out + 1] = data
+  end
+end
+return out
+`;
+
 interface ApplyWritesCommand {
   /** Keys and arguments as ONE array: ioredis flattens it, where a spread call overflows the stack past ~25,000 writes. */
   svcApplyWrites(numKeys: number, keysAndArgs: (string | Buffer | number)[]): Promise<number | number[]>;
+  svcListKeysBuffer(numKeys: number, set: string, min: string, limit: number): Promise<Buffer[]>;
 }
 
 /**
  * `state.redis`: one hash per key; every write (single, bulk or transaction) is one atomic Lua script. Multi-host:
  * the placement keys live on the same server, and fences are checked inside the write script.
  */
-export class RedisStateStore extends VersionedStateStore implements MultiHostStore {
+export class RedisStateStore extends VersionedStateStore implements MultiHostStore, KeyListingStore {
   readonly #backends: RedisPlacementBackend[] = [];
+  /** Listed prefixes; each one's sorted set is the Redis key named like the prefix itself (never a stored key). */
+  readonly #listed = new Set<string>();
 
   private constructor(private readonly redis: Redis & ApplyWritesCommand) {
     super();
@@ -120,6 +150,7 @@ export class RedisStateStore extends VersionedStateStore implements MultiHostSto
     });
     redis.on('error', () => undefined); // reconnects on its own; failed commands reject with the reason
     redis.defineCommand('svcApplyWrites', { lua: APPLY_WRITES_LUA });
+    redis.defineCommand('svcListKeys', { lua: LIST_KEYS_LUA });
     let timer: NodeJS.Timeout | undefined;
     try {
       await Promise.race([
@@ -159,18 +190,46 @@ export class RedisStateStore extends VersionedStateStore implements MultiHostSto
 
   protected async applyAtomically(writes: readonly PlannedWrite[], fenced?: FencedScope): Promise<void> {
     const keys: (string | number | Buffer)[] = writes.map((w) => w.key);
-    const args: (string | number | Buffer)[] = [fenced?.fences.length ?? 0];
+    const sets = new Map<string, number>();
+    const setOf = (key: string): number => {
+      const prefix = this.#listedPrefixOf(key);
+      if (prefix === undefined) return 0;
+      let index = sets.get(prefix);
+      if (index === undefined) sets.set(prefix, (index = sets.size + 1));
+      return index;
+    };
+    const perWrite: (string | number | Buffer)[] = [];
+    for (const w of writes) {
+      const want = w.condition.kind === 'version' ? String(w.condition.version) : '';
+      perWrite.push(w.kind, w.condition.kind, want, w.kind === 'set' ? w.value : '', setOf(w.key));
+    }
+    for (const set of sets.keys()) keys.push(set);
+    const args: (string | number | Buffer)[] = [fenced?.fences.length ?? 0, sets.size];
     if (fenced) {
       keys.push(redisPlacementKeys(fenced.appId).partitions);
       for (const f of fenced.fences) args.push(f.partition, partitionValue(f.owner, f.epoch));
     }
-    for (const w of writes) {
-      const want = w.condition.kind === 'version' ? String(w.condition.version) : '';
-      args.push(w.kind, w.condition.kind, want, w.kind === 'set' ? w.value : '');
-    }
+    for (const a of perWrite) args.push(a); // a loop: a 100,000-write batch must not become 100,000 call arguments
     const result = await this.redis.svcApplyWrites(keys.length, keys.concat(args));
     if (Array.isArray(result)) throw new FencedError(result);
     if (result > 0) throw mismatch(writes[result - 1]!);
+  }
+
+  declareListedPrefix(prefix: string): void {
+    this.#listed.add(prefix);
+  }
+
+  async listKeys(prefix: string, page: KeyPage): Promise<ListedKey[]> {
+    if (!this.#listed.has(prefix)) throw new Error(`key prefix '${prefix}' was not declared for listing`);
+    const flat = await this.redis.svcListKeysBuffer(1, prefix, page.after === undefined ? '-' : `(${page.after}`, page.limit);
+    const out: ListedKey[] = [];
+    for (let i = 0; i < flat.length; i += 2) out.push({ key: flat[i]!.toString('utf8'), value: flat[i + 1]! });
+    return out;
+  }
+
+  #listedPrefixOf(key: string): string | undefined {
+    for (const prefix of this.#listed) if (key.startsWith(prefix) && key.length > prefix.length) return prefix;
+    return undefined;
   }
 
   /** The backend shares this store's connection; its subscriber connection closes with it or with this store. */

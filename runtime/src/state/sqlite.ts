@@ -4,6 +4,7 @@ import path from 'node:path';
 import { ensureError, RuntimeError } from '../errors/runtime-error.js';
 import { holdDatabaseLock, type DatabaseLock } from './sqlite-lock.js';
 import { quotedTableName } from './sql-identifier.js';
+import { prefixUpperBound, type KeyListingStore, type KeyPage, type ListedKey } from './store.js';
 import { applyInOrder, type PlannedWrite } from './write-plan.js';
 import { VersionedStateStore, type StoredValue } from './versioned-store.js';
 
@@ -60,7 +61,7 @@ const WRITE_SLICE = 1000;
  * second svcd on the same data — a second replica, a stray `make run` — is refused instead of sharing it (two actor
  * runtimes on one store would both own every actor).
  */
-export class SqliteStateStore extends VersionedStateStore {
+export class SqliteStateStore extends VersionedStateStore implements KeyListingStore {
   readonly #db: Database.Database;
   /**
    * A second connection for reads (file databases): while a sliced write is open on `#db`, reads on it would see
@@ -74,6 +75,8 @@ export class SqliteStateStore extends VersionedStateStore {
   readonly #version: Database.Statement<[string], { version: number }>;
   readonly #upsert: Database.Statement<[string, Buffer, number, number]>;
   readonly #remove: Database.Statement<[string]>;
+  /** A range of the primary key (TEXT, BINARY collation: byte order). */
+  readonly #range: Database.Statement<[string, string, number], ListedKey>;
   readonly #apply: Database.Transaction<(writes: readonly PlannedWrite[]) => void>;
   readonly #applySlice: (writes: readonly PlannedWrite[]) => void;
 
@@ -93,6 +96,8 @@ export class SqliteStateStore extends VersionedStateStore {
        ON CONFLICT (key) DO UPDATE SET value = excluded.value, version = excluded.version, update_time = excluded.update_time`,
     );
     this.#remove = db.prepare(`DELETE FROM ${table} WHERE key = ?`);
+    // On the reader: a listing must not see the rows of a sliced write still open on `#db`.
+    this.#range = (reader ?? db).prepare(`SELECT key, value FROM ${table} WHERE key > ? AND key < ? ORDER BY key LIMIT ?`);
     this.#applySlice = (writes: readonly PlannedWrite[]) => {
       const now = Date.now();
       applyInOrder(writes, {
@@ -168,6 +173,17 @@ export class SqliteStateStore extends VersionedStateStore {
       }
     } catch (err) {
       throw ensureError(err);
+    }
+  }
+
+  /** Every key is in the primary-key index: nothing to maintain. */
+  declareListedPrefix(_prefix: string): void {}
+
+  listKeys(prefix: string, page: KeyPage): Promise<ListedKey[]> {
+    try {
+      return Promise.resolve(this.#range.all(page.after ?? prefix, prefixUpperBound(prefix), page.limit));
+    } catch (err) {
+      return Promise.reject(ensureError(err));
     }
   }
 

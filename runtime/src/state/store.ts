@@ -86,6 +86,45 @@ export function isTransactional(store: StateStore): store is TransactionalStateS
   return store.features().includes('TRANSACTIONAL') && typeof (store as Partial<TransactionalStateStore>).transact === 'function';
 }
 
+/** One key a listing returned, with its value. */
+export interface ListedKey {
+  readonly key: string;
+  readonly value: Buffer;
+}
+
+/** A page of a listing: keys strictly after `after` (a full key), at most `limit` of them. */
+export interface KeyPage {
+  readonly after?: string;
+  readonly limit: number;
+}
+
+/**
+ * Optional capability: the keys under a prefix, ascending in byte order, a page at a time, read from an ordered
+ * index (never a scan of every key). Prefixes end with an ASCII character (listing needs the prefix's upper bound).
+ */
+export interface KeyListingStore {
+  /**
+   * Declares that the keys under `prefix` will be listed. Stores that keep a separate ordered index of those keys
+   * (Redis, in-memory) maintain it from now on, in the same atomic operation as every write under the prefix, so
+   * declare a prefix before the first write under it. Idempotent.
+   */
+  declareListedPrefix(prefix: string): void;
+  /** Keys under a declared prefix after `page.after`, ascending; each with its value at one moment of the read. */
+  listKeys(prefix: string, page: KeyPage): Promise<ListedKey[]>;
+}
+
+export function canListKeys(store: StateStore): store is StateStore & KeyListingStore {
+  const s = store as Partial<KeyListingStore>;
+  return typeof s.listKeys === 'function' && typeof s.declareListedPrefix === 'function';
+}
+
+/** The first string above every key that starts with `prefix` (ranges `key >= prefix AND key < bound`). */
+export function prefixUpperBound(prefix: string): string {
+  const last = prefix.charCodeAt(prefix.length - 1);
+  if (!(last >= 0 && last < 0x7f)) throw new Error(`listed key prefix '${prefix}' must end with an ASCII character`);
+  return prefix.slice(0, -1) + String.fromCharCode(last + 1);
+}
+
 /** ETag failures are not store failures: the API maps them to 409 (mismatch) and 400 (invalid). */
 export class StateEtagError extends Error {
   override readonly name = 'StateEtagError';

@@ -10,9 +10,27 @@ import { RuntimeError, ensureError, isRuntimeError } from '../errors/runtime-err
 import type { Logger } from '../log/logger.js';
 import { ownershipPartitionOf } from '../actors/placement/types.js';
 import { WorkDispatcher, type AnswerOrigin, type Claim, type StaleReason, type WorkItem, type WorkerConnection } from './dispatcher.js';
-import { isTerminalStatus, meetsCondition, statusMeets, type FailureDetails, type RuntimeStatus, type PurgeOptions, type StartWorkflowRequest, type TerminateOptions, type WaitCondition, type WorkflowEngine, type WorkflowInstance } from './engine.js';
+import {
+  DEFAULT_LIST_PAGE_SIZE,
+  MAX_LIST_PAGE_SIZE,
+  isTerminalStatus,
+  meetsCondition,
+  statusMeets,
+  type FailureDetails,
+  type InstanceIdPage,
+  type ListInstanceIdsRequest,
+  type PurgeFilter,
+  type RuntimeStatus,
+  type PurgeOptions,
+  type StartWorkflowRequest,
+  type TerminateOptions,
+  type WaitCondition,
+  type WorkflowEngine,
+  type WorkflowInstance,
+} from './engine.js';
 import { newEvent, type HistoryEvent } from './history.js';
 import type { WorkerAction } from './instance.js';
+import { InstanceIndex, continuationToken, instanceIdAfter, matchesPurgeFilter } from './instance-index.js';
 import type { WorkflowMetrics } from './metrics.js';
 import { OrchestrationActor, decode, encode, fromSnapshot, toSnapshot, type CompletionPayload, type InstanceSnapshot } from './orchestration-actor.js';
 import { WORKFLOW_PEER_METHODS, type WorkflowReplicas } from './replicas.js';
@@ -70,6 +88,7 @@ export class ActorWorkflowEngine implements WorkflowEngine, WorkerHub {
   readonly #log: Logger;
   readonly #dispatcher: WorkDispatcher;
   readonly #watchers: InstanceWatchers;
+  readonly #index: InstanceIndex;
   readonly #turnStarted = new Map<string, number>();
   /** Aborted at shutdown: pending waits answer UNAVAILABLE at once instead of holding the gRPC server open. */
   readonly #closing = new AbortController();
@@ -105,6 +124,7 @@ export class ActorWorkflowEngine implements WorkflowEngine, WorkerHub {
       changed: (id: string, status?: RuntimeStatus) => this.#watchers.notify(id, status),
     };
     this.#runtime.registerType(this.actorType, (id) => new OrchestrationActor(id, deps), { idleTimeoutMs: WORKFLOW_IDLE_TIMEOUT_MS });
+    this.#index = new InstanceIndex(this.#runtime, this.actorType);
     this.#replicas.onPartitionsLeft((partitions) => this.#partitionsLeft(partitions));
     void this.#followPeerWorkers();
   }
@@ -201,6 +221,37 @@ export class ActorWorkflowEngine implements WorkflowEngine, WorkerHub {
           deleted++;
         } catch (err) {
           if (!isRuntimeError(err, 'ERR_INSTANCE_ID_NOT_FOUND') || node.id === instanceId) throw err;
+        }
+      }
+      return deleted;
+    });
+  }
+
+  async listInstanceIds(req: ListInstanceIdsRequest): Promise<InstanceIdPage> {
+    const after = req.continuationToken !== undefined ? instanceIdAfter(req.continuationToken) : undefined;
+    const size = Math.min(MAX_LIST_PAGE_SIZE, req.pageSize !== undefined && req.pageSize > 0 ? req.pageSize : DEFAULT_LIST_PAGE_SIZE);
+    return this.#op('list', 'ERR_GET_WORKFLOW', 'error listing workflow instances', async () => {
+      const { instances, more } = await this.#index.page(after, size);
+      const instanceIds = instances.map((i) => i.instanceId);
+      const last = instanceIds[instanceIds.length - 1];
+      return more && last !== undefined ? { instanceIds, continuationToken: continuationToken(last) } : { instanceIds };
+    });
+  }
+
+  /**
+   * Walks the whole index (a page of MAX_LIST_PAGE_SIZE entries at a time) and purges each match through the
+   * single-instance purge, which checks again, in the instance's own turn, that it is terminal.
+   */
+  async purgeWhere(filter: PurgeFilter, opts: PurgeOptions = {}): Promise<number> {
+    return this.#op('purge_filter', 'ERR_PURGE_WORKFLOW', 'error purging workflows by filter', async () => {
+      let deleted = 0;
+      for await (const instance of this.#index.all(MAX_LIST_PAGE_SIZE)) {
+        if (!matchesPurgeFilter(instance, filter)) continue;
+        try {
+          deleted += await this.purge(instance.instanceId, opts);
+        } catch (err) {
+          // Purged meanwhile (e.g. with its parent), or running again, or (recursive) its tree still runs: skipped.
+          if (!isRuntimeError(err, 'ERR_INSTANCE_ID_NOT_FOUND') && !isRuntimeError(err, 'ERR_PURGE_WORKFLOW_NOT_COMPLETED')) throw err;
         }
       }
       return deleted;

@@ -101,6 +101,33 @@ export interface PurgeOptions {
   recursive?: boolean;
 }
 
+export interface ListInstanceIdsRequest {
+  /** From the previous page's answer; absent: the first page. Anything else → `ERR_MALFORMED_REQUEST`. */
+  continuationToken?: string;
+  /** Default `DEFAULT_LIST_PAGE_SIZE`; larger than `MAX_LIST_PAGE_SIZE` is cut to it. */
+  pageSize?: number;
+}
+
+export interface InstanceIdPage {
+  /** Ascending (byte order). */
+  instanceIds: string[];
+  /** Absent on the last page. */
+  continuationToken?: string;
+}
+
+export const DEFAULT_LIST_PAGE_SIZE = 100;
+export const MAX_LIST_PAGE_SIZE = 1000;
+
+/** Which instances a multi-instance purge deletes; every given condition must hold. Only terminal ones, always. */
+export interface PurgeFilter {
+  /** Created at or after. */
+  createdFrom?: Date;
+  /** Created before. */
+  createdTo?: Date;
+  /** One of these statuses; non-terminal statuses in it match nothing. Absent or empty: any terminal status. */
+  statuses?: RuntimeStatus[];
+}
+
 /**
  * What a client can wait for. Named, not a predicate, so a wait can run on the replica that owns the instance.
  * - `started`: the status is no longer PENDING;
@@ -172,6 +199,21 @@ export interface WorkflowEngine {
    * recursive, a sub-workflow) → `ERR_PURGE_WORKFLOW_NOT_COMPLETED`, and nothing is deleted.
    */
   purge(instanceId: string, opts?: PurgeOptions): Promise<number>;
+
+  /**
+   * A page of the instance IDs, from the instance index (every instance whose latest turn was committed by a svcd
+   * that writes the index). IDs are unique across the pages of one listing, and none that existed throughout is
+   * skipped; instances started meanwhile may or may not appear. A store that cannot list →
+   * `ERR_STATE_STORE_NOT_SUPPORTED`.
+   */
+  listInstanceIds(req: ListInstanceIdsRequest): Promise<InstanceIdPage>;
+
+  /**
+   * Purges every terminal instance the filter matches (found through the instance index), with its
+   * sub-workflows when recursive; resolves with the number deleted. An instance that is no longer terminal when
+   * its turn comes, or whose tree still runs (recursive), is left alone and not counted.
+   */
+  purgeWhere(filter: PurgeFilter, opts?: PurgeOptions): Promise<number>;
 
   /**
    * Resolves with the first snapshot that meets `condition` (checked now, then on every change of the instance;

@@ -44,6 +44,8 @@ export class WorkflowHost implements Part {
       suspend: (id, reason) => this.#engine.suspend(id, reason),
       resume: (id, reason) => this.#engine.resume(id, reason),
       purge: (id, o) => this.#engine.purge(id, o),
+      listInstanceIds: (req) => this.#engine.listInstanceIds(req),
+      purgeWhere: (filter, o) => this.#engine.purgeWhere(filter, o),
       waitFor: (id, condition, signal) => this.#engine.waitFor(id, condition, signal),
     };
   }

@@ -13,7 +13,7 @@ export class WorkflowMetrics {
   constructor(registry: Registry) {
     this.operations = new Counter({
       name: 'svc_workflow_operations_total',
-      help: 'Workflow management operations (start, get, raise_event, terminate, suspend, resume, purge) by outcome',
+      help: 'Workflow management operations (start, get, raise_event, terminate, suspend, resume, purge, list, purge_filter) by outcome',
       labelNames: ['operation', 'status'],
       registers: [registry],
     });

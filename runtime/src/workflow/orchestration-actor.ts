@@ -1,7 +1,7 @@
 /**
  * The orchestration actor: one per workflow instance (actor id = instance ID). Its turns are short — they never
  * wait for a worker — and each commits, in ONE actor-state transaction, only the new history events, the inbox
- * changes, the metadata and its reminders:
+ * changes, the metadata, its entry in the instance index (instance-index.ts) and its reminders:
  *
  *   metadata                 JSON InstanceMeta (versioned)
  *   history-000000 …         one history event per key, append-only (rewritten only by continue-as-new / reuse)
@@ -31,7 +31,9 @@ import type { WorkDispatcher } from './dispatcher.js';
 import { newEvent, type HistoryEvent, type ParentInfo } from './history.js';
 import type { WorkItem } from './dispatcher.js';
 import { Instance, inboxSeqsOf, type InboxEntry, type InstanceMeta, type SideEffects, type TurnPlan, type WorkerAction } from './instance.js';
+import { encodeIndexEntry } from './instance-index.js';
 import type { WorkflowMetrics } from './metrics.js';
+import { optional } from './optional.js';
 
 /** First fire of a lease: how soon work is offered again after a crash (the stored due time never moves). */
 const LEASE_MS = 5_000;
@@ -354,6 +356,7 @@ export class OrchestrationActor implements Actor {
     for (let i = 0; i < inst.history.length; i++) ctx.state.delete(historyKey(i));
     for (const entry of inst.inbox) ctx.state.delete(inboxKey(entry.seq));
     ctx.state.delete('metadata');
+    ctx.setIndexEntry(this.instanceId, null);
     ctx.deleteReminder(RUN);
     const children = inst.allChildren();
     this.#inst = undefined;
@@ -435,6 +438,11 @@ export class OrchestrationActor implements Actor {
     for (const e of c.addedInbox) ctx.state.set(inboxKey(e.seq), encode(e.event));
     inst.meta.version += 1;
     ctx.state.set('metadata', encode(inst.meta));
+    const m = inst.meta;
+    ctx.setIndexEntry(
+      this.instanceId,
+      encodeIndexEntry({ name: m.name, runtimeStatus: inst.status, createdAt: m.createdAt, lastUpdatedAt: m.lastUpdatedAt, ...optional('parentInstanceId', m.parent?.instanceId) }),
+    );
     return true;
   }
 }

@@ -22,6 +22,8 @@ export function unavailableWorkflowEngine(): WorkflowEngine {
     suspend: unavailable,
     resume: unavailable,
     purge: unavailable,
+    listInstanceIds: unavailable,
+    purgeWhere: unavailable,
     waitFor: unavailable,
   };
 }

@@ -6,7 +6,7 @@ import type { Actor, ActorContext, ReminderInfo } from '../../src/actors/types.j
 import { isRuntimeError } from '../../src/errors/runtime-error.js';
 import { createLogger } from '../../src/log/logger.js';
 import { InMemoryStateStore } from '../../src/state/in-memory.js';
-import type { GetRequest, StateMetadata, TransactionOperation } from '../../src/state/store.js';
+import type { GetRequest, StateMetadata, TransactionOperation, TransactionalStateStore } from '../../src/state/store.js';
 
 /** The real in-memory store, counting reads and transactions, with an injectable commit failure. */
 class CountingStore extends InMemoryStateStore {
@@ -238,6 +238,71 @@ describe('actors: turns', () => {
     await stopping;
     expect(deactivated).to.equal(1);
     expect(runtime.activeCount('t')).to.equal(0);
+  });
+});
+
+describe('actors: type index', () => {
+  const indexer = (): Actor => ({
+    invoke(method, data, ctx) {
+      ctx.state.set('v', data ?? Buffer.alloc(0));
+      ctx.setIndexEntry(ctx.id, method === 'unindex' ? null : (data ?? Buffer.alloc(0)));
+      if (method === 'fail') throw new Error('turn failed');
+      return Promise.resolve(undefined);
+    },
+  });
+  const listed = async (runtime: LocalActorRuntime, page: { after?: string; limit: number }) =>
+    (await runtime.listIndex('t', page)).map((e) => `${e.key}=${text(e.value)}`);
+
+  it("commits a turn's index entry in the turn's own transaction and lists entries of every actor in key order", async () => {
+    const { runtime, store } = setup();
+    runtime.registerType('t', indexer);
+    await runtime.start();
+    for (const id of ['c', 'a', 'b', 'd']) await runtime.invoke('t', id, 'index', Buffer.from(id.toUpperCase()));
+    const last = store.transactions[store.transactions.length - 1]!.map((op) => op.request.key).sort();
+    expect(last).to.deep.equal(['app||t||d||v', 'app|||index||t||d']);
+    expect(await listed(runtime, { limit: 10 })).to.deep.equal(['a=A', 'b=B', 'c=C', 'd=D']);
+    expect(await listed(runtime, { limit: 2 })).to.deep.equal(['a=A', 'b=B']);
+    expect(await listed(runtime, { after: 'b', limit: 2 })).to.deep.equal(['c=C', 'd=D']);
+    await runtime.invoke('t', 'b', 'unindex');
+    await runtime.invoke('t', 'c', 'index', Buffer.from('C2'));
+    expect(await listed(runtime, { limit: 10 })).to.deep.equal(['a=A', 'c=C2', 'd=D']);
+    await runtime.stop();
+  });
+
+  it('writes no entry for a turn that throws or whose commit fails', async () => {
+    const { runtime, store } = setup();
+    runtime.registerType('t', indexer);
+    await runtime.start();
+    await runtime.invoke('t', 'a', 'fail', Buffer.from('A')).catch(() => undefined);
+    store.failNextTransact = true;
+    await runtime.invoke('t', 'b', 'index', Buffer.from('B')).catch(() => undefined);
+    expect(await listed(runtime, { limit: 10 })).to.deep.equal([]);
+    await runtime.stop();
+  });
+
+  it('on a store that cannot list: listIndex names the store (UNIMPLEMENTED), turns still commit without entries', async () => {
+    const inner = new InMemoryStateStore();
+    const store: TransactionalStateStore = {
+      features: () => inner.features(),
+      get: (r) => inner.get(r),
+      set: (r) => inner.set(r),
+      delete: (r) => inner.delete(r),
+      bulkGet: (r) => inner.bulkGet(r),
+      bulkSet: (r) => inner.bulkSet(r),
+      bulkDelete: (r) => inner.bulkDelete(r),
+      transact: (ops) => inner.transact(ops),
+      close: () => inner.close(),
+    };
+    const runtime = new LocalActorRuntime({ appId: 'app', store, storeName: 'state store plugged (state.example)', log, metrics: new Registry(), clock: new FakeClock() });
+    runtime.registerType('t', indexer);
+    await runtime.start();
+    await runtime.invoke('t', 'a', 'index', Buffer.from('A'));
+    expect(text(await runtime.getState('t', 'a', 'v'))).to.equal('A');
+    expect(await inner.get({ key: 'app|||index||t||a' })).to.equal(undefined);
+    const err = await runtime.listIndex('t', { limit: 10 }).catch((e: unknown) => e);
+    expect(isRuntimeError(err, 'ERR_STATE_STORE_NOT_SUPPORTED')).to.equal(true);
+    expect(String(err)).to.include('state store plugged (state.example) cannot list keys');
+    await runtime.stop();
   });
 });
 

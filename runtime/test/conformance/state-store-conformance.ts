@@ -4,11 +4,13 @@
  */
 import { expect } from 'chai';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { isTransactional, StateEtagError, type StateFeature, type StateStore, type TransactionalStateStore } from '../../src/state/store.js';
+import { canListKeys, isTransactional, StateEtagError, type KeyListingStore, type StateFeature, type StateStore, type TransactionalStateStore } from '../../src/state/store.js';
 
 export interface StateStoreConformanceOptions {
   /** Features the store must report. Transaction cases run when this includes TRANSACTIONAL. @default ETAG, TRANSACTIONAL, ACTOR */
   readonly features?: readonly StateFeature[];
+  /** Whether the store lists keys (`KeyListingStore`); the listing cases run when it does. @default true */
+  readonly listsKeys?: boolean;
 }
 
 const BUILT_IN_FEATURES: readonly StateFeature[] = ['ETAG', 'TRANSACTIONAL', 'ACTOR'];
@@ -64,6 +66,7 @@ export function describeStateStoreConformance(
     it('reports its features', () => {
       expect(store.features()).to.include.members([...features]);
       expect(isTransactional(store)).to.equal(features.includes('TRANSACTIONAL'));
+      expect(canListKeys(store)).to.equal(options.listsKeys ?? true);
     });
 
     describe('get, set, delete', () => {
@@ -305,5 +308,69 @@ export function describeStateStoreConformance(
         await tx().transact([]);
       });
     });
+
+    if (options.listsKeys ?? true) {
+      describe('listKeys', () => {
+        const lister = () => store as StateStore & KeyListingStore;
+        const list = async (p: string, page: { after?: string; limit: number }) =>
+          (await lister().listKeys(p, page)).map((e) => `${e.key.slice(p.length)}=${e.value.toString('utf8')}`);
+
+        it('lists the keys under a prefix in byte order, a page at a time, strictly after a key', async () => {
+          const p = k('listed||');
+          lister().declareListedPrefix(p);
+          const names = ['b', 'a', '_x', 'B', '0', '-', 'a:0001', 'a-b', 'zz'];
+          await store.bulkSet(names.map((n) => ({ key: p + n, value: text(n.toUpperCase()) })));
+          // Neighbours of the prefix that are not under it.
+          await store.set({ key: k('listed|'), value: text('no') });
+          await store.set({ key: k('listed}'), value: text('no') });
+          await store.set({ key: k('listee'), value: text('no') });
+          const inByteOrder = [...names].sort((x, y) => Buffer.compare(Buffer.from(x), Buffer.from(y)));
+          expect(await list(p, { limit: 100 })).to.deep.equal(inByteOrder.map((n) => `${n}=${n.toUpperCase()}`));
+          const seen: string[] = [];
+          let after: string | undefined;
+          for (;;) {
+            const page = await lister().listKeys(p, { limit: 4, ...(after !== undefined ? { after } : {}) });
+            if (page.length === 0) break;
+            expect(page.length).to.be.at.most(4);
+            seen.push(...page.map((e) => e.key.slice(p.length)));
+            after = page[page.length - 1]!.key;
+          }
+          expect(seen).to.deep.equal(inByteOrder);
+        });
+
+        it('follows every kind of write and delete, and nothing of a write that failed', async () => {
+          const p = k('listed||');
+          lister().declareListedPrefix(p);
+          await store.set({ key: p + 'one', value: text('1') });
+          await store.bulkSet([
+            { key: p + 'two', value: text('2') },
+            { key: p + 'three', value: text('3') },
+          ]);
+          await store.set({ key: p + 'one', value: text('1b') });
+          await store.delete({ key: p + 'two' });
+          expect(await list(p, { limit: 10 })).to.deep.equal(['one=1b', 'three=3']);
+          if (isTransactional(store)) {
+            await store.transact([
+              { operation: 'delete', request: { key: p + 'one' } },
+              { operation: 'upsert', request: { key: p + 'four', value: text('4') } },
+            ]);
+            await etagError(
+              store.transact([
+                { operation: 'upsert', request: { key: p + 'five', value: text('5') } },
+                { operation: 'upsert', request: { key: p + 'three', value: text('x'), etag: '999' } },
+              ]),
+            );
+          }
+          await store.bulkDelete([{ key: p + 'missing' }]);
+          expect(await list(p, { limit: 10 })).to.deep.equal(isTransactional(store) ? ['four=4', 'three=3'] : ['one=1b', 'three=3']);
+        });
+
+        it('lists nothing under a prefix without keys', async () => {
+          const p = k('empty||');
+          lister().declareListedPrefix(p);
+          expect(await lister().listKeys(p, { limit: 10 })).to.deep.equal([]);
+        });
+      });
+    }
   });
 }

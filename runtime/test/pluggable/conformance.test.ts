@@ -39,6 +39,6 @@ for (const variant of [
       return made.store;
     },
     async () => component?.stop(),
-    { features: ['ETAG', 'TRANSACTIONAL'] },
+    { features: ['ETAG', 'TRANSACTIONAL'], listsKeys: false },
   );
 }

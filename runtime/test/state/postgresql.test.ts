@@ -80,6 +80,40 @@ describe('state.postgresql specifics', () => {
     expect(() => quotedCompanionTableName('bad-name', 'placement_hosts')).to.throw(/tableName/);
   });
 
+  it('lists keys with a range of a byte-order index: the primary key of a new table, an added index on an older one', async () => {
+    const fresh = `list_new_${randomBytes(4).toString('hex')}`;
+    const older = `list_old_${randomBytes(4).toString('hex')}`;
+    const admin = new pg.Client(TEST_POSTGRES_URL);
+    await admin.connect();
+    try {
+      // As earlier svcd versions created it: the key ordered by the database's collation ("en_US"-like when not C).
+      await admin.query(`CREATE TABLE ${older} (key TEXT COLLATE "default" NOT NULL PRIMARY KEY, value BYTEA NOT NULL, version BIGINT NOT NULL, update_time TIMESTAMPTZ NOT NULL DEFAULT now())`);
+      for (const name of [fresh, older]) {
+        const store = await PostgresStateStore.connect(postgresOptionsFromMetadata(metadata({ connectionString: TEST_POSTGRES_URL, tableName: name })));
+        store.declareListedPrefix('p||');
+        await store.bulkSet(['p||b', 'p||a', 'q||a'].map((key) => ({ key, value: Buffer.from(key) })));
+        expect((await store.listKeys('p||', { limit: 10 })).map((e) => e.key)).to.deep.equal(['p||a', 'p||b']);
+        await store.close();
+        await admin.query('BEGIN');
+        // A tiny table: make every plan but an ordered index scan look expensive, so the test shows one is possible.
+        await admin.query('SET LOCAL enable_seqscan = off; SET LOCAL enable_bitmapscan = off; SET LOCAL enable_sort = off');
+        const plan = await admin.query<{ 'QUERY PLAN': string }>(
+          `EXPLAIN SELECT key, value FROM ${name} WHERE key COLLATE "C" > 'p||' AND key COLLATE "C" < 'p|}' ORDER BY key COLLATE "C" LIMIT 10`,
+        );
+        await admin.query('COMMIT');
+        expect(plan.rows.map((r) => r['QUERY PLAN']).join('\n'), name).to.match(/Index (Only )?Scan/).and.not.match(/Seq Scan|Sort/);
+      }
+      const indexes = await admin.query<{ indexname: string }>('SELECT indexname FROM pg_indexes WHERE tablename = $1 ORDER BY indexname', [older]);
+      expect(indexes.rows.map((r) => r.indexname)).to.deep.equal([`${older}_key_bytes`, `${older}_pkey`]);
+      const freshIndexes = await admin.query<{ indexname: string }>('SELECT indexname FROM pg_indexes WHERE tablename = $1', [fresh]);
+      expect(freshIndexes.rows.map((r) => r.indexname)).to.deep.equal([`${fresh}_pkey`]);
+    } finally {
+      await dropTestPostgresTable(fresh);
+      await dropTestPostgresTable(older);
+      await admin.end();
+    }
+  });
+
   it('creates its table (and its placement tables) in a schema when tableName is schema.table', async () => {
     const schema = `svc_test_${randomBytes(4).toString('hex')}`;
     const admin = new pg.Client(TEST_POSTGRES_URL);

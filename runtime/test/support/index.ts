@@ -11,3 +11,4 @@ export { removeTempFolder, tempFolder } from './temp-folders.js';
 export { eventually } from './eventually.js';
 export { PrivateRedisServer } from './redis-server.js';
 export { TcpProxy } from './tcp-proxy.js';
+export { InstanceListingClient, rpcFailure, type PurgeFilterRequest } from './instance-listing-client.js';

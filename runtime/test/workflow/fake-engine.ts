@@ -1,6 +1,6 @@
 import { RuntimeError } from '../../src/errors/runtime-error.js';
 import type { HistoryEvent } from '../../src/workflow/history.js';
-import { isTerminalStatus, type StartWorkflowRequest, type WorkflowEngine, type WorkflowInstance } from '../../src/workflow/engine.js';
+import { isTerminalStatus, type InstanceIdPage, type StartWorkflowRequest, type WorkflowEngine, type WorkflowInstance } from '../../src/workflow/engine.js';
 
 /** Runs `fn` as a promise, so a synchronous throw becomes a rejection like the real engine's. */
 function settle<T>(fn: () => T): Promise<T> {
@@ -93,6 +93,14 @@ export class FakeWorkflowEngine implements WorkflowEngine {
   }
 
   waitFor(): Promise<WorkflowInstance | undefined> {
+    return Promise.reject(new Error('not used by the HTTP API'));
+  }
+
+  listInstanceIds(): Promise<InstanceIdPage> {
+    return Promise.reject(new Error('not used by the HTTP API'));
+  }
+
+  purgeWhere(): Promise<number> {
     return Promise.reject(new Error('not used by the HTTP API'));
   }
 }

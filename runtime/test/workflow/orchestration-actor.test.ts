@@ -25,6 +25,8 @@ interface TurnRecord {
 class RecordingActor {
   readonly state = new Map<string, Buffer>();
   readonly reminders = new Map<string, ReminderOptions>();
+  /** The actor's entries in its type's index. */
+  readonly index = new Map<string, Buffer>();
   readonly clock = new FakeClock();
 
   turn(): { ctx: ActorContext; record: TurnRecord; commit: () => void } {
@@ -32,6 +34,7 @@ class RecordingActor {
     const writes = new Map<string, Buffer | undefined>();
     const reminderOps = new Map<string, ReminderOptions | undefined>();
     const afterCommit: (() => void)[] = [];
+    const indexOps = new Map<string, Buffer | null>();
     const read = (k: string) => (writes.has(k) ? writes.get(k) : this.state.get(k));
     const ctx: ActorContext = {
       type: 'wf',
@@ -53,10 +56,12 @@ class RecordingActor {
       deleteTimer: () => undefined,
       deactivateWhenIdle: () => void record.deactivate.push(true),
       afterCommit: (fn) => void afterCommit.push(fn),
+      setIndexEntry: (k, v) => void indexOps.set(k, v),
     };
     const commit = () => {
       for (const [k, v] of writes) (v === undefined ? this.state.delete(k) : this.state.set(k, v));
       for (const [k, v] of reminderOps) (v === undefined ? this.reminders.delete(k) : this.reminders.set(k, v));
+      for (const [k, v] of indexOps) (v === null ? this.index.delete(k) : this.index.set(k, v));
       for (const fn of afterCommit) fn();
     };
     return { ctx, record, commit };
@@ -115,6 +120,8 @@ describe('workflow OrchestrationActor persistence (append-only, one transaction 
     expect(rec.sets.sort()).to.deep.equal(['inbox-0', 'metadata']);
     expect(rec.remindersCreated).to.deep.equal(['run']);
     expect(worker.items.map((i) => i.kind)).to.deep.equal(['orchestration']);
+    const meta = JSON.parse(store.state.get('metadata')!.toString()) as { createdAt: number };
+    expect(JSON.parse(store.index.get('i1')!.toString())).to.deep.equal({ name: 'wf', status: 'PENDING', createdAt: meta.createdAt, lastUpdatedAt: meta.createdAt });
   });
 
   it('a lease fire while the batch is with a worker writes nothing, offers nothing again and wakes no waiter', async () => {
@@ -190,7 +197,9 @@ describe('workflow OrchestrationActor persistence (append-only, one transaction 
     const { ctx } = store.turn();
     const snap = JSON.parse((await actor.invoke('get', undefined, ctx))!.toString()) as { runtimeStatus: string; output: string };
     expect(snap).to.include({ runtimeStatus: 'COMPLETED', output: '"done"' });
+    expect(JSON.parse(store.index.get('i1')!.toString())).to.include({ status: 'COMPLETED' });
     const rec = await run('purge', {});
+    expect(store.index.size).to.equal(0);
     expect(rec.deletes.sort()).to.deep.equal(['history-000000', 'history-000001', 'history-000002', 'history-000003', 'history-000004', 'history-000005', 'metadata']);
     expect(store.state.size).to.equal(0);
     expect(rec.remindersDeleted).to.include('run');

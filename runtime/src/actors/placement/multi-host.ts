@@ -19,6 +19,8 @@ type PeerHandler = (body: unknown, signal: AbortSignal) => Promise<unknown>;
 
 export interface ActorPlacementOptions {
   readonly appId: string;
+  /** The actor state store's component name, for errors. */
+  readonly storeName?: string;
   readonly log: Logger;
   readonly metrics: Registry;
   readonly idleTimeoutMs: number;
@@ -50,7 +52,7 @@ const routeTimeout = (o: Pick<ActorPlacementOptions, 'leaseTtlMs' | 'heartbeatIn
 /** Single host (SQLite, in-memory, pluggable stores): everything is local, nothing listens on the internal port. */
 export function singleHostRuntime(store: TransactionalStateStore, o: ActorPlacementOptions): PlacedRuntime {
   const placement = new SingleHostPlacement();
-  const local = new LocalActorRuntime({ appId: o.appId, store, log: o.log, metrics: o.metrics, idleTimeoutMs: o.idleTimeoutMs, placement });
+  const local = new LocalActorRuntime({ appId: o.appId, store, storeName: o.storeName, log: o.log, metrics: o.metrics, idleTimeoutMs: o.idleTimeoutMs, placement });
   const peers: PeerCaller = { call: () => Promise.reject(new Error('single host: there are no peers')) };
   const router = new Router({ placement, peers, unreachable: () => false, routeTimeoutMs: routeTimeout(o) });
   return {
@@ -93,7 +95,7 @@ export async function multiHostRuntime(store: MultiHostStore, o: ActorPlacementO
     log,
     metrics,
   });
-  const runtime = new LocalActorRuntime({ appId: o.appId, store, log: o.log, metrics: o.metrics, idleTimeoutMs: o.idleTimeoutMs, placement, onFenced: () => metrics.fencedCommits.inc() });
+  const runtime = new LocalActorRuntime({ appId: o.appId, store, storeName: o.storeName, log: o.log, metrics: o.metrics, idleTimeoutMs: o.idleTimeoutMs, placement, onFenced: () => metrics.fencedCommits.inc() });
   const peers = new PeerClients({ token: () => token, log });
   const router = new Router({ placement, peers, unreachable: (err) => err instanceof PeerUnreachableError, routeTimeoutMs: routeTimeout(o), metrics });
   const server = new PeerServer({ address: o.internalAddress, port: o.internalGrpcPort, token: () => token, handlers: { ...actorPeerHandlers(runtime), ...o.peerHandlers }, log });

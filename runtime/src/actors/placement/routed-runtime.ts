@@ -1,5 +1,5 @@
 import type { LocalActorRuntime } from '../runtime.js';
-import type { ActorFactory, ActorRuntime, ActorStateOperation, ActorTypeOptions, ActorTypeStatus, ReminderInfo, ReminderOptions, TimerOptions } from '../types.js';
+import type { ActorFactory, ActorRuntime, ActorStateOperation, ActorTypeOptions, ActorTypeStatus, IndexEntry, ReminderInfo, ReminderOptions, TimerOptions } from '../types.js';
 import type { Router } from './routing.js';
 
 /** Internal-port methods of the actor runtime; the owner runs them on its local runtime (peer-handlers.ts). */
@@ -65,6 +65,11 @@ export class RoutedActorRuntime implements ActorRuntime {
 
   applyState(type: string, id: string, ops: readonly ActorStateOperation[]): Promise<void> {
     return this.#void(type, id, ACTOR_PEER_METHODS.applyState, { type, id, ops }, () => this.local.applyState(type, id, ops));
+  }
+
+  /** The index lives in the store every replica shares: read here. */
+  listIndex(type: string, page: { after?: string; limit: number }): Promise<IndexEntry[]> {
+    return this.local.listIndex(type, page);
   }
 
   start(): Promise<void> {

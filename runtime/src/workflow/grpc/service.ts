@@ -13,6 +13,8 @@ import type {
   RerunWorkflowFromEventResponse,
   GetInstanceRequest__Output,
   GetInstanceResponse,
+  ListInstanceIDsRequest__Output,
+  ListInstanceIDsResponse,
   OrchestratorResponse__Output,
   PurgeInstancesRequest__Output,
   PurgeInstancesResponse,
@@ -31,6 +33,7 @@ import type { WorkflowEngine, WorkflowInstance } from '../engine.js';
 import { checkExistingInstanceId, checkNewInstanceId } from '../instance-id.js';
 import { fromReusePolicy, fromTimestamp, fromWireActions, fromWireFailure, nonEmptyText, text, encodeWorkItem, toWireEvent, toWireState } from './wire.js';
 import { optional } from '../optional.js';
+import { fromListRequest, fromPurgeFilter, toListResponse } from './instance-listing.js';
 
 const TOKEN_HEADERS = ['svc-api-token', 'dapr-api-token'];
 
@@ -169,8 +172,8 @@ export function durableTaskService(opts: DurableTaskServiceOptions): { definitio
     }),
 
     PurgeInstances: unary<PurgeInstancesRequest__Output, PurgeInstancesResponse>('PurgeInstances', async (req) => {
-      if (req.request !== 'instanceId') {
-        throw new RuntimeError('ERR_PURGE_WORKFLOW', 'multi-instance purge (purgeInstanceFilter) is not implemented', { grpcStatus: grpc.status.UNIMPLEMENTED });
+      if (req.request === 'purgeInstanceFilter' && req.purgeInstanceFilter) {
+        return { deletedInstanceCount: await engine.purgeWhere(fromPurgeFilter(req.purgeInstanceFilter), { recursive: req.recursive }) };
       }
       try {
         return { deletedInstanceCount: await engine.purge(existingId(req.instanceId ?? ''), { recursive: req.recursive }) };
@@ -179,6 +182,10 @@ export function durableTaskService(opts: DurableTaskServiceOptions): { definitio
         throw err;
       }
     }),
+
+    ListInstanceIDs: unary<ListInstanceIDsRequest__Output, ListInstanceIDsResponse>('ListInstanceIDs', async (req) =>
+      toListResponse(await engine.listInstanceIds(fromListRequest(req))),
+    ),
 
     GetWorkItems: (call: grpc.ServerWritableStream<unknown, unknown>) => {
       if (!authorized(call)) {
