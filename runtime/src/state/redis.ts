@@ -20,6 +20,9 @@ export interface RedisStoreOptions {
 }
 
 /** Reads `state.redis` metadata: `redisHost` (`host:port`), `redisUsername`, `redisPassword`, `redisDB`, `enableTLS`. */
+/** Condition letters in the packed write headers of APPLY_WRITES_LUA. */
+const CONDITION_CODES = { any: 'a', absent: 'b', version: 'v' } as const;
+
 export function redisOptionsFromMetadata(get: (name: string) => string | undefined): RedisStoreOptions {
   const address = get('redisHost') || 'localhost:6379';
   const m = /^(?:\[([^\]]+)\]|([^:]+))(?::(\d+))?$/.exec(address);
@@ -46,9 +49,10 @@ export function redisOptionsFromMetadata(get: (name: string) => string | undefin
  * added and removed by the same script as the key itself.
  * KEYS: the written keys, then the sorted sets of listed prefixes they touch, then the app's placement
  * partitions hash when there are fences.
- * ARGV: the number of fences, the number of sorted sets; per fence: partition, expected `owner:epoch`; per write:
- * kind (`set`/`delete`), condition (`any`/`absent`/`version`), expected version, value, index of its sorted set
- * among the sets (0: not listed).
+ * ARGV: the number of fences, the number of sorted sets; per fence: partition, expected `owner:epoch`; then ONE
+ * string of write headers, `<kind><condition><set>,<version>;` per write — kind `s`(et)/`d`(elete), condition
+ * `a`(ny)/`b` (absent)/`v`(ersion), the index of its sorted set among the sets (0: not listed), the expected
+ * version (or nothing) — then each write's value (empty for a delete).
  * Returns 0 when applied, the 1-based index of the first failed write, or the list of failed fence partitions.
  */
 const APPLY_WRITES_LUA = `
@@ -63,35 +67,36 @@ if fences > 0 then
   end
   if #failed > 0 then return failed end
 end
-local base = 2 + fences * 2
-local versions = {}
-local newVersions = {}
-for i = 1, writes do
+local headers = 3 + fences * 2
+local kinds, listedIn, newVersions, versions = {}, {}, {}, {}
+local i = 0
+for kind, cond, set, want in string.gmatch(ARGV[headers], '(%a)(%a)(%d+),(%d*);') do
+  i = i + 1
   local key = KEYS[i]
-  local kind, cond, want = ARGV[base + i * 5 - 4], ARGV[base + i * 5 - 3], ARGV[base + i * 5 - 2]
   local cur = versions[key]
   if cur == nil then
     local stored = redis.call('HGET', key, 'version')
     if stored then cur = tonumber(stored) else cur = false end
   end
-  if cond == 'absent' and cur ~= false then return i end
-  if cond == 'version' and cur ~= tonumber(want) then return i end
-  if kind == 'set' then
+  if cond == 'b' and cur ~= false then return i end
+  if cond == 'v' and cur ~= tonumber(want) then return i end
+  if kind == 's' then
     cur = (cur or 0) + 1
     newVersions[i] = cur
   else
     cur = false
   end
   versions[key] = cur
+  kinds[i] = kind
+  listedIn[i] = tonumber(set)
 end
-for i = 1, writes do
-  local set = tonumber(ARGV[base + i * 5])
-  if ARGV[base + i * 5 - 4] == 'set' then
-    redis.call('HSET', KEYS[i], 'data', ARGV[base + i * 5 - 1], 'version', newVersions[i])
-    if set > 0 then redis.call('ZADD', KEYS[writes + set], 0, KEYS[i]) end
+for w = 1, writes do
+  if kinds[w] == 's' then
+    redis.call('HSET', KEYS[w], 'data', ARGV[headers + w], 'version', newVersions[w])
+    if listedIn[w] > 0 then redis.call('ZADD', KEYS[writes + listedIn[w]], 0, KEYS[w]) end
   else
-    redis.call('DEL', KEYS[i])
-    if set > 0 then redis.call('ZREM', KEYS[writes + set], KEYS[i]) end
+    redis.call('DEL', KEYS[w])
+    if listedIn[w] > 0 then redis.call('ZREM', KEYS[writes + listedIn[w]], KEYS[w]) end
   end
 end
 return 0
@@ -198,10 +203,14 @@ export class RedisStateStore extends VersionedStateStore implements MultiHostSto
       if (index === undefined) sets.set(prefix, (index = sets.size + 1));
       return index;
     };
-    const perWrite: (string | number | Buffer)[] = [];
+    // Per write, one header in a single packed string (kind, condition, listed set, wanted version) and its value:
+    // a 100,000-write turn is 200,000 arguments instead of 500,000, which ioredis encodes in one synchronous go.
+    let headers = '';
+    const values: (string | Buffer)[] = [];
     for (const w of writes) {
       const want = w.condition.kind === 'version' ? String(w.condition.version) : '';
-      perWrite.push(w.kind, w.condition.kind, want, w.kind === 'set' ? w.value : '', setOf(w.key));
+      headers += `${w.kind === 'set' ? 's' : 'd'}${CONDITION_CODES[w.condition.kind]}${setOf(w.key)},${want};`;
+      values.push(w.kind === 'set' ? w.value : '');
     }
     for (const set of sets.keys()) keys.push(set);
     const args: (string | number | Buffer)[] = [fenced?.fences.length ?? 0, sets.size];
@@ -209,7 +218,8 @@ export class RedisStateStore extends VersionedStateStore implements MultiHostSto
       keys.push(redisPlacementKeys(fenced.appId).partitions);
       for (const f of fenced.fences) args.push(f.partition, partitionValue(f.owner, f.epoch));
     }
-    for (const a of perWrite) args.push(a); // a loop: a 100,000-write batch must not become 100,000 call arguments
+    args.push(headers);
+    for (const v of values) args.push(v); // a loop: a 100,000-write batch must not become 100,000 call arguments
     const result = await this.redis.svcApplyWrites(keys.length, keys.concat(args));
     if (Array.isArray(result)) throw new FencedError(result);
     if (result > 0) throw mismatch(writes[result - 1]!);
