@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { RuntimeError } from '../errors/runtime-error.js';
-import { partitionValue, redisPlacementKeys, RedisPlacementBackend } from '../actors/placement/redis-backend.js';
+import { closeRedis, partitionValue, redisPlacementKeys, RedisPlacementBackend } from '../actors/placement/redis-backend.js';
 import { FencedError, type Fence, type MultiHostStore, type PlacementBackend } from '../actors/placement/types.js';
 import type { KeyListingStore, KeyPage, ListedKey, TransactionOperation } from './store.js';
 import { mismatch, type PlannedWrite } from './write-plan.js';
@@ -244,7 +244,9 @@ export class RedisStateStore extends VersionedStateStore implements MultiHostSto
 
   /** The backend shares this store's connection; its subscriber connection closes with it or with this store. */
   placementBackend(appId: string): PlacementBackend {
-    const backend = new RedisPlacementBackend(this.redis, appId);
+    // A connection of its own: a heartbeat queued behind a 100,000-write turn on the shared connection arrived too
+    // late, and the replica fenced itself off its own partitions (and reloaded every instance).
+    const backend = new RedisPlacementBackend(this.redis.duplicate(), appId, { ownsConnection: true });
     this.#backends.push(backend);
     return backend;
   }
@@ -255,9 +257,7 @@ export class RedisStateStore extends VersionedStateStore implements MultiHostSto
 
   async close(): Promise<void> {
     await Promise.all(this.#backends.map((b) => b.close()));
-    // QUIT would wait for a reconnect that may never come; without a live connection just drop it.
-    if (this.redis.status === 'ready') await this.redis.quit().catch(() => this.redis.disconnect());
-    else this.redis.disconnect();
+    await closeRedis(this.redis);
   }
 }
 

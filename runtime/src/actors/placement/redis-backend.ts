@@ -120,8 +120,11 @@ export class RedisPlacementBackend implements PlacementBackend {
   #subscriber: Redis | undefined;
   readonly #listeners = new ChangeListeners(() => this.#openSubscriber());
 
-  /** `redis` is the store's connection (shared, not closed here); subscribing opens one more. */
-  constructor(redis: Redis, appId: string) {
+  readonly #ownsConnection: boolean;
+
+  /** `redis` is closed here only with `ownsConnection` (else it is the store's, shared); subscribing opens one more. */
+  constructor(redis: Redis, appId: string, opts: { ownsConnection?: boolean } = {}) {
+    this.#ownsConnection = opts.ownsConnection === true;
     redis.defineCommand('svcPlacementHeartbeat', { lua: HEARTBEAT_LUA });
     redis.defineCommand('svcPlacementClaim', { lua: CLAIM_LUA });
     redis.defineCommand('svcPlacementRelease', { lua: RELEASE_LUA });
@@ -191,8 +194,13 @@ export class RedisPlacementBackend implements PlacementBackend {
   async close(): Promise<void> {
     const subscriber = this.#subscriber;
     this.#subscriber = undefined;
-    // QUIT would wait for a reconnect that may never come; without a live connection just drop it.
-    if (subscriber?.status === 'ready') await subscriber.quit().catch(() => subscriber.disconnect());
-    else subscriber?.disconnect();
+    if (subscriber) await closeRedis(subscriber);
+    if (this.#ownsConnection) await closeRedis(this.#redis);
   }
+}
+
+/** QUIT would wait for a reconnect that may never come: without a live connection it is just dropped. */
+export async function closeRedis(redis: Redis): Promise<void> {
+  if (redis.status === 'ready') await redis.quit().catch(() => redis.disconnect());
+  else redis.disconnect();
 }
