@@ -20,6 +20,8 @@ export interface RedisStoreOptions {
 }
 
 /** Reads `state.redis` metadata: `redisHost` (`host:port`), `redisUsername`, `redisPassword`, `redisDB`, `enableTLS`. */
+const EMPTY = Buffer.alloc(0);
+
 /** Condition letters in the packed write headers of APPLY_WRITES_LUA. */
 const CONDITION_CODES = { any: 'a', absent: 'b', version: 'v' } as const;
 
@@ -47,32 +49,34 @@ export function redisOptionsFromMetadata(get: (name: string) => string | undefin
  * Data layout per key: a hash with fields `data` and `version`, the same as the reference system's Redis store.
  * A key under a listed prefix is also a member of that prefix's sorted set (all scores 0, so ordered by bytes),
  * added and removed by the same script as the key itself.
- * KEYS: the written keys, then the sorted sets of listed prefixes they touch, then the app's placement
- * partitions hash when there are fences.
- * ARGV: the number of fences, the number of sorted sets; per fence: partition, expected `owner:epoch`; then ONE
- * string of write headers, `<kind><condition><set>,<version>;` per write — kind `s`(et)/`d`(elete), condition
- * `a`(ny)/`b` (absent)/`v`(ersion), the index of its sorted set among the sets (0: not listed), the expected
- * version (or nothing) — then each write's value (empty for a delete).
+ * KEYS: the sorted sets of listed prefixes the writes touch, then the app's placement partitions hash when there are
+ * fences. The written keys themselves travel packed, not in KEYS (which only Redis Cluster needs; this store does
+ * not support it): a 100,000-write turn is a handful of arguments, where one per key and value cost svcd a
+ * synchronous encoding step of half a second.
+ * ARGV: the number of fences; per fence: partition, expected `owner:epoch`; then the write headers as ONE string,
+ * `<kind><condition><set>,<version>,<key bytes>,<value bytes>;` per write — kind `s`(et)/`d`(elete), condition
+ * `a`(ny)/`b` (absent)/`v`(ersion), the index of its sorted set in KEYS (0: not listed), the expected version (or
+ * nothing) and the byte lengths of its key and value — then all keys concatenated, then all values concatenated.
  * Returns 0 when applied, the 1-based index of the first failed write, or the list of failed fence partitions.
  */
 const APPLY_WRITES_LUA = `
 local fences = tonumber(ARGV[1])
-local sets = tonumber(ARGV[2])
-local writes = #KEYS - sets
 if fences > 0 then
-  writes = writes - 1
   local failed = {}
   for f = 1, fences do
-    if redis.call('HGET', KEYS[#KEYS], ARGV[f * 2 + 1]) ~= ARGV[f * 2 + 2] then failed[#failed + 1] = tonumber(ARGV[f * 2 + 1]) end
+    if redis.call('HGET', KEYS[#KEYS], ARGV[f * 2]) ~= ARGV[f * 2 + 1] then failed[#failed + 1] = tonumber(ARGV[f * 2]) end
   end
   if #failed > 0 then return failed end
 end
-local headers = 3 + fences * 2
-local kinds, listedIn, newVersions, versions = {}, {}, {}, {}
-local i = 0
-for kind, cond, set, want in string.gmatch(ARGV[headers], '(%a)(%a)(%d+),(%d*);') do
+local headers, keyBlob, valueBlob = ARGV[2 + fences * 2], ARGV[3 + fences * 2], ARGV[4 + fences * 2]
+local kinds, listedIn, keys, values, newVersions, versions = {}, {}, {}, {}, {}, {}
+local i, keyAt, valueAt = 0, 1, 1
+for kind, cond, set, want, keyLen, valueLen in string.gmatch(headers, '(%a)(%a)(%d+),(%d*),(%d+),(%d+);') do
   i = i + 1
-  local key = KEYS[i]
+  local key = string.sub(keyBlob, keyAt, keyAt + tonumber(keyLen) - 1)
+  keyAt = keyAt + tonumber(keyLen)
+  values[i] = string.sub(valueBlob, valueAt, valueAt + tonumber(valueLen) - 1)
+  valueAt = valueAt + tonumber(valueLen)
   local cur = versions[key]
   if cur == nil then
     local stored = redis.call('HGET', key, 'version')
@@ -87,16 +91,15 @@ for kind, cond, set, want in string.gmatch(ARGV[headers], '(%a)(%a)(%d+),(%d*);'
     cur = false
   end
   versions[key] = cur
-  kinds[i] = kind
-  listedIn[i] = tonumber(set)
+  keys[i], kinds[i], listedIn[i] = key, kind, tonumber(set)
 end
-for w = 1, writes do
+for w = 1, i do
   if kinds[w] == 's' then
-    redis.call('HSET', KEYS[w], 'data', ARGV[headers + w], 'version', newVersions[w])
-    if listedIn[w] > 0 then redis.call('ZADD', KEYS[writes + listedIn[w]], 0, KEYS[w]) end
+    redis.call('HSET', keys[w], 'data', values[w], 'version', newVersions[w])
+    if listedIn[w] > 0 then redis.call('ZADD', KEYS[listedIn[w]], 0, keys[w]) end
   else
-    redis.call('DEL', KEYS[w])
-    if listedIn[w] > 0 then redis.call('ZREM', KEYS[writes + listedIn[w]], KEYS[w]) end
+    redis.call('DEL', keys[w])
+    if listedIn[w] > 0 then redis.call('ZREM', KEYS[listedIn[w]], keys[w]) end
   end
 end
 return 0
@@ -194,7 +197,6 @@ export class RedisStateStore extends VersionedStateStore implements MultiHostSto
   }
 
   protected async applyAtomically(writes: readonly PlannedWrite[], fenced?: FencedScope): Promise<void> {
-    const keys: (string | number | Buffer)[] = writes.map((w) => w.key);
     const sets = new Map<string, number>();
     const setOf = (key: string): number => {
       const prefix = this.#listedPrefixOf(key);
@@ -203,24 +205,25 @@ export class RedisStateStore extends VersionedStateStore implements MultiHostSto
       if (index === undefined) sets.set(prefix, (index = sets.size + 1));
       return index;
     };
-    // Per write, one header in a single packed string (kind, condition, listed set, wanted version) and its value:
-    // a 100,000-write turn is 200,000 arguments instead of 500,000, which ioredis encodes in one synchronous go.
     let headers = '';
-    const values: (string | Buffer)[] = [];
+    const keyBytes: Buffer[] = [];
+    const valueBytes: Buffer[] = [];
     for (const w of writes) {
+      const key = Buffer.from(w.key);
+      const value = w.kind === 'set' ? w.value : EMPTY;
       const want = w.condition.kind === 'version' ? String(w.condition.version) : '';
-      headers += `${w.kind === 'set' ? 's' : 'd'}${CONDITION_CODES[w.condition.kind]}${setOf(w.key)},${want};`;
-      values.push(w.kind === 'set' ? w.value : '');
+      headers += `${w.kind === 'set' ? 's' : 'd'}${CONDITION_CODES[w.condition.kind]}${setOf(w.key)},${want},${key.length},${value.length};`;
+      keyBytes.push(key);
+      valueBytes.push(value);
     }
-    for (const set of sets.keys()) keys.push(set);
-    const args: (string | number | Buffer)[] = [fenced?.fences.length ?? 0, sets.size];
+    const keys: string[] = [...sets.keys()];
+    const args: (string | number | Buffer)[] = [fenced?.fences.length ?? 0];
     if (fenced) {
       keys.push(redisPlacementKeys(fenced.appId).partitions);
       for (const f of fenced.fences) args.push(f.partition, partitionValue(f.owner, f.epoch));
     }
-    args.push(headers);
-    for (const v of values) args.push(v); // a loop: a 100,000-write batch must not become 100,000 call arguments
-    const result = await this.redis.svcApplyWrites(keys.length, keys.concat(args));
+    args.push(headers, Buffer.concat(keyBytes), Buffer.concat(valueBytes));
+    const result = await this.redis.svcApplyWrites(keys.length, [...keys, ...args]);
     if (Array.isArray(result)) throw new FencedError(result);
     if (result > 0) throw mismatch(writes[result - 1]!);
   }
