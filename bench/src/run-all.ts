@@ -10,6 +10,7 @@ const BENCHES: { script: string; nodeArgs?: string[] }[] = [
   { script: 'state-pluggable.js' },
   { script: 'actors.js', nodeArgs: ['--expose-gc'] },
   { script: 'workflow.js' },
+  { script: 'fanout-huge.js' },
   { script: 'replicas.js' },
 ];
 

@@ -61,28 +61,38 @@ export class SvcdProcess extends TestChildProcess {
       for (const [name, text] of Object.entries(opts.resources ?? {})) writeFileSync(path.join(resourcesPath, name), text);
     }
     const dataDir = opts.dataDir ?? path.join(work, 'data');
-    const ports = opts.ports ?? { http: await freePort(), grpc: await freePort(), metrics: await freePort() };
-    const args = [
-      // Node flags for svcd only, e.g. SVCD_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile a bench run.
-      ...(process.env.SVCD_NODE_ARGS?.split(' ').filter((a) => a !== '') ?? []),
-      SVCD_MAIN,
-      '--app-id', opts.appId ?? 'testapp',
-      '--http-port', String(ports.http),
-      '--grpc-port', String(ports.grpc),
-      '--metrics-port', String(ports.metrics),
-      '--resources-path', resourcesPath,
-      '--data-dir', dataDir,
-      '--components-sockets-folder', opts.socketsFolder ?? path.join(work, 'sockets'),
-      '--log-as-json',
-      // An ephemeral replica port unless the test chooses one: a fixed default collides with any other svcd here.
-      ...(opts.args?.includes('--internal-grpc-port') ? [] : ['--internal-grpc-port', '0']),
-      ...(opts.args ?? []),
-    ];
-    const child = spawn(process.execPath, args, { env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
     const folders = [...new Set([work, ...inherited.filter((dir) => dir !== undefined)])];
-    const svcd = new SvcdProcess(child, ports, resourcesPath, dataDir, folders);
-    if (opts.waitReady !== false) await svcd.waitReady(opts.readyTimeoutMs ?? 20_000);
-    return svcd;
+    // Ports chosen here are free when chosen, not when svcd binds them: another process may take one in between
+    // (ephemeral ports come from the same range). Such a start is retried on fresh ports.
+    for (let attempt = 1; ; attempt++) {
+      const ports = opts.ports ?? { http: await freePort(), grpc: await freePort(), metrics: await freePort() };
+      const args = [
+        // Node flags for svcd only, e.g. SVCD_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile a bench run.
+        ...(process.env.SVCD_NODE_ARGS?.split(' ').filter((a) => a !== '') ?? []),
+        SVCD_MAIN,
+        '--app-id', opts.appId ?? 'testapp',
+        '--http-port', String(ports.http),
+        '--grpc-port', String(ports.grpc),
+        '--metrics-port', String(ports.metrics),
+        '--resources-path', resourcesPath,
+        '--data-dir', dataDir,
+        '--components-sockets-folder', opts.socketsFolder ?? path.join(work, 'sockets'),
+        '--log-as-json',
+        // An ephemeral replica port unless the test chooses one: a fixed default collides with any other svcd here.
+        ...(opts.args?.includes('--internal-grpc-port') ? [] : ['--internal-grpc-port', '0']),
+        ...(opts.args ?? []),
+      ];
+      const child = spawn(process.execPath, args, { env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const svcd = new SvcdProcess(child, ports, resourcesPath, dataDir, folders);
+      if (opts.waitReady === false) return svcd;
+      try {
+        await svcd.waitReady(opts.readyTimeoutMs ?? 20_000);
+        return svcd;
+      } catch (err) {
+        const portTaken = /is already in use/.test(svcd.output) && !opts.ports && attempt < 3;
+        if (!portTaken) throw err;
+      }
+    }
   }
 
   /** Polls /v1.0/healthz until 204; fails early with the process output if svcd exits. */
