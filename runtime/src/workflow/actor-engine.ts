@@ -13,7 +13,6 @@ import { WorkDispatcher, type AnswerOrigin, type Claim, type StaleReason, type W
 import {
   DEFAULT_LIST_PAGE_SIZE,
   MAX_LIST_PAGE_SIZE,
-  isTerminalStatus,
   meetsCondition,
   statusMeets,
   type FailureDetails,
@@ -148,13 +147,10 @@ export class ActorWorkflowEngine implements WorkflowEngine, WorkerHub {
   async rerunFromEvent(req: RerunRequest): Promise<string> {
     const newInstanceId = req.newInstanceId !== undefined && req.newInstanceId !== '' ? req.newInstanceId : randomUUID();
     return this.#op('rerun', 'ERR_RERUN_WORKFLOW', `error rerunning workflow '${req.sourceInstanceId}' from event ${req.eventId}`, async () => {
-      const source = await this.get(req.sourceInstanceId);
+      // One read of the source: its history says whether it finished and what it is called.
+      const source = await this.history(req.sourceInstanceId);
       if (!source) throw new RuntimeError('ERR_INSTANCE_ID_NOT_FOUND', `unable to find workflow with the provided instance ID: ${req.sourceInstanceId}`);
-      if (!isTerminalStatus(source.runtimeStatus)) {
-        throw new RuntimeError('ERR_RERUN_WORKFLOW_NOT_COMPLETED', `workflow '${req.sourceInstanceId}' is ${source.runtimeStatus}: only a completed, failed or terminated workflow can be rerun`);
-      }
-      const events = rerunHistory((await this.history(req.sourceInstanceId)) ?? [], { ...req, newInstanceId });
-      await this.#invoke(newInstanceId, 'adopt', { name: source.name, events });
+      await this.#invoke(newInstanceId, 'adopt', rerunHistory(source, { ...req, newInstanceId }));
       return newInstanceId;
     });
   }

@@ -25,8 +25,16 @@ export interface RerunRequest {
 /** Sub-workflows the rerun starts again get IDs of their own: the source's children are left as they are. */
 const childIdOf = (newInstanceId: string, eventId: number) => `${newInstanceId}:${eventId.toString(16).padStart(4, '0')}`;
 
-/** The new instance's history: the source's, cut after the event, renamed for the new instance. */
-export function rerunHistory(source: readonly HistoryEvent[], req: RerunRequest & { newInstanceId: string }): HistoryEvent[] {
+/**
+ * The new instance's workflow name and history: the source's, cut after the event, renamed for the new instance.
+ * The source must have finished (its history ends with its completion; continue-as-new starts a new history).
+ */
+export function rerunHistory(source: readonly HistoryEvent[], req: RerunRequest & { newInstanceId: string }): { name: string; events: HistoryEvent[] } {
+  const end = source.at(-1);
+  if (end?.type !== 'ExecutionCompleted') {
+    throw new RuntimeError('ERR_RERUN_WORKFLOW_NOT_COMPLETED', `workflow '${req.sourceInstanceId}' has not finished: only a completed, failed or terminated workflow can be rerun`);
+  }
+  const started = source.find((e) => e.type === 'ExecutionStarted');
   const at = source.findIndex((e) => (e.type === 'TaskScheduled' || e.type === 'SubOrchestrationInstanceCreated') && e.eventId === req.eventId);
   if (at < 0) {
     throw new RuntimeError(
@@ -37,7 +45,7 @@ export function rerunHistory(source: readonly HistoryEvent[], req: RerunRequest 
   if (req.overwriteInput && source[at]?.type !== 'TaskScheduled') {
     throw new RuntimeError('ERR_RERUN_EVENT_INVALID', `event ${req.eventId} of workflow '${req.sourceInstanceId}' starts a sub-workflow: only an activity's input can be replaced`);
   }
-  return source.slice(0, at + 1).map((e, i): HistoryEvent => {
+  const events = source.slice(0, at + 1).map((e, i): HistoryEvent => {
     switch (e.type) {
       case 'ExecutionStarted': {
         const { parent: _parent, ...rest } = e; // a rerun is a top-level instance of its own
@@ -52,4 +60,5 @@ export function rerunHistory(source: readonly HistoryEvent[], req: RerunRequest 
         return e;
     }
   });
+  return { name: started?.type === 'ExecutionStarted' ? started.name : '', events };
 }
