@@ -57,6 +57,7 @@ export interface LocalActorRuntimeOptions {
 interface RegisteredType {
   readonly factory: ActorFactory;
   readonly idleTimeoutMs: number;
+  readonly uncachedKeyPrefixes: readonly string[];
 }
 
 const actorKey = (type: string, id: string) => `${type}||${id}`;
@@ -124,7 +125,7 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
   registerType(type: string, factory: ActorFactory, opts: ActorTypeOptions = {}): void {
     assertValidActorType(type);
     if (this.#types.has(type)) throw new RuntimeError('ERR_MALFORMED_REQUEST', `actor type ${type} is already registered`);
-    this.#types.set(type, { factory, idleTimeoutMs: opts.idleTimeoutMs ?? this.#idleTimeoutMs });
+    this.#types.set(type, { factory, idleTimeoutMs: opts.idleTimeoutMs ?? this.#idleTimeoutMs, uncachedKeyPrefixes: opts.uncachedKeyPrefixes ?? [] });
     this.#listing?.declareListedPrefix(this.#keys.indexPrefix(type));
     if (this.#started) this.#trackLoad(this.#loadReminders(type));
   }
@@ -310,8 +311,9 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
     }
   }
 
-  #cacheFor(type: string, id: string): ActorStateCache {
-    return new ActorStateCache(this.#store, (key) => this.#keys.state(type, id, key));
+  #cacheFor(type: string, id: string, reg: RegisteredType): ActorStateCache {
+    const prefixes = reg.uncachedKeyPrefixes;
+    return new ActorStateCache(this.#store, (key) => this.#keys.state(type, id, key), (key) => !prefixes.some((p) => key.startsWith(p)));
   }
 
   #enqueue(type: string, id: string, kind: TurnKind, body: (ctx: TurnContext) => Promise<Buffer | undefined>): Promise<Buffer | undefined> {
@@ -328,7 +330,7 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
     if (!this.#placement.lookup(type, id).local) throw notOwnerError(type, id, 'another replica owns it');
     const existing = this.#actors.get(key);
     if (existing) return existing;
-    const activation = new Activation(type, id, reg.factory(id), this.#cacheFor(type, id), this);
+    const activation = new Activation(type, id, reg.factory(id), this.#cacheFor(type, id, reg), this);
     this.#track(key, activation);
     const previous = this.#deactivating.get(key);
     if (previous || activation.actor.onActivate) {

@@ -6,7 +6,8 @@ type Cached = Buffer | null;
 
 /**
  * The state of one activation: a cache filled on first read of each key. Only committed values enter it,
- * so a turn that throws leaves it as it was.
+ * so a turn that throws leaves it as it was. Keys `cached` refuses (the actor type's `uncachedKeyPrefixes`)
+ * are read from the store every time and never kept.
  */
 export class ActorStateCache {
   readonly #values = new Map<string, Cached>();
@@ -14,12 +15,14 @@ export class ActorStateCache {
   constructor(
     private readonly store: TransactionalStateStore,
     private readonly storeKey: (key: string) => string,
+    private readonly cached: (key: string) => boolean = () => true,
   ) {}
 
   async get(key: string): Promise<Buffer | undefined> {
     const cached = this.#values.get(key);
     if (cached !== undefined) return cached ?? undefined;
     const res = await this.store.get({ key: this.storeKey(key) });
+    if (!this.cached(key)) return res?.data;
     // A write committed while the read was in flight wins over the (older) read.
     if (!this.#values.has(key)) this.#values.set(key, res?.data ?? null);
     return this.#values.get(key) ?? undefined;
@@ -27,15 +30,17 @@ export class ActorStateCache {
 
   async getMany(keys: readonly string[]): Promise<(Buffer | undefined)[]> {
     const missing = [...new Set(keys.filter((k) => !this.#values.has(k)))];
+    const read = new Map<string, Buffer | undefined>();
     if (missing.length > 0) {
       const items = await this.store.bulkGet(missing.map((k) => ({ key: this.storeKey(k) })));
       missing.forEach((k, i) => {
         const item = items[i];
         if (item?.error) throw new Error(`reading actor state key ${k}: ${item.error}`);
-        if (!this.#values.has(k)) this.#values.set(k, item?.data ?? null);
+        if (!this.cached(k)) read.set(k, item?.data);
+        else if (!this.#values.has(k)) this.#values.set(k, item?.data ?? null);
       });
     }
-    return keys.map((k) => this.#values.get(k) ?? undefined);
+    return keys.map((k) => (read.has(k) ? read.get(k) : (this.#values.get(k) ?? undefined)));
   }
 
   /** Forgets every value (the activation ended; something may still hold it until its idle entry surfaces). */
@@ -45,7 +50,7 @@ export class ActorStateCache {
 
   /** Records committed writes. */
   apply(writes: ReadonlyMap<string, Cached>): void {
-    for (const [k, v] of writes) this.#values.set(k, v);
+    for (const [k, v] of writes) if (this.cached(k)) this.#values.set(k, v);
   }
 
   toOperations(writes: ReadonlyMap<string, Cached>): TransactionOperation[] {

@@ -175,6 +175,12 @@ export type ActorFactory = (id: string) => Actor;
 export interface ActorTypeOptions {
   /** Overrides the runtime's idle timeout (`--actor-idle-timeout`) for this type. */
   idleTimeoutMs?: number;
+  /**
+   * Keys whose values the actor keeps decoded itself: the activation never caches them (every read goes to the
+   * store). A workflow instance holds its history as objects; caching its 200,000 stored forms too doubled a
+   * large fan-out's memory.
+   */
+  uncachedKeyPrefixes?: readonly string[];
 }
 
 export interface ActorTypeStatus {

@@ -31,7 +31,7 @@ import { newEvent, type HistoryEvent } from './history.js';
 import type { WorkerAction } from './instance.js';
 import { InstanceIndex, continuationToken, instanceIdAfter, matchesPurgeFilter } from './instance-index.js';
 import type { WorkflowMetrics } from './metrics.js';
-import { OrchestrationActor, decode, encode, fromSnapshot, toSnapshot, type CompletionPayload, type InstanceSnapshot } from './orchestration-actor.js';
+import { DECODED_KEY_PREFIXES, OrchestrationActor, decode, encode, fromSnapshot, toSnapshot, type CompletionPayload, type InstanceSnapshot } from './orchestration-actor.js';
 import { WORKFLOW_PEER_METHODS, type WorkflowReplicas } from './replicas.js';
 import { rerunHistory, type RerunRequest } from './rerun.js';
 import { InstanceWatchers } from './watchers.js';
@@ -122,7 +122,10 @@ export class ActorWorkflowEngine implements WorkflowEngine, WorkerHub {
       log: this.#log,
       changed: (id: string, status?: RuntimeStatus) => this.#watchers.notify(id, status),
     };
-    this.#runtime.registerType(this.actorType, (id) => new OrchestrationActor(id, deps), { idleTimeoutMs: WORKFLOW_IDLE_TIMEOUT_MS });
+    this.#runtime.registerType(this.actorType, (id) => new OrchestrationActor(id, deps), {
+      idleTimeoutMs: WORKFLOW_IDLE_TIMEOUT_MS,
+      uncachedKeyPrefixes: DECODED_KEY_PREFIXES,
+    });
     this.#index = new InstanceIndex(this.#runtime, this.actorType);
     this.#replicas.onPartitionsLeft((partitions) => this.#partitionsLeft(partitions));
     void this.#followPeerWorkers();

@@ -191,6 +191,35 @@ describe('actors: turns', () => {
     await runtime.stop();
   });
 
+  it('uncachedKeyPrefixes: those keys are read from the store on every read and never kept; the others are cached', async () => {
+    const { runtime, store } = setup();
+    runtime.registerType(
+      't',
+      () => ({
+        async invoke(method, data, ctx) {
+          if (method === 'write') {
+            ctx.state.set('big-1', Buffer.from('v1'));
+            ctx.state.set('small', Buffer.from('s'));
+            return undefined;
+          }
+          const [big, small] = await ctx.state.getMany(['big-1', 'small']);
+          return Buffer.from(`${text(big)}/${text(await ctx.state.get('big-1'))}/${text(small)}`);
+        },
+      }),
+      { uncachedKeyPrefixes: ['big-'] },
+    );
+    await runtime.start();
+    await runtime.invoke('t', 'a', 'write');
+    store.gets.length = 0;
+    expect(text(await runtime.invoke('t', 'a', 'read'))).to.equal('v1/v1/s');
+    // Written behind the activation's back: an uncached key shows the store's value, a cached one the cached value.
+    await store.set({ key: 'app||t||a||big-1', value: Buffer.from('v2') });
+    await store.set({ key: 'app||t||a||small', value: Buffer.from('s2') });
+    expect(text(await runtime.invoke('t', 'a', 'read'))).to.equal('v2/v2/s');
+    expect(store.gets.filter((k) => k.startsWith('app||t||a||')), 'single gets go to the store too').to.deep.equal(['app||t||a||big-1', 'app||t||a||big-1']);
+    await runtime.stop();
+  });
+
   it('refuses a call from a turn to its own actor instead of waiting forever', async () => {
     const { runtime } = setup();
     runtime.registerType('t', (id) => ({
