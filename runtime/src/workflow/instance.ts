@@ -14,10 +14,11 @@
 import { randomUUID } from 'node:crypto';
 import type { FailureDetails, RuntimeStatus, WorkflowInstance } from './engine.js';
 import { answeredId, newEvent, type CompletionStatus, type EventOf, type HistoryEvent, type ParentInfo } from './history.js';
-import { inSlices } from '../util/event-loop.js';
+import { inSlices, YIELD_SLICE, yieldToEventLoop } from '../util/event-loop.js';
 import { existingInstanceIdProblem } from './instance-id.js';
 import { optional } from './optional.js';
-import { addSeq, rangesOf, removeSeqs, seqsOf, type SeqRanges } from './seq-ranges.js';
+import { addSeq, hasSeq, rangesOf, removeSeqs, seqsOf, type SeqRanges } from './seq-ranges.js';
+import { snapshotOf } from './finished-instance.js';
 
 export interface InstanceMeta {
   /** Incremented by every committed turn; lets an activation detect that its in-memory copy is stale. */
@@ -38,6 +39,13 @@ export interface InstanceMeta {
   customStatus?: string;
   /** Did any generation start running (continue-as-new keeps RUNNING between generations). */
   everStarted?: boolean;
+  /**
+   * History positions of this run's ExecutionStarted and final ExecutionCompleted: a finished instance is read
+   * from these two events (`FinishedInstance`) instead of its whole history. Absent in metadata of earlier
+   * versions until the instance is next written.
+   */
+  startedIndex?: number;
+  completedIndex?: number;
 }
 
 /** The inbox sequence numbers of stored metadata (either form). */
@@ -142,7 +150,7 @@ export class Instance {
     this.history = history;
     this.inbox = inbox;
     this.#changes = { meta: false, historyFrom: history.length, addedInbox: [], removedInbox: [] };
-    for (const e of history) this.#index(e);
+    history.forEach((e, i) => this.#index(e, i));
     for (const entry of inbox) this.#noteInboxAnswer(entry.event, true);
     this.#recountInboxControl();
   }
@@ -260,21 +268,7 @@ export class Instance {
   }
 
   snapshot(instanceId: string): WorkflowInstance {
-    const start = this.#started ?? this.pendingStart;
-    const out: WorkflowInstance = {
-      instanceId,
-      name: this.meta.name,
-      runtimeStatus: this.status,
-      createdAt: new Date(this.meta.createdAt),
-      lastUpdatedAt: new Date(this.meta.lastUpdatedAt),
-    };
-    if (this.meta.scheduledStartTime !== undefined) out.scheduledStartTime = new Date(this.meta.scheduledStartTime);
-    if (start?.input !== undefined) out.input = start.input;
-    if (this.#completed?.result !== undefined) out.output = this.#completed.result;
-    if (this.#completed?.failureDetails) out.failureDetails = this.#completed.failureDetails;
-    if (this.meta.customStatus !== undefined) out.customStatus = this.meta.customStatus;
-    if (this.meta.parent) out.parentInstanceId = this.meta.parent.instanceId;
-    return out;
+    return snapshotOf(instanceId, this.meta, this.status, this.#started ?? this.pendingStart, this.#completed);
   }
 
   /** Child instance IDs recorded in history that have not reported completion. */
@@ -345,7 +339,8 @@ export class Instance {
    * Must not be called while a batch of this instance is with a worker: the history may only change when that
    * batch's result is applied.
    */
-  plan(now: number): PlanResult {
+  /** In slices of the inbox, yielding between them: results that came in while a worker replayed can be 100,000. */
+  async plan(now: number): Promise<PlanResult> {
     const result: PlanResult = { effects: emptyEffects(), changed: false };
     if (this.isTerminal) {
       if (this.inbox.length > 0) {
@@ -378,7 +373,9 @@ export class Instance {
       duplicates = [];
       const answers = new Set<string>();
       const raisedNames = new Set<string>();
-      for (const entry of this.inbox) {
+      for (let i = 0; i < this.inbox.length; i++) {
+        if (i > 0 && i % YIELD_SLICE === 0) await yieldToEventLoop();
+        const entry = this.inbox[i] as InboxEntry;
         const e = entry.event;
         if (e.type === 'ExecutionSuspended' || e.type === 'ExecutionResumed') {
           if (selected.length > 0 || !this.#started) break; // applied at the head of a later turn, after this batch
@@ -435,8 +432,7 @@ export class Instance {
   /** Does a worker's answer still fit this instance (same generation, history unchanged, batch still queued)? */
   fits(plan: Pick<TurnPlan, 'generation' | 'historyLength' | 'seqs'>): boolean {
     if (plan.generation !== this.meta.generation || plan.historyLength !== this.history.length || this.isTerminal) return false;
-    const live = new Set(this.inbox.map((i) => i.seq));
-    return plan.seqs.every((s) => live.has(s));
+    return plan.seqs.every((s) => hasSeq(this.meta.inboxRanges, s));
   }
 
   /**
@@ -452,13 +448,14 @@ export class Instance {
     now: number,
   ): Promise<{ effects: SideEffects; invalid?: string }> {
     const fx = emptyEffects();
-    const bySeq = new Map(this.inbox.map((i) => [i.seq, i.event]));
+    const bySeq = new Map<number, HistoryEvent>();
+    await inSlices(this.inbox, (i) => void bySeq.set(i.seq, i.event));
     this.#appendHistory(plan.orchestratorStarted);
     await inSlices(plan.seqs, (seq) => {
       const e = bySeq.get(seq);
       if (e) this.#appendHistory(e);
     });
-    this.#consume(plan.seqs);
+    await this.#consumeInSlices(plan.seqs);
     this.meta.customStatus = customStatus === undefined || customStatus === '' ? undefined : customStatus;
     this.#changes.meta = true;
     this.meta.everStarted = true;
@@ -591,6 +588,8 @@ export class Instance {
     this.#openTasks.clear();
     this.#started = undefined;
     this.#completed = undefined;
+    delete this.meta.startedIndex;
+    delete this.meta.completedIndex;
     this.#suspended = false;
     this.#changes.historyFrom = 0;
     this.#changes.deleteHistoryFrom = { from: 0, to: Math.max(oldLength, this.#changes.deleteHistoryFrom?.to ?? 0) };
@@ -649,19 +648,22 @@ export class Instance {
   }
 
   #appendHistory(e: HistoryEvent): void {
-    this.#index(e);
+    this.#index(e, this.history.length);
     this.history.push(e);
     this.meta.historyLength = this.history.length;
     this.#changes.meta = true;
   }
 
-  #index(e: HistoryEvent): void {
+  /** Notes what the event at history position `position` opens, answers or decides. */
+  #index(e: HistoryEvent, position: number): void {
     switch (e.type) {
       case 'ExecutionStarted':
         this.#started = e;
+        this.meta.startedIndex = position;
         break;
       case 'ExecutionCompleted':
         this.#completed = e;
+        if (e.status !== 'CONTINUED_AS_NEW') this.meta.completedIndex = position;
         break;
       case 'ExecutionSuspended':
         this.#suspended = true;
@@ -692,13 +694,31 @@ export class Instance {
     const gone = new Set(seqs);
     const kept: InboxEntry[] = [];
     let control = false;
-    for (const entry of this.inbox) {
-      if (!gone.has(entry.seq)) kept.push(entry);
-      else {
-        this.#noteInboxAnswer(entry.event, false);
-        control ||= isControl(entry.event);
-      }
+    for (const entry of this.inbox) control = this.#sortInboxEntry(entry, gone, kept) || control;
+    this.#consumed(seqs, gone, kept, control);
+  }
+
+  /** `#consume` of a worker's batch (a fan-out's is 100,000 entries), yielding between slices of the inbox. */
+  async #consumeInSlices(seqs: number[]): Promise<void> {
+    if (seqs.length === 0) return;
+    const gone = new Set(seqs);
+    const kept: InboxEntry[] = [];
+    let control = false;
+    await inSlices(this.inbox, (entry) => void (control = this.#sortInboxEntry(entry, gone, kept) || control));
+    this.#consumed(seqs, gone, kept, control);
+  }
+
+  /** Keeps `entry` or lets it go; true when a control event (suspend/resume/terminate) went. */
+  #sortInboxEntry(entry: InboxEntry, gone: ReadonlySet<number>, kept: InboxEntry[]): boolean {
+    if (!gone.has(entry.seq)) {
+      kept.push(entry);
+      return false;
     }
+    this.#noteInboxAnswer(entry.event, false);
+    return isControl(entry.event);
+  }
+
+  #consumed(seqs: readonly number[], gone: ReadonlySet<number>, kept: InboxEntry[], control: boolean): void {
     this.inbox = kept;
     if (control) this.#recountInboxControl();
     this.meta.inboxRanges = removeSeqs(this.meta.inboxRanges, gone);

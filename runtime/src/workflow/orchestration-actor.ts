@@ -31,6 +31,7 @@ import type { WorkDispatcher, WorkItem } from './dispatcher.js';
 import { newEvent, type HistoryEvent, type ParentInfo } from './history.js';
 import { Instance, inboxSeqsOf, type InboxEntry, type InstanceMeta, type SideEffects, type TurnPlan, type WorkerAction } from './instance.js';
 import { encodeIndexEntry } from './instance-index.js';
+import { FinishedInstance } from './finished-instance.js';
 import type { WorkflowMetrics } from './metrics.js';
 import { optional } from './optional.js';
 
@@ -50,6 +51,8 @@ const timerReminder = (generation: number, id: number) => `timer-${generation}-$
 const LEGACY_ACTIVITY_REMINDER = 'activity-';
 const historyKey = (i: number) => `history-${String(i).padStart(6, '0')}`;
 const inboxKey = (seq: number) => `inbox-${seq}`;
+/** Keys an activation holds as decoded events (`Instance`): the actor runtime need not cache their stored form. */
+export const DECODED_KEY_PREFIXES = ['history-', 'inbox-'] as const;
 
 export interface StartRequest {
   name: string;
@@ -123,7 +126,7 @@ export class OrchestrationActor implements Actor {
           await this.#activityResult(ctx, decode<ActivityResultPayload>(data)!);
           return undefined;
         case 'get': {
-          const inst = await this.#load(ctx);
+          const inst = await this.#peek(ctx);
           return inst ? encode(toSnapshot(inst.snapshot(this.instanceId))) : undefined;
         }
         case 'adopt':
@@ -177,6 +180,19 @@ export class OrchestrationActor implements Actor {
     }
   }
 
+  /**
+   * The instance for a turn that reads it or may drop what it brings: a finished instance not in memory comes
+   * from its metadata and two events (`FinishedInstance`), not its whole history.
+   */
+  async #peek(ctx: ActorContext): Promise<Instance | FinishedInstance | undefined> {
+    if (this.#inst) return this.#load(ctx);
+    const meta = decode<InstanceMeta>(await ctx.state.get('metadata'));
+    if (meta?.startedIndex === undefined || meta.completedIndex === undefined) return this.#load(ctx);
+    const [started, completed] = (await ctx.state.getMany([historyKey(meta.startedIndex), historyKey(meta.completedIndex)])).map((b) => decode<HistoryEvent>(b));
+    if (started?.type !== 'ExecutionStarted' || completed?.type !== 'ExecutionCompleted') return this.#load(ctx);
+    return new FinishedInstance(meta, started, completed);
+  }
+
   async #load(ctx: ActorContext): Promise<Instance | undefined> {
     const meta = decode<InstanceMeta>(await ctx.state.get('metadata'));
     if (!meta) {
@@ -205,7 +221,7 @@ export class OrchestrationActor implements Actor {
   }
 
   async #start(ctx: ActorContext, req: StartRequest, fromParent: boolean): Promise<void> {
-    const existing = await this.#load(ctx);
+    const existing = await this.#peek(ctx);
     const now = ctx.clock.now();
     if (existing && !existing.isTerminal && fromParent) {
       if (sameParent(existing.meta.parent, req.parent)) return; // duplicate delivery
@@ -243,7 +259,7 @@ export class OrchestrationActor implements Actor {
 
   /** A rerun: this instance starts from the given history (a live instance of this ID is refused). */
   async #adopt(ctx: ActorContext, p: { name: string; events: HistoryEvent[] }): Promise<void> {
-    const existing = await this.#load(ctx);
+    const existing = await this.#peek(ctx);
     if (existing && !existing.isTerminal) throw new RuntimeError('ERR_WORKFLOW_ALREADY_EXISTS', `an active workflow with ID '${this.instanceId}' already exists`);
     const inst = Instance.adopt(p.events, p.name, ctx.clock.now(), existing?.meta);
     this.#inst = inst;
@@ -257,25 +273,26 @@ export class OrchestrationActor implements Actor {
   }
 
   async #event(ctx: ActorContext, msg: { event: HistoryEvent; generation?: number }, required: boolean): Promise<boolean> {
-    const inst = await this.#load(ctx);
+    const inst = await this.#peek(ctx);
     if (!inst) {
       if (required) throw new RuntimeError('ERR_INSTANCE_ID_NOT_FOUND', `unable to find workflow with the provided instance ID: ${this.instanceId}`);
       return false;
     }
+    if (inst instanceof FinishedInstance) return false;
     const accepted = inst.accept({ ...msg.event, timestamp: Math.max(msg.event.timestamp, ctx.clock.now()) }, msg.generation);
     if (accepted) await this.#settle(ctx, inst, []);
     return accepted;
   }
 
   async #activityResult(ctx: ActorContext, p: ActivityResultPayload): Promise<void> {
-    const inst = await this.#load(ctx);
+    const inst = await this.#peek(ctx);
     if (!inst) return;
     const taskId = p.event.type === 'TaskCompleted' || p.event.type === 'TaskFailed' ? p.event.taskScheduledId : -1;
     // An answer delivered through another replica: that replica held the item for this one.
     this.deps.dispatcher.releaseAnsweredActivity(this.instanceId, taskId);
-    const accepted = inst.accept({ ...p.event, timestamp: ctx.clock.now() }, p.generation);
+    const accepted = !(inst instanceof FinishedInstance) && inst.accept({ ...p.event, timestamp: ctx.clock.now() }, p.generation);
     this.deps.metrics.activitiesExecuted.inc({ result: accepted ? (p.event.type === 'TaskCompleted' ? 'completed' : 'failed') : 'duplicate' });
-    if (accepted) await this.#settle(ctx, inst, []);
+    if (accepted && !(inst instanceof FinishedInstance)) await this.#settle(ctx, inst, []);
   }
 
   /** Records a worker's answer; `invalid` says why a malformed answer failed the instance instead. */
@@ -314,8 +331,8 @@ export class OrchestrationActor implements Actor {
   }
 
   async #onTimer(ctx: ActorContext, t: { generation: number; timerId: number; fireAt: number }): Promise<void> {
-    const inst = await this.#load(ctx);
-    if (!inst) return;
+    const inst = await this.#peek(ctx);
+    if (!inst || inst instanceof FinishedInstance) return;
     if (inst.accept(newEvent({ type: 'TimerFired', timerId: t.timerId, fireAt: t.fireAt }, ctx.clock.now()), t.generation)) await this.#settle(ctx, inst, []);
   }
 
@@ -374,7 +391,7 @@ export class OrchestrationActor implements Actor {
     let startAt: number | undefined;
     if (inst.terminating) dispatcher.withdrawQueuedOrchestration(this.instanceId);
     if (!dispatcher.hasOrchestration(this.instanceId)) {
-      const plan = inst.plan(now);
+      const plan = await inst.plan(now);
       effects.push(plan.effects);
       batch = plan.batch;
       startAt = plan.startAt;

@@ -28,6 +28,20 @@ export function removeSeqs(ranges: SeqRanges, gone: ReadonlySet<number>): SeqRan
   return out;
 }
 
+/** Is `seq` a member (binary search: a turn checks 100,000 members against a range or two)? */
+export function hasSeq(ranges: SeqRanges, seq: number): boolean {
+  let lo = 0;
+  let hi = ranges.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const [from, to] = ranges[mid] as [number, number];
+    if (seq < from) hi = mid - 1;
+    else if (seq >= to) lo = mid + 1;
+    else return true;
+  }
+  return false;
+}
+
 export function seqsOf(ranges: SeqRanges): number[] {
   const out: number[] = [];
   for (const [from, to] of ranges) for (let s = from; s < to; s++) out.push(s);

@@ -12,7 +12,7 @@ function started(input = '"in"', extra: Partial<Parameters<typeof Instance.creat
 
 /** Runs one worker turn: plan, then apply `actions` as the worker's answer. */
 async function turn(inst: Instance, actions: WorkerAction[], now = T0 + 1, customStatus?: string): Promise<{ plan: TurnPlan; fx: SideEffects; invalid?: string }> {
-  const { batch } = inst.plan(now);
+  const { batch } = await inst.plan(now);
   if (!batch) throw new Error('expected a batch');
   const { effects, invalid } = await inst.applyWorkerResult({ seqs: batch.seqs, orchestratorStarted: batch.newEvents[0] as HistoryEvent }, actions, customStatus, now);
   return { plan: batch, fx: effects, ...(invalid !== undefined ? { invalid } : {}) };
@@ -21,10 +21,10 @@ async function turn(inst: Instance, actions: WorkerAction[], now = T0 + 1, custo
 const types = (events: readonly HistoryEvent[]) => events.map((e) => e.type);
 
 describe('workflow Instance (history/inbox rules)', () => {
-  it('starts PENDING with ExecutionStarted in the inbox; the first batch is OrchestratorStarted + ExecutionStarted', () => {
+  it('starts PENDING with ExecutionStarted in the inbox; the first batch is OrchestratorStarted + ExecutionStarted', async () => {
     const inst = started();
     expect(inst.status).to.equal('PENDING');
-    const { batch } = inst.plan(T0 + 5);
+    const { batch } = await inst.plan(T0 + 5);
     expect(batch).to.not.equal(undefined);
     expect(types(batch!.newEvents)).to.deep.equal(['OrchestratorStarted', 'ExecutionStarted']);
     expect(batch!.newEvents[0]!.timestamp).to.equal(T0 + 5);
@@ -64,7 +64,7 @@ describe('workflow Instance (history/inbox rules)', () => {
     ]);
     expect(fx.children).to.deep.equal([]);
     expect(fx.activities).to.deep.equal([]);
-    const { batch } = inst.plan(T0 + 2);
+    const { batch } = await inst.plan(T0 + 2);
     const failures = batch!.newEvents.slice(1);
     expect(failures.map((e) => e.type)).to.deep.equal(['SubOrchestrationInstanceFailed', 'TaskFailed']);
     expect(failures[0]).to.deep.include({ taskScheduledId: 1 });
@@ -96,7 +96,7 @@ describe('workflow Instance (history/inbox rules)', () => {
     expect(inst.accept(newEvent({ type: 'TaskCompleted', taskScheduledId: 7 }, T0 + 3)), 'a duplicate of a waiting result').to.equal(false);
     expect(inst.meta.inboxRanges).to.have.length(1);
     expect(JSON.stringify(inst.meta).length).to.be.below(400);
-    const { batch } = inst.plan(T0 + 4);
+    const { batch } = await inst.plan(T0 + 4);
     expect(batch!.seqs).to.have.length(5000);
   });
 
@@ -130,7 +130,7 @@ describe('workflow Instance (history/inbox rules)', () => {
     const inst = started();
     await turn(inst, []);
     expect(inst.accept(newEvent({ type: 'TaskCompleted', taskScheduledId: 7 }, T0 + 2))).to.equal(true);
-    const r = inst.plan(T0 + 3);
+    const r = await inst.plan(T0 + 3);
     expect(r.batch).to.equal(undefined);
     expect(inst.inbox).to.have.length(1);
   });
@@ -151,7 +151,7 @@ describe('workflow Instance (history/inbox rules)', () => {
     inst.accept(newEvent({ type: 'EventRaised', name: 'item', input: '2' }, T0 + 4));
     const { plan } = await turn(inst, [], T0 + 5);
     expect(plan.newEvents.map((e) => (e.type === 'EventRaised' ? `item${e.input}` : e.type))).to.deep.equal(['OrchestratorStarted', 'TaskCompleted', 'item1']);
-    const second = inst.plan(T0 + 6).batch!;
+    const second = (await inst.plan(T0 + 6)).batch!;
     expect(second.newEvents.map((e) => (e.type === 'EventRaised' ? `item${e.input}` : e.type))).to.deep.equal(['OrchestratorStarted', 'item2']);
   });
 
@@ -160,14 +160,14 @@ describe('workflow Instance (history/inbox rules)', () => {
     await turn(inst, []);
     inst.accept(newEvent({ type: 'ExecutionSuspended' }, T0 + 2));
     expect(inst.status).to.equal('SUSPENDED');
-    expect(inst.plan(T0 + 3).batch).to.equal(undefined);
+    expect((await inst.plan(T0 + 3)).batch).to.equal(undefined);
     expect(types(inst.history).at(-1)).to.equal('ExecutionSuspended');
     inst.accept(newEvent({ type: 'EventRaised', name: 'x' }, T0 + 4));
-    expect(inst.plan(T0 + 5).batch).to.equal(undefined);
+    expect((await inst.plan(T0 + 5)).batch).to.equal(undefined);
     expect(inst.inbox).to.have.length(1);
     inst.accept(newEvent({ type: 'ExecutionResumed' }, T0 + 6));
     expect(inst.status).to.equal('RUNNING');
-    const { batch } = inst.plan(T0 + 7);
+    const { batch } = await inst.plan(T0 + 7);
     expect(types(inst.history).at(-1)).to.equal('ExecutionResumed');
     expect(types(batch!.newEvents)).to.deep.equal(['OrchestratorStarted', 'EventRaised']);
   });
@@ -176,7 +176,7 @@ describe('workflow Instance (history/inbox rules)', () => {
     const inst = started();
     await turn(inst, [{ id: 1, type: 'CreateSubOrchestration', instanceId: 'c1', name: 'child' }, { id: 2, type: 'ScheduleTask', name: 'a' }]);
     inst.accept(newEvent({ type: 'ExecutionTerminated', input: '"stop"', recurse: true }, T0 + 5));
-    const r = inst.plan(T0 + 6);
+    const r = await inst.plan(T0 + 6);
     expect(r.batch).to.equal(undefined);
     expect(inst.status).to.equal('TERMINATED');
     expect(inst.snapshot('i1').output).to.equal('"stop"');
@@ -185,10 +185,10 @@ describe('workflow Instance (history/inbox rules)', () => {
     expect(inst.accept(newEvent({ type: 'EventRaised', name: 'late' }, T0 + 7))).to.equal(false);
   });
 
-  it('terminates a PENDING instance (never run) keeping its name and input', () => {
+  it('terminates a PENDING instance (never run) keeping its name and input', async () => {
     const inst = started('"x"');
     inst.accept(newEvent({ type: 'ExecutionTerminated' }, T0 + 1));
-    inst.plan(T0 + 2);
+    await inst.plan(T0 + 2);
     const snap = inst.snapshot('i1');
     expect(snap.runtimeStatus).to.equal('TERMINATED');
     expect(snap.input).to.equal('"x"');
@@ -199,10 +199,10 @@ describe('workflow Instance (history/inbox rules)', () => {
     await turn(inst, [{ id: 1, type: 'CreateTimer', fireAt: T0 + 1000 }]);
     const oldLength = inst.history.length;
     inst.takeChanges();
-    const { batch } = inst.plan(T0 + 2);
+    const { batch } = await inst.plan(T0 + 2);
     expect(batch).to.equal(undefined);
     inst.accept(newEvent({ type: 'TimerFired', timerId: 1, fireAt: T0 + 1000 }, T0 + 1000));
-    const b = inst.plan(T0 + 1001).batch!;
+    const b = (await inst.plan(T0 + 1001)).batch!;
     inst.accept(newEvent({ type: 'EventRaised', name: 'late', input: '9' }, T0 + 1002));
     const carried = newEvent({ type: 'EventRaised', name: 'kept', input: '8' }, T0 + 500);
     const { effects: fx } = await inst.applyWorkerResult({ seqs: b.seqs, orchestratorStarted: b.newEvents[0]! }, [{ id: 2, type: 'CompleteOrchestration', status: 'CONTINUED_AS_NEW', result: '2', carryoverEvents: [carried] }], '', T0 + 1003);
@@ -251,12 +251,12 @@ describe('workflow Instance (history/inbox rules)', () => {
     expect(inst.fits(plan)).to.equal(false);
   });
 
-  it('waits for a delayed start', () => {
+  it('waits for a delayed start', async () => {
     const inst = Instance.create({ name: 'wf', instanceId: 'i', scheduledStartTime: T0 + 60_000 }, T0);
-    const r = inst.plan(T0 + 1);
+    const r = await inst.plan(T0 + 1);
     expect(r.batch).to.equal(undefined);
     expect(r.startAt).to.equal(T0 + 60_000);
-    expect(inst.plan(T0 + 60_000).batch).to.not.equal(undefined);
+    expect((await inst.plan(T0 + 60_000)).batch).to.not.equal(undefined);
   });
 
   it('a new run of a terminal ID deletes the old history and inbox keys', async () => {

@@ -28,6 +28,8 @@ class RecordingActor {
   /** The actor's entries in its type's index. */
   readonly index = new Map<string, Buffer>();
   readonly clock = new FakeClock();
+  /** Every state key read, in order, across turns. */
+  readonly reads: string[] = [];
 
   turn(): { ctx: ActorContext; record: TurnRecord; commit: () => void } {
     const record: TurnRecord = { deactivate: [], sets: [], deletes: [], remindersCreated: [], remindersDeleted: [] };
@@ -35,7 +37,7 @@ class RecordingActor {
     const reminderOps = new Map<string, ReminderOptions | undefined>();
     const afterCommit: (() => void)[] = [];
     const indexOps = new Map<string, Buffer | null>();
-    const read = (k: string) => (writes.has(k) ? writes.get(k) : this.state.get(k));
+    const read = (k: string) => (this.reads.push(k), writes.has(k) ? writes.get(k) : this.state.get(k));
     const ctx: ActorContext = {
       type: 'wf',
       id: 'i1',
@@ -191,6 +193,21 @@ describe('workflow OrchestrationActor persistence (append-only, one transaction 
     expect(meta.inboxRanges).to.deep.equal([]);
     const types = [...Array(6).keys()].map((i) => (JSON.parse(store.state.get(`history-00000${i}`)!.toString()) as HistoryEvent).type);
     expect(types).to.deep.equal(['OrchestratorStarted', 'ExecutionStarted', 'TaskScheduled', 'OrchestratorStarted', 'TaskCompleted', 'ExecutionCompleted']);
+  });
+
+  it('a finished instance out of memory is read from its metadata and two events: get, a late result, a raised event', async () => {
+    await actor.onDeactivate();
+    store.reads.length = 0;
+    const { ctx } = store.turn();
+    const snap = JSON.parse((await actor.invoke('get', undefined, ctx))!.toString()) as { runtimeStatus: string; input: string; output: string };
+    expect(snap).to.include({ runtimeStatus: 'COMPLETED', input: '"x"', output: '"done"' });
+    const late = { eventId: -1, timestamp: store.clock.now(), type: 'TaskCompleted', taskScheduledId: 1, result: '2' };
+    const dropped = await run('activityResult', { event: late, generation: 1 });
+    const raised = await run('event', { event: { eventId: -1, timestamp: store.clock.now(), type: 'EventRaised', name: 'e' } });
+    expect([...dropped.sets, ...raised.sets], 'events for a finished instance are dropped').to.deep.equal([]);
+    expect(raised.deactivate, 'and keep no activation').to.have.length(1);
+    expect(new Set(store.reads)).to.deep.equal(new Set(['metadata', 'history-000001', 'history-000005']));
+    await actor.onDeactivate();
   });
 
   it('get and purge: a terminal instance is deleted key by key, reminders included', async () => {
