@@ -1,8 +1,8 @@
 /**
  * Work items for the `GetWorkItems` stream, encoded by hand around history events encoded once. An orchestration
  * work item carries the instance's whole history every turn; encoding 100,000 events as objects each turn was
- * most of svcd's CPU in a large fan-out and blocked its event loop for hundreds of milliseconds. Here each
- * event's bytes are produced once (cached by event object) and a turn only copies them.
+ * most of svcd's CPU in a large fan-out and blocked its event loop for hundreds of milliseconds. Here the
+ * caller keeps the history's bytes (a few large buffers, not one object per event) and a turn only copies them.
  * Field numbers (OrchestratorRequest 1–4, WorkItem 1 and 10) are those of `durabletask/orchestrator_service.proto`.
  */
 import path from 'node:path';
@@ -23,28 +23,34 @@ function eventType(): protobuf.Type {
   return historyEventType;
 }
 
-/** One history event in its wire form (as `toWireEvent` builds it) → protobuf bytes. */
-export function encodeHistoryEvent(event: HistoryEvent): Uint8Array {
+/** Events as entries of the repeated `HistoryEvent` field `field` of `OrchestratorRequest` (3: past, 4: new). */
+export function encodeEventsField(field: 3 | 4, events: readonly HistoryEvent[]): Buffer {
   const type = eventType();
-  return type.encode(type.fromObject(event)).finish();
+  const w = protobuf.Writer.create();
+  for (const e of events) type.encode(type.fromObject(e), w.uint32((field << 3) | 2).fork()).ldelim();
+  return toBuffer(w.finish());
 }
 
-/** A whole `WorkItem{orchestratorRequest, completionToken}` from already encoded events. */
+/**
+ * A whole `WorkItem{orchestratorRequest, completionToken}` from events already encoded as field entries
+ * (`encodeEventsField`): the history's bytes are copied once into the item, never re-encoded.
+ */
 export function encodeOrchestratorWorkItem(
   instanceId: string,
   executionId: string | undefined,
-  pastEvents: readonly Uint8Array[],
-  newEvents: readonly Uint8Array[],
+  encodedEvents: readonly Uint8Array[],
   completionToken: string,
 ): Buffer {
-  const w = protobuf.Writer.create();
-  w.uint32((1 << 3) | 2).fork(); // WorkItem.orchestratorRequest
-  w.uint32((1 << 3) | 2).string(instanceId);
-  if (executionId !== undefined) w.uint32((2 << 3) | 2).fork().uint32((1 << 3) | 2).string(executionId).ldelim(); // StringValue
-  for (const e of pastEvents) w.uint32((3 << 3) | 2).bytes(e);
-  for (const e of newEvents) w.uint32((4 << 3) | 2).bytes(e);
-  w.ldelim();
-  w.uint32((10 << 3) | 2).string(completionToken);
-  const out = w.finish();
+  const head = protobuf.Writer.create();
+  head.uint32((1 << 3) | 2).string(instanceId);
+  if (executionId !== undefined) head.uint32((2 << 3) | 2).fork().uint32((1 << 3) | 2).string(executionId).ldelim(); // StringValue
+  const headBytes = head.finish();
+  const requestLength = encodedEvents.reduce((n, e) => n + e.byteLength, headBytes.byteLength);
+  const opening = protobuf.Writer.create().uint32((1 << 3) | 2).uint32(requestLength).finish(); // WorkItem.orchestratorRequest
+  const token = protobuf.Writer.create().uint32((10 << 3) | 2).string(completionToken).finish();
+  return Buffer.concat([opening, headBytes, ...encodedEvents, token]);
+}
+
+function toBuffer(out: Uint8Array): Buffer {
   return Buffer.from(out.buffer, out.byteOffset, out.byteLength);
 }

@@ -17,8 +17,8 @@ import type {
   Timestamp__Output,
   WorkItem as WireWorkItem,
 } from '@svc/proto';
-import { encodeHistoryEvent, encodeOrchestratorWorkItem } from '@svc/proto';
-import { inSlices } from '../../util/event-loop.js';
+import { encodeEventsField, encodeOrchestratorWorkItem } from '@svc/proto';
+import { YIELD_SLICE, yieldToEventLoop } from '../../util/event-loop.js';
 import type { WorkItem } from '../dispatcher.js';
 import type { FailureDetails, IdReusePolicy, RuntimeStatus, WorkflowInstance } from '../engine.js';
 import type { CompletionStatus, HistoryEvent } from '../history.js';
@@ -183,19 +183,47 @@ export function fromWireActions(actions: OrchestratorAction__Output[]): WorkerAc
   return out;
 }
 
-/** Encoded events by event object: an instance's history objects live as long as its activation. */
-const encodedEvents = new WeakMap<HistoryEvent, Uint8Array>();
+/**
+ * The encoded prefix of one history, kept by its first event (which lives as long as the history): the bytes
+ * of its first `count` events as a few large field-3 chunks. History is append-only within a run, so the next
+ * turn encodes only what was appended; `last` detects a history that was replaced (continue-as-new, rerun).
+ */
+interface EncodedPrefix {
+  readonly count: number;
+  readonly last: HistoryEvent;
+  readonly chunks: readonly Buffer[];
+}
+const encodedHistories = new WeakMap<HistoryEvent, EncodedPrefix>();
+/** More chunks than this are merged into one: an item copies a handful of buffers, however many turns ran. */
+const MAX_CHUNKS = 16;
 
-function encodedEvent(e: HistoryEvent): Uint8Array {
-  let bytes = encodedEvents.get(e);
-  if (!bytes) encodedEvents.set(e, (bytes = encodeHistoryEvent(toWireEvent(e))));
-  return bytes;
+async function encodedPastEvents(events: readonly HistoryEvent[]): Promise<readonly Buffer[]> {
+  const first = events[0];
+  if (!first) return [];
+  const known = encodedHistories.get(first);
+  const reusable = known && known.count <= events.length && events[known.count - 1] === known.last ? known : undefined;
+  let chunks = [...(reusable?.chunks ?? []), ...(await encodeInSlices(3, events.slice(reusable?.count ?? 0)))];
+  if (chunks.length > MAX_CHUNKS) chunks = [Buffer.concat(chunks)];
+  encodedHistories.set(first, { count: events.length, last: events.at(-1) as HistoryEvent, chunks });
+  return chunks;
 }
 
 /**
- * The bytes of a work item for the `GetWorkItems` stream. Orchestration items are assembled from events encoded
- * once (see `@svc/proto` work-item-encoding): a turn copies the history's bytes instead of encoding it again, and
- * the events not encoded yet (100,000 after a large fan-out) are encoded in slices, yielding between them.
+ * Events as field entries, one chunk per slice, yielding between slices: the first turn after a 100,000-activity
+ * fan-out encodes 100,000 past events, and the results that came in while a worker replayed can be as many.
+ */
+async function encodeInSlices(field: 3 | 4, events: readonly HistoryEvent[]): Promise<Buffer[]> {
+  const chunks: Buffer[] = [];
+  for (let from = 0; from < events.length; from += YIELD_SLICE) {
+    if (from > 0) await yieldToEventLoop();
+    chunks.push(encodeEventsField(field, events.slice(from, from + YIELD_SLICE).map(toWireEvent)));
+  }
+  return chunks;
+}
+
+/**
+ * The bytes of a work item for the `GetWorkItems` stream. Orchestration items are assembled from the history's
+ * bytes encoded once (`encodedPastEvents`) plus the new events.
  */
 export async function encodeWorkItem(item: WorkItem, completionToken: string, serialize: (wire: WireWorkItem) => Buffer): Promise<Buffer> {
   if (item.kind === 'activity') {
@@ -208,11 +236,9 @@ export async function encodeWorkItem(item: WorkItem, completionToken: string, se
     return serialize({ activityRequest, completionToken });
   }
   const started = item.pastEvents.find((e) => e.type === 'ExecutionStarted') ?? item.newEvents.find((e) => e.type === 'ExecutionStarted');
-  const past: Uint8Array[] = [];
-  await inSlices(item.pastEvents, (e) => past.push(encodedEvent(e)));
-  const fresh: Uint8Array[] = [];
-  await inSlices(item.newEvents, (e) => fresh.push(encodedEvent(e)));
-  return encodeOrchestratorWorkItem(item.instanceId, started?.type === 'ExecutionStarted' ? started.executionId : undefined, past, fresh, completionToken);
+  const past = await encodedPastEvents(item.pastEvents);
+  const fresh = await encodeInSlices(4, item.newEvents);
+  return encodeOrchestratorWorkItem(item.instanceId, started?.type === 'ExecutionStarted' ? started.executionId : undefined, [...past, ...fresh], completionToken);
 }
 
 export function toWireState(i: WorkflowInstance, withPayloads: boolean): OrchestrationState {
