@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { ensureError, RuntimeError } from '../errors/runtime-error.js';
+import { WalCheckpointer } from './sqlite-checkpointer.js';
 import { holdDatabaseLock, type DatabaseLock } from './sqlite-lock.js';
 import { quotedTableName } from './sql-identifier.js';
 import { prefixUpperBound, type KeyListingStore, type KeyPage, type ListedKey } from './store.js';
@@ -85,6 +86,7 @@ export class SqliteStateStore extends VersionedStateStore implements KeyListingS
     reader: Database.Database | undefined,
     table: string,
     private readonly lock: DatabaseLock | undefined,
+    private readonly checkpointer: WalCheckpointer | undefined,
   ) {
     super();
     this.#db = db;
@@ -130,7 +132,10 @@ export class SqliteStateStore extends VersionedStateStore implements KeyListingS
       )`);
       const reader = opts.databasePath === ':memory:' ? undefined : new Database(opts.databasePath, { readonly: true });
       reader?.pragma(`busy_timeout = ${opts.busyTimeoutMs}`);
-      return new SqliteStateStore(db, reader, table, lock);
+      const writer = db;
+      const checkpointer = reader ? new WalCheckpointer(opts.databasePath, opts.busyTimeoutMs, () => writer.open && writer.pragma('wal_autocheckpoint = 1000')) : undefined;
+      if (checkpointer) db.pragma('wal_autocheckpoint = 0');
+      return new SqliteStateStore(db, reader, table, lock, checkpointer);
     } catch (err) {
       db?.close();
       lock?.release();
@@ -155,6 +160,11 @@ export class SqliteStateStore extends VersionedStateStore implements KeyListingS
   }
 
   async #applyNow(writes: readonly PlannedWrite[]): Promise<void> {
+    await this.#applyAll(writes);
+    this.checkpointer?.noteWrites(writes.length);
+  }
+
+  async #applyAll(writes: readonly PlannedWrite[]): Promise<void> {
     try {
       if (writes.length <= WRITE_SLICE || !this.#reader) {
         this.#apply.immediate(writes);
@@ -187,8 +197,14 @@ export class SqliteStateStore extends VersionedStateStore implements KeyListingS
     }
   }
 
+  /** Resolves once the WAL was checkpointed into the database file after this call (file databases). */
+  walCheckpointed(): Promise<void> {
+    return this.checkpointer?.checkpointed() ?? Promise.resolve();
+  }
+
   async close(): Promise<void> {
     await this.#writing; // a sliced write finishes (or rolls back) before the connection goes
+    await this.checkpointer?.close();
     if (this.#db.open) {
       this.#reader?.close();
       this.#db.close();

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { expect } from 'chai';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { SqliteStateStore, sqliteOptionsFromMetadata } from '../../src/state/sqlite.js';
@@ -25,6 +25,23 @@ describe('state.sqlite specifics', () => {
     const db = new Database(opts.databasePath, { readonly: true });
     expect(db.pragma('journal_mode', { simple: true })).to.equal('wal');
     expect(db.prepare('SELECT value FROM state WHERE key = ?').pluck().get('k')).to.deep.equal(Buffer.from('"v"'));
+    db.close();
+    await store.close();
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it('checkpoints the WAL on a worker thread: a thousand rows written reach the database file without a checkpoint on the writer', async () => {
+    const work = mkdtempSync(path.join(os.tmpdir(), 'svc-sqlite-ckpt-'));
+    const opts = sqliteOptionsFromMetadata(metadata({}), { componentName: 'c', dataDir: work });
+    const store = await SqliteStateStore.open(opts);
+    // 1,500 small rows: far below the 1,000 WAL pages at which the writer itself would checkpoint.
+    await store.bulkSet(Array.from({ length: 1500 }, (_, i) => ({ key: `k${i}`, value: Buffer.from(String(i)) })));
+    await store.walCheckpointed();
+    // The database file alone (its WAL left behind) holds only what was checkpointed into it.
+    const copy = path.join(work, 'copy.db');
+    copyFileSync(opts.databasePath, copy);
+    const db = new Database(copy, { readonly: true });
+    expect(db.prepare('SELECT count(*) FROM state').pluck().get()).to.equal(1500);
     db.close();
     await store.close();
     rmSync(work, { recursive: true, force: true });
