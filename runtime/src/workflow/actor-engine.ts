@@ -31,7 +31,8 @@ import { newEvent, type HistoryEvent } from './history.js';
 import type { WorkerAction } from './instance.js';
 import { InstanceIndex, continuationToken, instanceIdAfter, matchesPurgeFilter } from './instance-index.js';
 import type { WorkflowMetrics } from './metrics.js';
-import { DECODED_KEY_PREFIXES, OrchestrationActor, decode, encode, fromSnapshot, toSnapshot, type CompletionPayload, type InstanceSnapshot } from './orchestration-actor.js';
+import { ResultBatcher } from './result-batcher.js';
+import { DECODED_KEY_PREFIXES, OrchestrationActor, decode, decodeHistory, encodeActivityResults, encodeCompletion, type ActivityResultPayload, encode, fromSnapshot, toSnapshot, type CompletionPayload, type InstanceSnapshot } from './orchestration-actor.js';
 import { WORKFLOW_PEER_METHODS, type WorkflowReplicas } from './replicas.js';
 import { rerunHistory, type RerunRequest } from './rerun.js';
 import { InstanceWatchers } from './watchers.js';
@@ -97,6 +98,10 @@ export class ActorWorkflowEngine implements WorkflowEngine, WorkerHub {
   /** Connections to other replicas' workers, used while none is connected here (see dispatcher.ts). */
   readonly #peerWorkers = new Map<string, WorkerConnection>();
   #nextPeerWorkerId = -1;
+  /** Activity results go to their instance in batches: one turn and one commit for all that arrived meanwhile. */
+  readonly #results = new ResultBatcher<ActivityResultPayload>(async (instanceId, results) => {
+    await this.#runtime.invoke(this.actorType, instanceId, 'activityResults', await encodeActivityResults(results));
+  });
 
   constructor(opts: ActorWorkflowEngineOptions) {
     this.actorType = `svc.internal.${opts.appId}.workflow`;
@@ -160,7 +165,7 @@ export class ActorWorkflowEngine implements WorkflowEngine, WorkerHub {
 
   async history(instanceId: string): Promise<HistoryEvent[] | undefined> {
     return this.#op('history', 'ERR_GET_WORKFLOW', `error while getting the history of workflow '${instanceId}'`, async () =>
-      decode<HistoryEvent[]>(await this.#invoke(instanceId, 'history')),
+      decodeHistory(await this.#invoke(instanceId, 'history')),
     );
   }
 
@@ -328,7 +333,7 @@ export class ActorWorkflowEngine implements WorkflowEngine, WorkerHub {
     };
     let recorded: { invalid?: string } | undefined;
     try {
-      recorded = decode<{ invalid?: string }>(await this.#invoke(instanceId, 'complete', payload));
+      recorded = decode<{ invalid?: string }>(await this.#runtime.invoke(this.actorType, instanceId, 'complete', await encodeCompletion(payload)));
       if (started !== undefined) this.#metrics.turnLatency.observe((performance.now() - started) / 1000);
     } catch (err) {
       // Nothing was recorded; the instance's lease offers the batch again.
@@ -352,7 +357,7 @@ export class ActorWorkflowEngine implements WorkflowEngine, WorkerHub {
         ? newEvent({ type: 'TaskFailed', taskScheduledId: taskId, failureDetails: outcome.failureDetails }, Date.now())
         : newEvent({ type: 'TaskCompleted', taskScheduledId: taskId, ...(outcome.result !== undefined ? { result: outcome.result } : {}) }, Date.now());
     try {
-      await this.#invoke(instanceId, 'activityResult', { event, generation: item.generation });
+      await this.#results.add(instanceId, { event, generation: item.generation });
     } catch (err) {
       // Not recorded: the activity's reminder runs it again.
       this.#log.warn({ instanceId, taskId, err: ensureError(err).message }, 'recording an activity result failed');

@@ -25,6 +25,7 @@ import { createHash } from 'node:crypto';
 import type { ActorContext, ActorRuntime, Actor } from '../actors/types.js';
 import { RuntimeError } from '../errors/runtime-error.js';
 import { inSlices, YIELD_SLICE, yieldToEventLoop } from '../util/event-loop.js';
+import { decodeJsonLines, encodeJsonLines } from '../util/json-lines.js';
 import type { Logger } from '../log/logger.js';
 import { isTerminalStatus, type IdReusePolicy, type RuntimeStatus, type WorkflowInstance } from './engine.js';
 import type { WorkDispatcher, WorkItem } from './dispatcher.js';
@@ -100,6 +101,31 @@ export interface OrchestrationDeps {
 export const encode = (v: unknown): Buffer => Buffer.from(JSON.stringify(v));
 export const decode = <T>(b: Buffer | undefined): T | undefined => (b === undefined || b.length === 0 ? undefined : (JSON.parse(b.toString('utf8')) as T));
 
+/** A worker's answer for the `complete` method, its actions line by line (a fan-out's answer has 100,000). */
+export function encodeCompletion(p: CompletionPayload): Promise<Buffer> {
+  const { actions, ...head } = p;
+  return encodeJsonLines(head, actions);
+}
+
+async function decodeCompletion(b: Buffer): Promise<CompletionPayload> {
+  const { head, items } = await decodeJsonLines<Omit<CompletionPayload, 'actions'>, WorkerAction>(b);
+  return { ...head, actions: items };
+}
+
+/** Activity results for the `activityResults` method, one per line. */
+export function encodeActivityResults(results: readonly ActivityResultPayload[]): Promise<Buffer> {
+  return encodeJsonLines(null, results);
+}
+
+/** What the `history` method answers: the events line by line, or nothing for an unknown instance. */
+function encodeHistory(events: readonly HistoryEvent[]): Promise<Buffer> {
+  return encodeJsonLines(null, events);
+}
+
+export async function decodeHistory(b: Buffer | undefined): Promise<HistoryEvent[] | undefined> {
+  return b === undefined || b.length === 0 ? undefined : (await decodeJsonLines<null, HistoryEvent>(b)).items;
+}
+
 function messageReminderName(identity: string): string {
   return `msg-${createHash('sha256').update(identity).digest('hex').slice(0, 32)}`;
 }
@@ -121,9 +147,12 @@ export class OrchestrationActor implements Actor {
         case 'event':
           return encode(await this.#event(ctx, decode<{ event: HistoryEvent; generation?: number }>(data)!, true));
         case 'complete':
-          return encode(await this.#complete(ctx, decode<CompletionPayload>(data)!));
-        case 'activityResult':
-          await this.#activityResult(ctx, decode<ActivityResultPayload>(data)!);
+          return encode(await this.#complete(ctx, await decodeCompletion(data ?? Buffer.alloc(0))));
+        case 'activityResults':
+          await this.#activityResults(ctx, (await decodeJsonLines<null, ActivityResultPayload>(data ?? Buffer.alloc(0))).items);
+          return undefined;
+        case 'activityResult': // sent by replicas of earlier svcd versions
+          await this.#activityResults(ctx, [decode<ActivityResultPayload>(data)!]);
           return undefined;
         case 'get': {
           const inst = await this.#peek(ctx);
@@ -134,7 +163,7 @@ export class OrchestrationActor implements Actor {
           return undefined;
         case 'history': {
           const inst = await this.#load(ctx);
-          return inst ? encode(inst.history) : undefined;
+          return inst ? encodeHistory(inst.history) : undefined;
         }
         case 'tree': {
           const inst = await this.#load(ctx);
@@ -284,15 +313,21 @@ export class OrchestrationActor implements Actor {
     return accepted;
   }
 
-  async #activityResult(ctx: ActorContext, p: ActivityResultPayload): Promise<void> {
+  /** Activity results (a batch: `ResultBatcher`), recorded in one turn. */
+  async #activityResults(ctx: ActorContext, results: readonly ActivityResultPayload[]): Promise<void> {
     const inst = await this.#peek(ctx);
     if (!inst) return;
-    const taskId = p.event.type === 'TaskCompleted' || p.event.type === 'TaskFailed' ? p.event.taskScheduledId : -1;
-    // An answer delivered through another replica: that replica held the item for this one.
-    this.deps.dispatcher.releaseAnsweredActivity(this.instanceId, taskId);
-    const accepted = !(inst instanceof FinishedInstance) && inst.accept({ ...p.event, timestamp: ctx.clock.now() }, p.generation);
-    this.deps.metrics.activitiesExecuted.inc({ result: accepted ? (p.event.type === 'TaskCompleted' ? 'completed' : 'failed') : 'duplicate' });
-    if (accepted && !(inst instanceof FinishedInstance)) await this.#settle(ctx, inst, []);
+    const now = ctx.clock.now();
+    let accepted = 0;
+    await inSlices(results, (p) => {
+      const taskId = p.event.type === 'TaskCompleted' || p.event.type === 'TaskFailed' ? p.event.taskScheduledId : -1;
+      // An answer delivered through another replica: that replica held the item for this one.
+      this.deps.dispatcher.releaseAnsweredActivity(this.instanceId, taskId);
+      const ok = !(inst instanceof FinishedInstance) && inst.accept({ ...p.event, timestamp: now }, p.generation);
+      if (ok) accepted++;
+      this.deps.metrics.activitiesExecuted.inc({ result: ok ? (p.event.type === 'TaskCompleted' ? 'completed' : 'failed') : 'duplicate' });
+    });
+    if (accepted > 0 && !(inst instanceof FinishedInstance)) await this.#settle(ctx, inst, []);
   }
 
   /** Records a worker's answer; `invalid` says why a malformed answer failed the instance instead. */

@@ -10,7 +10,7 @@ import { createLogger } from '../../src/log/logger.js';
 import { WorkDispatcher, type WorkItem, type WorkerConnection } from '../../src/workflow/dispatcher.js';
 import type { HistoryEvent } from '../../src/workflow/history.js';
 import { WorkflowMetrics } from '../../src/workflow/metrics.js';
-import { OrchestrationActor, type CompletionPayload, type OrchestrationDeps } from '../../src/workflow/orchestration-actor.js';
+import { OrchestrationActor, encodeCompletion, type CompletionPayload, type OrchestrationDeps } from '../../src/workflow/orchestration-actor.js';
 
 interface TurnRecord {
   /** One entry per `deactivateWhenIdle` call. */
@@ -100,7 +100,7 @@ describe('workflow OrchestrationActor persistence (append-only, one transaction 
 
   async function run(method: string, payload: unknown): Promise<TurnRecord> {
     const { ctx, record, commit } = store.turn();
-    await actor.invoke(method, enc(payload), ctx);
+    await actor.invoke(method, method === 'complete' ? await encodeCompletion(payload as CompletionPayload) : enc(payload), ctx);
     commit();
     return record;
   }
@@ -148,7 +148,7 @@ describe('workflow OrchestrationActor persistence (append-only, one transaction 
       customStatus: '',
     };
     const { ctx, record: rec, commit } = store.turn();
-    await actor.invoke('complete', enc(payload), ctx);
+    await actor.invoke('complete', await encodeCompletion(payload), ctx);
     expect(worker.items.at(-1)?.kind, 'nothing handed out before the commit').to.equal('orchestration');
     commit();
     expect(rec.sets.sort()).to.deep.equal(['history-000000', 'history-000001', 'history-000002', 'metadata']);
