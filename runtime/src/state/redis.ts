@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
 import { RuntimeError } from '../errors/runtime-error.js';
+import { inSlices } from '../util/event-loop.js';
 import { closeRedis, partitionValue, redisPlacementKeys, RedisPlacementBackend } from '../actors/placement/redis-backend.js';
 import { FencedError, type Fence, type MultiHostStore, type PlacementBackend } from '../actors/placement/types.js';
 import type { KeyListingStore, KeyPage, ListedKey, TransactionOperation } from './store.js';
@@ -205,24 +206,25 @@ export class RedisStateStore extends VersionedStateStore implements MultiHostSto
       if (index === undefined) sets.set(prefix, (index = sets.size + 1));
       return index;
     };
+    // Packed in slices, yielding between them: a fan-out's turn writes 100,000 keys. Keys go as one string (one
+    // buffer, not one per key), values as the buffers they are.
     let headers = '';
-    const keyBytes: Buffer[] = [];
+    let keyText = '';
     const valueBytes: Buffer[] = [];
-    for (const w of writes) {
-      const key = Buffer.from(w.key);
+    await inSlices(writes, (w) => {
       const value = w.kind === 'set' ? w.value : EMPTY;
       const want = w.condition.kind === 'version' ? String(w.condition.version) : '';
-      headers += `${w.kind === 'set' ? 's' : 'd'}${CONDITION_CODES[w.condition.kind]}${setOf(w.key)},${want},${key.length},${value.length};`;
-      keyBytes.push(key);
+      headers += `${w.kind === 'set' ? 's' : 'd'}${CONDITION_CODES[w.condition.kind]}${setOf(w.key)},${want},${Buffer.byteLength(w.key)},${value.length};`;
+      keyText += w.key;
       valueBytes.push(value);
-    }
+    });
     const keys: string[] = [...sets.keys()];
     const args: (string | number | Buffer)[] = [fenced?.fences.length ?? 0];
     if (fenced) {
       keys.push(redisPlacementKeys(fenced.appId).partitions);
       for (const f of fenced.fences) args.push(f.partition, partitionValue(f.owner, f.epoch));
     }
-    args.push(headers, Buffer.concat(keyBytes), Buffer.concat(valueBytes));
+    args.push(headers, Buffer.from(keyText), Buffer.concat(valueBytes));
     const result = await this.redis.svcApplyWrites(keys.length, [...keys, ...args]);
     if (Array.isArray(result)) throw new FencedError(result);
     if (result > 0) throw mismatch(writes[result - 1]!);
