@@ -31,15 +31,20 @@ describe('pluggable gRPC error mapping', () => {
   });
 
   it('maps one ErrorInfo with an integer http_code to a ComponentStatusError with its tag', () => {
-    const err = componentStatusErrorOf(serviceError(grpc.status.RESOURCE_EXHAUSTED, [httpInfo('429')]));
+    const err = componentStatusErrorOf(serviceError(grpc.status.RESOURCE_EXHAUSTED, [httpInfo('429')]), 'store s');
     expect(err).to.be.instanceOf(ComponentStatusError);
     expect([err?.httpStatus, err?.tag, err?.message]).to.deep.equal([429, 'ERR_CUSTOM', 'from the component']);
   });
 
-  it('ignores an ErrorInfo without a usable http_code, or next to another detail', () => {
-    expect(componentStatusErrorOf(serviceError(grpc.status.INTERNAL, [httpInfo('teapot')]))).to.equal(undefined);
-    expect(componentStatusErrorOf(serviceError(grpc.status.INTERNAL, [httpInfo('99')]))).to.equal(undefined);
-    expect(componentStatusErrorOf(serviceError(grpc.status.INTERNAL, [httpInfo('418'), etagViolation()]))).to.equal(undefined);
+  it('makes an http_code that is not an error status (or not a number) a 500 naming the component', () => {
+    for (const code of ['teapot', '99', '100', '200', '204', '304', '399', '600']) {
+      const err = componentStatusErrorOf(serviceError(grpc.status.INTERNAL, [httpInfo(code)]), 'store s');
+      expect([err?.httpStatus, err?.message.includes(`store s failed with http_code ${code}`)], code).to.deep.equal([500, true]);
+    }
+  });
+
+  it('ignores an ErrorInfo next to another detail', () => {
+    expect(componentStatusErrorOf(serviceError(grpc.status.INTERNAL, [httpInfo('418'), etagViolation()]), 'store s')).to.equal(undefined);
   });
 
   it('ignores status details that are not a google.rpc.Status', () => {

@@ -4,7 +4,7 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { ReflectionService } from '@grpc/reflection';
-import { loadComponentsProto } from '@svc/proto';
+import { encodeRichStatus, loadComponentsProto, STATUS_DETAILS_TRAILER } from '@svc/proto';
 import { expect } from 'chai';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -167,6 +167,35 @@ describe('svcd and pluggable sockets that are not ready, wrong or missing', func
     await expectError(await svcd.request('POST', '/v1.0/state/plain/transaction', tx), 500, 'ERR_STATE_STORE_NOT_SUPPORTED');
     expect(await getRaw(svcd, 'plain', 'k')).to.equal(undefined);
     await expectStatus(await svcd.request('POST', '/v1.0/state/plain', [{ key: 'k', value: 1 }]), 204);
+  });
+
+  it('passes only 4xx and 5xx http_code of a component through; 1xx, 2xx and 3xx are a 500 naming the component', async () => {
+    const folder = tempSocketsFolder();
+    const proto = loadComponentsProto()['dapr.proto.components.v1'];
+    const server = new grpc.Server();
+    server.addService(proto.grpc.StateStore.service, {
+      Init: (_call: unknown, cb: grpc.sendUnaryData<object>) => cb(null, {}),
+      Features: (_call: unknown, cb: grpc.sendUnaryData<object>) => cb(null, { features: ['ETAG'] }),
+      Ping: (_call: unknown, cb: grpc.sendUnaryData<object>) => cb(null, {}),
+      // Every save fails with the HTTP status its key names (`…code-<n>`), as a buggy or hostile component might.
+      Set: (call: grpc.ServerUnaryCall<{ key: string }, object>, cb: grpc.sendUnaryData<object>) => {
+        const httpCode = call.request.key.split('code-')[1]!;
+        const metadata = new grpc.Metadata();
+        const detail = { type: 'google.rpc.ErrorInfo' as const, reason: 'R', domain: 'test', metadata: { http_code: httpCode, tag: 'ERR_ODD' } };
+        metadata.set(STATUS_DETAILS_TRAILER, encodeRichStatus({ code: grpc.status.INTERNAL, message: 'save refused', details: [detail] }));
+        cb({ code: grpc.status.INTERNAL, details: 'save refused', metadata });
+      },
+    });
+    new ReflectionService(proto.definition, { services: ['dapr.proto.components.v1.StateStore'] }).addToServer(server);
+    await new Promise<void>((resolve, reject) => server.bindAsync(`unix://${folder}/odd.sock`, grpc.ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve())));
+    cleanups.push(() => new Promise<void>((resolve) => server.tryShutdown(() => resolve())));
+    const svcd = await startSvcd({ socketsFolder: folder, resources: { 'c.yaml': componentYaml('odd', 'state.odd') } });
+    for (const code of [100, 200, 204, 304]) {
+      const body = await expectError(await svcd.request('POST', '/v1.0/state/odd', [{ key: `code-${code}`, value: 1 }]), 500, 'ERR_STATE_SAVE');
+      expect(body.message).to.include('pluggable state store odd').and.include(`http_code ${code}`);
+    }
+    await expectError(await svcd.request('POST', '/v1.0/state/odd', [{ key: 'code-429', value: 1 }]), 429, 'ERR_STATE_SAVE');
+    await expectError(await svcd.request('POST', '/v1.0/state/odd', [{ key: 'code-503', value: 1 }]), 503, 'ERR_STATE_SAVE');
   });
 
   it('registers an output binding with its operations, healthy even though it does not implement Ping', async () => {

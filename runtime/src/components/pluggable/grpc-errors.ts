@@ -29,13 +29,16 @@ export function etagErrorOf(err: grpc.ServiceError, key: string): StateEtagError
 
 /**
  * An error carrying its own HTTP status: exactly one ErrorInfo detail whose metadata has an integer `http_code`
- * (and optionally `tag`, the error code to show).
+ * (and optionally `tag`, the error code to show). Only error statuses (4xx, 5xx) pass through: a component that
+ * answered 200, 204 or 304 would turn its own failure into a success, and a 1xx leaves the client waiting. Any
+ * other code is a 500 that names the component.
  */
-export function componentStatusErrorOf(err: grpc.ServiceError): ComponentStatusError | undefined {
+export function componentStatusErrorOf(err: grpc.ServiceError, component: string): ComponentStatusError | undefined {
   const details = richStatusOf(err)?.details ?? [];
   const only = details.length === 1 ? details[0] : undefined;
-  if (only?.type !== 'google.rpc.ErrorInfo') return undefined;
+  if (only?.type !== 'google.rpc.ErrorInfo' || only.metadata.http_code === undefined) return undefined;
   const code = Number(only.metadata.http_code);
-  if (!Number.isInteger(code) || code < 100 || code > 599) return undefined;
-  return new ComponentStatusError(err.details, code, only.metadata.tag || undefined);
+  const tag = only.metadata.tag || undefined;
+  if (Number.isInteger(code) && code >= 400 && code <= 599) return new ComponentStatusError(err.details, code, tag);
+  return new ComponentStatusError(`${component} failed with http_code ${only.metadata.http_code}, which is not an error status (only 4xx and 5xx pass through): ${err.details}`, 500, tag);
 }

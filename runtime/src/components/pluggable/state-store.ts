@@ -189,7 +189,7 @@ export class PluggableStateStore implements TransactionalStateStore {
       return await run();
     } catch (err) {
       if (!isServiceError(err)) throw err;
-      const mapped = (WRITES.has(op) ? etagErrorOf(err, key) : undefined) ?? componentStatusErrorOf(err);
+      const mapped = (WRITES.has(op) ? etagErrorOf(err, key) : undefined) ?? componentStatusErrorOf(err, `pluggable state store ${this.conn.instance}`);
       if (mapped) throw mapped;
       throw new RuntimeError(FAILURE_CODE[op], `pluggable state store ${this.conn.instance} failed to ${op} (key ${key}): ${statusName(err)}: ${err.details}`, { cause: err });
     }
