@@ -4,6 +4,7 @@
  * SIGTERM/SIGINT. This file only wires; every part lives in its own module.
  */
 import { mkdirSync } from 'node:fs';
+import { PublicActors } from './actors/public-actors.js';
 import { ActorHost } from './actors/host.js';
 import { createHttpApp } from './api/http/app.js';
 import { actorRoutes } from './api/http/routes/actors.js';
@@ -92,7 +93,7 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
         () => actors.metadata(),
         () => workflows.metadata(),
       ]),
-      actorRoutes(() => actors.requireRuntime(), config.maxRequestSizeBytes),
+      actorRoutes(() => new PublicActors(actors.requireRuntime()), config.maxRequestSizeBytes),
       workflowHttpRoutes({ engine: workflows.engine, maxBodyBytes: config.maxRequestSizeBytes }),
     ],
   });

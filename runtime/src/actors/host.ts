@@ -9,6 +9,7 @@ import { AppChannel } from './app-channel.js';
 import { multiHostRuntime, singleHostRuntime, type ActorPlacementOptions, type PlacedRuntime } from './placement/multi-host.js';
 import { isMultiHostStore } from './placement/types.js';
 import type { ActorRuntime, ActorTypeStatus } from './types.js';
+import { INTERNAL_ACTOR_TYPE_PREFIX, isInternalActorType } from './public-actors.js';
 
 export interface ActorHostOptions {
   readonly appId: string;
@@ -74,7 +75,10 @@ export class ActorHost {
     const channel = this.opts.appPort !== 0 ? new AppChannel(this.opts.appPort, log) : undefined;
     if (channel) {
       const config = await channel.readActorConfig(this.opts.appConfigWaitMs);
-      appTypes = config.entities;
+      // svcd's own types are out of the app's reach (public-actors.ts): an app cannot host one either.
+      appTypes = config.entities.filter((type) => !isInternalActorType(type));
+      const refused = config.entities.filter(isInternalActorType);
+      if (refused.length > 0) log.warn({ actorTypes: refused, prefix: INTERNAL_ACTOR_TYPE_PREFIX }, 'actor types with the prefix reserved for svcd itself are not hosted');
       idleTimeoutMs = config.actorIdleTimeoutMs ?? idleTimeoutMs;
     }
     const placementOptions: ActorPlacementOptions = {

@@ -60,6 +60,7 @@ export const ERROR_CODES = {
   ERR_RERUN_WORKFLOW: { http: 500, grpc: GrpcStatus.INTERNAL },
   ERR_RERUN_WORKFLOW_NOT_COMPLETED: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION },
   ERR_RERUN_EVENT_INVALID: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT },
+  ERR_WORKFLOW_STATE_CORRUPT: { http: 500, grpc: GrpcStatus.DATA_LOSS },
 
   // Actors (ERR_ACTOR_RUNTIME_NOT_FOUND is listed with the workflow codes)
   ERR_ACTOR_RUNTIME_STOPPING: { http: 503, grpc: GrpcStatus.UNAVAILABLE },

@@ -32,6 +32,7 @@ import type { WorkerAction } from './instance.js';
 import { InstanceIndex, continuationToken, instanceIdAfter, matchesPurgeFilter } from './instance-index.js';
 import type { WorkflowMetrics } from './metrics.js';
 import { ResultBatcher } from './result-batcher.js';
+import { INTERNAL_ACTOR_TYPE_PREFIX } from '../actors/public-actors.js';
 import { DECODED_KEY_PREFIXES, OrchestrationActor, decode, decodeHistory, encodeActivityResults, encodeCompletion, type ActivityResultPayload, encode, fromSnapshot, toSnapshot, type CompletionPayload, type InstanceSnapshot } from './orchestration-actor.js';
 import { WORKFLOW_PEER_METHODS, type WorkflowReplicas } from './replicas.js';
 import { rerunHistory, type RerunRequest } from './rerun.js';
@@ -104,7 +105,7 @@ export class ActorWorkflowEngine implements WorkflowEngine, WorkerHub {
   });
 
   constructor(opts: ActorWorkflowEngineOptions) {
-    this.actorType = `svc.internal.${opts.appId}.workflow`;
+    this.actorType = `${INTERNAL_ACTOR_TYPE_PREFIX}${opts.appId}.workflow`;
     this.#runtime = opts.runtime;
     this.#replicas = opts.replicas;
     this.#metrics = opts.metrics;

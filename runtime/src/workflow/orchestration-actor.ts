@@ -33,6 +33,7 @@ import { newEvent, type HistoryEvent, type ParentInfo } from './history.js';
 import { Instance, inboxSeqsOf, type InboxEntry, type InstanceMeta, type SideEffects, type TurnPlan, type WorkerAction } from './instance.js';
 import { encodeIndexEntry } from './instance-index.js';
 import { FinishedInstance } from './finished-instance.js';
+import { decodeInstanceMeta } from './stored-meta.js';
 import type { WorkflowMetrics } from './metrics.js';
 import { optional } from './optional.js';
 
@@ -215,7 +216,7 @@ export class OrchestrationActor implements Actor {
    */
   async #peek(ctx: ActorContext): Promise<Instance | FinishedInstance | undefined> {
     if (this.#inst) return this.#load(ctx);
-    const meta = decode<InstanceMeta>(await ctx.state.get('metadata'));
+    const meta = decodeInstanceMeta(await ctx.state.get('metadata'), this.instanceId);
     if (meta?.startedIndex === undefined || meta.completedIndex === undefined) return this.#load(ctx);
     const [started, completed] = (await ctx.state.getMany([historyKey(meta.startedIndex), historyKey(meta.completedIndex)])).map((b) => decode<HistoryEvent>(b));
     if (started?.type !== 'ExecutionStarted' || completed?.type !== 'ExecutionCompleted') return this.#load(ctx);
@@ -223,7 +224,7 @@ export class OrchestrationActor implements Actor {
   }
 
   async #load(ctx: ActorContext): Promise<Instance | undefined> {
-    const meta = decode<InstanceMeta>(await ctx.state.get('metadata'));
+    const meta = decodeInstanceMeta(await ctx.state.get('metadata'), this.instanceId);
     if (!meta) {
       this.#inst = undefined;
       return undefined;

@@ -1,7 +1,8 @@
 import type Router from '@koa/router';
 import type { RouterContext } from '@koa/router';
 import { formatGoDuration } from '../../../actors/durations.js';
-import type { ActorRuntime, ReminderInfo } from '../../../actors/types.js';
+import type { PublicActorApi } from '../../../actors/public-actors.js';
+import type { ReminderInfo } from '../../../actors/types.js';
 import { RuntimeError, ensureError, isRuntimeError } from '../../../errors/runtime-error.js';
 import type { ErrorCode } from '../../../errors/codes.js';
 import type { HttpRouteGroup } from '../app.js';
@@ -34,9 +35,10 @@ function reminderJson(r: ReminderInfo): string {
 
 /**
  * `/v1.0/actors/<type>/<id>/…`: method invocation, state, reminders and timers, as Dapr's actor API.
- * `runtime()` throws ERR_ACTOR_RUNTIME_NOT_FOUND when no actor state store is configured.
+ * `runtime()` throws ERR_ACTOR_RUNTIME_NOT_FOUND when no actor state store is configured; it reaches only the
+ * actor types the app hosts (`PublicActors`).
  */
-export function actorRoutes(runtime: () => ActorRuntime, maxBodyBytes: number): HttpRouteGroup {
+export function actorRoutes(runtime: () => PublicActorApi, maxBodyBytes: number): HttpRouteGroup {
   return {
     mount(router: Router) {
       const base = '/v1.0/actors/:type/:id';
