@@ -101,14 +101,14 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
   const grpcServer = new GrpcApiServer(config.listenAddress, config.grpcPort);
   const durableTask = durableTaskService({ engine: workflows.engine, hub: () => workflows.hub, apiToken: config.apiToken, log });
   grpcServer.addService(durableTask.definition, durableTask.implementation);
-  const metricsServer = new MetricsServer(metrics, config.listenAddress, config.metricsPort);
+  const metricsServer = new MetricsServer(metrics, config.metricsListenAddress, config.metricsPort);
   const ports: Record<string, number> = {};
 
   const lifecycle = new Lifecycle(log)
     .add({
       name: 'metrics',
       start: async () => {
-        if (config.metricsPort !== 0) ports.metrics = await listenFor('metrics-port', config.listenAddress, config.metricsPort, () => metricsServer.start());
+        if (config.metricsPort !== 0) ports.metrics = await listenFor('metrics-port', config.metricsListenAddress, config.metricsPort, () => metricsServer.start());
       },
       stop: () => metricsServer.stop(),
     })
@@ -148,6 +148,7 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
       httpPort: ports.http,
       grpcPort: ports.grpc,
       metricsPort: ports.metrics ?? 'disabled',
+      metricsAddress: config.metricsListenAddress,
       components: components.list().map((c) => `${c.spec.name} (${c.spec.type})`),
     },
     'svcd started',

@@ -18,6 +18,8 @@ export interface RuntimeConfig {
   readonly placementHeartbeatIntervalMs: number;
   readonly metricsPort: number;
   readonly listenAddress: string;
+  /** The metrics server answers without the API token: loopback unless asked, the pod's address in kubernetes mode. */
+  readonly metricsListenAddress: string;
   readonly resourcesPaths: readonly string[];
   readonly componentsSocketsFolder: string;
   readonly pluggableWaitTimeoutMs: number;
@@ -129,6 +131,7 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
     placementHeartbeatIntervalMs: typed(raw, 'placement-heartbeat-interval', parseDuration),
     metricsPort: typed(raw, 'metrics-port', parsePort),
     listenAddress: typed(raw, 'listen-address', str),
+    metricsListenAddress: typed(raw, 'metrics-listen-address', str) || (typed(raw, 'mode', str) === 'kubernetes' ? typed(raw, 'listen-address', str) : '127.0.0.1'),
     resourcesPaths: list('resources-path').map((p) => path.resolve(p)),
     componentsSocketsFolder: path.resolve(typed(raw, 'components-sockets-folder', str)),
     pluggableWaitTimeoutMs: typed(raw, 'pluggable-wait-timeout', parseDuration),

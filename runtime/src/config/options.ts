@@ -30,6 +30,7 @@ export const OPTIONS = [
   { flag: 'placement-heartbeat-interval', env: 'SVC_PLACEMENT_HEARTBEAT_INTERVAL', kind: 'duration', description: 'How often a replica renews its placement lease and rebalances partitions (must be well under the lease TTL)', default: '1s' },
   { flag: 'metrics-port', env: 'SVC_METRICS_PORT', kind: 'port', description: 'Prometheus metrics port (0 disables the metrics server)', default: '9090' },
   { flag: 'listen-address', env: 'SVC_LISTEN_ADDRESS', kind: 'string', description: 'Address the API servers bind to', default: '127.0.0.1' },
+  { flag: 'metrics-listen-address', env: 'SVC_METRICS_LISTEN_ADDRESS', kind: 'string', description: 'Address the metrics server binds to (it asks for no API token); default: 127.0.0.1, and the --listen-address in kubernetes mode so Prometheus can scrape the pod', default: '' },
   { flag: 'resources-path', env: 'SVC_RESOURCES_PATH', kind: 'list', description: 'Folder of component YAML files; repeatable (env: comma-separated)', default: '' },
   { flag: 'components-sockets-folder', env: 'SVC_COMPONENTS_SOCKETS_FOLDER', kind: 'string', description: 'Folder scanned for pluggable component Unix sockets', default: '/tmp/svc-components-sockets' },
   { flag: 'pluggable-wait-timeout', env: 'SVC_PLUGGABLE_WAIT_TIMEOUT', kind: 'duration', description: 'How long to wait for the socket of a pluggable component a spec names but that was not there at start', default: '10s' },

@@ -26,6 +26,13 @@ describe('config', () => {
     expect(c.apiToken).to.equal(undefined);
   });
 
+  it('keeps the metrics server (no API token) on loopback outside kubernetes, however the APIs listen', () => {
+    expect(run(['--listen-address', '0.0.0.0']).metricsListenAddress).to.equal('127.0.0.1');
+    expect(run(['--mode', 'kubernetes', '--listen-address', '0.0.0.0']).metricsListenAddress).to.equal('0.0.0.0');
+    expect(run(['--listen-address', '0.0.0.0'], { SVC_METRICS_LISTEN_ADDRESS: '0.0.0.0' }).metricsListenAddress).to.equal('0.0.0.0');
+    expect(run(['--mode', 'kubernetes', '--metrics-listen-address', '127.0.0.1']).metricsListenAddress).to.equal('127.0.0.1');
+  });
+
   it('lets flags win over env vars, and env vars over defaults', () => {
     const env = { SVC_APP_ID: 'from-env', SVC_HTTP_PORT: '4000', SVC_GRPC_PORT: '4001' };
     const c = run(['--app-id', 'from-flag', '--http-port', '5000'], env);

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
 import http from 'node:http';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { actorStore, freePort, SvcdProcess, SVCD_MAIN } from '../support/index.js';
 
@@ -82,6 +83,25 @@ describe('svcd process', function () {
         await store.cleanup();
       }
     });
+  });
+
+  it('opened on all addresses, keeps its metrics server (no API token) on loopback and says so', async () => {
+    const outside = Object.values(os.networkInterfaces()).flat().find((i) => i?.family === 'IPv4' && !i.internal)?.address;
+    const svcd = await SvcdProcess.start({ appId: 'proc-metrics', args: ['--listen-address', '0.0.0.0'] });
+    try {
+      const started = JSON.parse(svcd.output.split('\n').find((l) => l.includes('svcd started'))!) as Record<string, unknown>;
+      expect(started).to.include({ metricsAddress: '127.0.0.1', metricsPort: svcd.ports.metrics });
+      expect((await fetch(`http://127.0.0.1:${svcd.ports.metrics}/metrics`)).status).to.equal(200);
+      if (outside === undefined) throw new Error('this machine has no non-loopback IPv4 address to check from');
+      expect((await fetch(`http://${outside}:${svcd.ports.http}/v1.0/healthz`)).status, 'the API is open as asked').to.equal(204);
+      const refused = await fetch(`http://${outside}:${svcd.ports.metrics}/metrics`).then(
+        () => 'answered',
+        (err: Error) => String((err.cause as { code?: string } | undefined)?.code),
+      );
+      expect(refused).to.equal('ECONNREFUSED');
+    } finally {
+      await svcd.dispose();
+    }
   });
 
   it('starts, logs its ports and version, answers health and metadata, and stops gracefully on SIGTERM', async () => {
