@@ -5,7 +5,7 @@
 import Database from 'better-sqlite3';
 import { expect } from 'chai';
 import path from 'node:path';
-import { harnessPerSuite, WorkflowHarness } from './support/harness.js';
+import { harnessPerSuite, type WorkflowHarness } from './support/harness.js';
 
 describe('workflow engine actors: sealed from the public actor API (real svcd, SQLite)', function () {
   this.timeout(60_000);

@@ -30,7 +30,7 @@ import type { Logger } from '../log/logger.js';
 import { isTerminalStatus, type IdReusePolicy, type RuntimeStatus, type WorkflowInstance } from './engine.js';
 import type { WorkDispatcher, WorkItem } from './dispatcher.js';
 import { newEvent, type HistoryEvent, type ParentInfo } from './history.js';
-import { Instance, inboxSeqsOf, type InboxEntry, type InstanceMeta, type SideEffects, type TurnPlan, type WorkerAction } from './instance.js';
+import { Instance, inboxSeqsOf, type InboxEntry, type SideEffects, type TurnPlan, type WorkerAction } from './instance.js';
 import { encodeIndexEntry } from './instance-index.js';
 import { FinishedInstance } from './finished-instance.js';
 import { decodeInstanceMeta } from './stored-meta.js';
