@@ -107,6 +107,32 @@ describe('svc-injector over HTTPS (real process, no Kubernetes API)', function (
     expect((await injector.request({ path: '/healthz', method: 'GET' })).status).to.equal(200);
   });
 
+  it('answers malformed AdmissionReviews with 400 naming the field, never a TypeError or a stack', async () => {
+    const opted = { 'svc.io/enabled': 'true', 'svc.io/app-id': 'shop' };
+    // Deliberately not V1Pods: the shapes a typed client could never send.
+    const pod = (spec: unknown, annotations: unknown = opted) => ({ metadata: { name: 'p', annotations }, spec }) as unknown as V1Pod;
+    const cases: [string, object, string][] = [
+      ['an annotation that is a number', review(pod({ containers: [{ name: 'app' }] }, { ...opted, 'svc.io/app-port': 8080 })), 'request.object.metadata.annotations["svc.io/app-port"] must be a string'],
+      ['annotations as a list', review(pod({ containers: [{ name: 'app' }] }, ['svc.io/enabled'])), 'request.object.metadata.annotations must be an object'],
+      ['containers as an object', review(pod({ containers: { app: { image: 'a' } } })), 'request.object.spec.containers must be an array'],
+      ['a null container', review(pod({ containers: [null] })), 'request.object.spec.containers[0] must be an object'],
+      ['a container name that is a number', review(pod({ containers: [{ name: 7 }] })), 'request.object.spec.containers[0].name must be a string'],
+      ['a null env entry', review(pod({ containers: [{ name: 'app', env: [null] }] })), 'request.object.spec.containers[0].env[0] must be an object'],
+      ['volumes as a string', review(pod({ containers: [{ name: 'app' }], volumes: 'x' })), 'request.object.spec.volumes must be an array'],
+      ['a spec that is null', review(pod(null)), 'request.object.spec must be an object'],
+      ['groups as a string', review(pod({ containers: [{ name: 'app' }] }), { userInfo: { username: 'u', groups: 'system:masters' } }), 'request.userInfo.groups must be an array'],
+      ['a namespace that is a number', review(pod({ containers: [{ name: 'app' }] }), { namespace: 5 }), 'request.namespace must be a string'],
+    ];
+    for (const [what, body, reason] of cases) {
+      const res = await injector.request({ path: '/mutate', body });
+      const text = JSON.stringify(res.body);
+      expect(res.status, `${what}: ${text}`).to.equal(400);
+      expect(res.body, what).to.deep.equal({ errorCode: 'ERR_MALFORMED_REQUEST', message: `not an AdmissionReview: ${reason}` });
+      expect(text, what).to.not.match(/TypeError|at \w+ \(|\.js:\d+/);
+    }
+    expect((await injector.request({ path: '/healthz', method: 'GET' })).status).to.equal(200);
+  });
+
   it('lists every flag and env var in --help and refuses unknown flags', () => {
     const help = spawnSync(process.execPath, [INJECTOR_MAIN, '--help'], { encoding: 'utf8' });
     expect(help.status).to.equal(0);

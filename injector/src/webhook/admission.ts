@@ -1,6 +1,7 @@
 /** AdmissionReview (admission.k8s.io/v1) as the injector reads and writes it, and the pure response builder. */
 import type { V1Pod } from '@kubernetes/client-node';
 import type { JsonPatchOp } from '../patch/json-patch.js';
+import { admissionRequestProblem } from './review-shape.js';
 import type { AdmissionUser } from './trust.js';
 
 export interface AdmissionRequest {
@@ -42,7 +43,7 @@ export function decodeAdmissionReview(body: unknown): AdmissionReview | string {
   if (review.apiVersion !== 'admission.k8s.io/v1' && review.apiVersion !== 'admission.k8s.io/v1beta1') return 'apiVersion must be admission.k8s.io/v1';
   if (typeof review.request !== 'object' || review.request === null) return 'request is required';
   if (typeof review.request.uid !== 'string' || review.request.uid === '') return 'request.uid is required';
-  return review as AdmissionReview;
+  return admissionRequestProblem(review.request) ?? (review as AdmissionReview);
 }
 
 /** API servers may cut longer warnings; ours stay readable within this. */
