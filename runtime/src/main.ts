@@ -5,6 +5,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { PublicActors } from './actors/public-actors.js';
+import { socketOwnersFrom } from './components/pluggable/socket-folder.js';
 import { ActorHost } from './actors/host.js';
 import { createHttpApp } from './api/http/app.js';
 import { actorRoutes } from './api/http/routes/actors.js';
@@ -52,6 +53,7 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
   registerBuiltinComponents(registry);
   const pluggable = new PluggableComponents(registry, {
     folder: config.componentsSocketsFolder,
+    owners: socketOwnersFrom(config.pluggableTrustedUids, config.mode, process.geteuid?.() ?? 0),
     probeTimeoutMs: config.pluggableProbeTimeoutMs,
     waitTimeoutMs: config.pluggableWaitTimeoutMs,
     pingIntervalMs: config.pluggablePingIntervalMs,

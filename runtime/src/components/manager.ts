@@ -36,7 +36,7 @@ export class ComponentManager {
   }
 
   async #initOne(spec: ComponentSpec): Promise<LoadedComponent> {
-    const reg = this.registry.get(spec.type);
+    const reg = this.registry.forSpec(spec);
     const timeoutMs = spec.initTimeoutMs && spec.initTimeoutMs > 0 ? spec.initTimeoutMs : this.defaultInitTimeoutMs;
     // Async so that a factory throwing at once (bad metadata) rejects here, and is reported with the component.
     const creating = (async () => reg.create(spec, { ...this.ctx, log: this.ctx.log.child({ component: spec.name }) }))();

@@ -31,17 +31,46 @@ export interface ComponentRegistration {
   create(spec: ComponentSpec, ctx: ComponentContext): Promise<Component>;
 }
 
+/**
+ * A Component with this annotation set to "true" is served by the pluggable socket of its type's name even when a
+ * built-in has that name. Without it the built-in stays: a socket dropped into the folder as `redis.sock` must
+ * not silently receive what the app saves in `state.redis`.
+ */
+export const PLUGGABLE_ANNOTATION = 'svc.io/pluggable';
+
+export const wantsPluggable = (spec: Pick<ComponentSpec, 'annotations'>): boolean => spec.annotations[PLUGGABLE_ANNOTATION] === 'true';
+
 /** The component types this process can instantiate. An instance, not module state: each svcd wires its own. */
 export class ComponentRegistry {
   readonly #byType = new Map<string, ComponentRegistration>();
+  /** Pluggable sockets named like a built-in: only Components that ask for them (`PLUGGABLE_ANNOTATION`) use them. */
+  readonly #besideBuiltIns = new Map<string, ComponentRegistration>();
 
-  /** Later registrations win: a pluggable socket named like a built-in replaces it (and is logged by the caller). */
+  /** Later registrations win, except that a pluggable type never replaces a built-in one (it is kept beside it). */
   register(reg: ComponentRegistration): void {
-    this.#byType.set(reg.type.toLowerCase(), reg);
+    const key = reg.type.toLowerCase();
+    if (reg.origin === 'pluggable' && this.#byType.get(key)?.origin === 'built-in') this.#besideBuiltIns.set(key, reg);
+    else this.#byType.set(key, reg);
   }
 
   has(type: string): boolean {
     return this.#byType.has(type.toLowerCase());
+  }
+
+  /** Is what `spec` asks for registered (for an annotated spec: a pluggable socket)? */
+  hasFor(spec: Pick<ComponentSpec, 'type' | 'annotations'>): boolean {
+    const key = spec.type.toLowerCase();
+    if (!wantsPluggable(spec)) return this.#byType.has(key);
+    return this.#besideBuiltIns.has(key) || this.#byType.get(key)?.origin === 'pluggable';
+  }
+
+  /** The registration `spec` uses: its type's, or with the annotation the pluggable socket of that name. */
+  forSpec(spec: Pick<ComponentSpec, 'type' | 'annotations' | 'name'>): ComponentRegistration {
+    if (!wantsPluggable(spec)) return this.get(spec.type);
+    const key = spec.type.toLowerCase();
+    const reg = this.#besideBuiltIns.get(key) ?? (this.#byType.get(key)?.origin === 'pluggable' ? this.#byType.get(key) : undefined);
+    if (!reg) throw new RuntimeError('ERR_COMPONENT_TYPE_UNKNOWN', `component ${spec.name} asks for a pluggable ${spec.type} (annotation ${PLUGGABLE_ANNOTATION}: "true") and no such socket was found`);
+    return reg;
   }
 
   get(type: string): ComponentRegistration {

@@ -22,6 +22,8 @@ export interface RuntimeConfig {
   readonly metricsListenAddress: string;
   readonly resourcesPaths: readonly string[];
   readonly componentsSocketsFolder: string;
+  /** Raw `--pluggable-trusted-uids` (see `socketOwnersFrom`). */
+  readonly pluggableTrustedUids: string;
   readonly pluggableWaitTimeoutMs: number;
   readonly pluggableProbeTimeoutMs: number;
   readonly pluggablePingIntervalMs: number;
@@ -134,6 +136,7 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
     metricsListenAddress: typed(raw, 'metrics-listen-address', str) || (typed(raw, 'mode', str) === 'kubernetes' ? typed(raw, 'listen-address', str) : '127.0.0.1'),
     resourcesPaths: list('resources-path').map((p) => path.resolve(p)),
     componentsSocketsFolder: path.resolve(typed(raw, 'components-sockets-folder', str)),
+    pluggableTrustedUids: typed(raw, 'pluggable-trusted-uids', str),
     pluggableWaitTimeoutMs: typed(raw, 'pluggable-wait-timeout', parseDuration),
     pluggableProbeTimeoutMs: typed(raw, 'pluggable-probe-timeout', parseDuration),
     pluggablePingIntervalMs: typed(raw, 'pluggable-ping-interval', parseDuration),

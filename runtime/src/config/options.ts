@@ -32,6 +32,7 @@ export const OPTIONS = [
   { flag: 'listen-address', env: 'SVC_LISTEN_ADDRESS', kind: 'string', description: 'Address the API servers bind to', default: '127.0.0.1' },
   { flag: 'metrics-listen-address', env: 'SVC_METRICS_LISTEN_ADDRESS', kind: 'string', description: 'Address the metrics server binds to (it asks for no API token); default: 127.0.0.1, and the --listen-address in kubernetes mode so Prometheus can scrape the pod', default: '' },
   { flag: 'resources-path', env: 'SVC_RESOURCES_PATH', kind: 'list', description: 'Folder of component YAML files; repeatable (env: comma-separated)', default: '' },
+  { flag: 'pluggable-trusted-uids', env: 'SVC_PLUGGABLE_TRUSTED_UIDS', kind: 'string', description: 'Owners of pluggable component sockets svcd uses besides its own user and root: comma-separated uids, or * for any (the default in kubernetes mode, where the folder is the pod\'s own volume)', default: '' },
   { flag: 'components-sockets-folder', env: 'SVC_COMPONENTS_SOCKETS_FOLDER', kind: 'string', description: 'Folder scanned for pluggable component Unix sockets', default: '/tmp/svc-components-sockets' },
   { flag: 'pluggable-wait-timeout', env: 'SVC_PLUGGABLE_WAIT_TIMEOUT', kind: 'duration', description: 'How long to wait for the socket of a pluggable component a spec names but that was not there at start', default: '10s' },
   { flag: 'pluggable-probe-timeout', env: 'SVC_PLUGGABLE_PROBE_TIMEOUT', kind: 'duration', description: 'Bound on connecting to one pluggable component socket and listing its services by reflection', default: '3s' },

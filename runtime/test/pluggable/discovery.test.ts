@@ -4,10 +4,12 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { discoverPluggableComponents } from '../../src/components/pluggable/discovery.js';
 import { apisOf } from '../../src/components/pluggable/service-map.js';
-import { componentNameOf, listSocketFiles, warnIfWorldWritable } from '../../src/components/pluggable/socket-folder.js';
+import { componentNameOf, listSocketFiles, socketOwnersFrom, warnIfWorldWritable } from '../../src/components/pluggable/socket-folder.js';
 import { ExampleComponent, rogueSocket, tempSocketsFolder } from '../support/example-component.js';
 
 const log = pino({ level: 'silent' });
+/** svcd's own user and root, as standalone svcd trusts by default. */
+const OWN = socketOwnersFrom('', 'standalone', process.geteuid!());
 
 describe('pluggable discovery: naming and service mapping', () => {
   it('names a component after its socket file without the last extension', () => {
@@ -50,7 +52,7 @@ describe('pluggable discovery over real sockets', function () {
   };
 
   it('finds nothing in a missing folder', async () => {
-    expect(await discoverPluggableComponents(path.join(tempSocketsFolder(), 'absent'), { probeTimeoutMs: 1000, log })).to.deep.equal([]);
+    expect(await discoverPluggableComponents(path.join(tempSocketsFolder(), 'absent'), { probeTimeoutMs: 1000, owners: OWN, log })).to.deep.equal([]);
   });
 
   it('lists only sockets: plain files, folders and symlinks to sockets are skipped', async () => {
@@ -59,13 +61,13 @@ describe('pluggable discovery over real sockets', function () {
     writeFileSync(path.join(folder, 'not-a-socket.sock'), 'x');
     mkdirSync(path.join(folder, 'dir.sock'));
     symlinkSync(c.socketPath, path.join(folder, 'link.sock'));
-    expect(await listSocketFiles(folder, log)).to.deep.equal([{ name: 'real', path: c.socketPath }]);
+    expect(await listSocketFiles(folder, OWN, log)).to.deep.equal({ sockets: [{ name: 'real', path: c.socketPath }], untrusted: [] });
   });
 
   it('finds both APIs of one socket under the svc package, over reflection v1', async () => {
     const folder = tempSocketsFolder();
     await example({ folder, name: 'multi' });
-    const [found, ...rest] = await discoverPluggableComponents(folder, { probeTimeoutMs: 3000, log });
+    const [found, ...rest] = await discoverPluggableComponents(folder, { probeTimeoutMs: 3000, owners: OWN, log });
     expect(rest).to.have.length(0);
     expect(found?.name).to.equal('multi');
     expect(found?.reflection).to.equal('v1');
@@ -79,7 +81,7 @@ describe('pluggable discovery over real sockets', function () {
   it('falls back to reflection v1alpha and recognises dapr.proto names', async () => {
     const folder = tempSocketsFolder();
     await example({ folder, name: 'legacy', pkg: 'dapr.proto.components.v1', reflection: 'v1alpha' });
-    const [found] = await discoverPluggableComponents(folder, { probeTimeoutMs: 3000, log });
+    const [found] = await discoverPluggableComponents(folder, { probeTimeoutMs: 3000, owners: OWN, log });
     expect(found?.reflection).to.equal('v1alpha');
     expect(found?.apis.map((a) => a.pkg)).to.deep.equal(['dapr.proto.components.v1', 'dapr.proto.components.v1']);
   });
@@ -89,7 +91,7 @@ describe('pluggable discovery over real sockets', function () {
     started.push(await rogueSocket(path.join(folder, 'silent.sock'), 'silent').then((s) => ({ stop: () => s.close() })));
     started.push(await rogueSocket(path.join(folder, 'garbage.sock'), 'garbage').then((s) => ({ stop: () => s.close() })));
     await example({ folder, name: 'good' });
-    const found = await discoverPluggableComponents(folder, { probeTimeoutMs: 1500, log });
+    const found = await discoverPluggableComponents(folder, { probeTimeoutMs: 1500, owners: OWN, log });
     expect(found.map((f) => f.name)).to.deep.equal(['good']);
   });
 });

@@ -6,7 +6,7 @@ import * as grpc from '@grpc/grpc-js';
 import { ReflectionService } from '@grpc/reflection';
 import { encodeRichStatus, loadComponentsProto, STATUS_DETAILS_TRAILER } from '@svc/proto';
 import { expect } from 'chai';
-import { writeFileSync } from 'node:fs';
+import { chmodSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { componentYaml, SvcdProcess } from '../support/index.js';
 import { etagOf, expectError, expectStatus, getRaw } from '../integration/state-http.js';
@@ -125,14 +125,50 @@ describe('svcd and pluggable sockets that are not ready, wrong or missing', func
     expect(svcd.output).to.include('silent.sock').and.include('garbage.sock').and.include('not a Unix socket');
   });
 
-  it('lets a socket named like a built-in replace it, with a log line', async () => {
+  it('keeps a built-in when a socket is named like it; only a Component annotated svc.io/pluggable uses the socket', async () => {
     const folder = tempSocketsFolder();
     await startComponent({ folder, name: 'in-memory' });
-    const svcd = await startSvcd({ socketsFolder: folder, resources: { 'c.yaml': componentYaml('cache', 'state.in-memory') } });
+    const svcd = await startSvcd({
+      socketsFolder: folder,
+      resources: {
+        'c.yaml': componentYaml('cache', 'state.in-memory'),
+        'p.yaml': componentYaml('socketcache', 'state.in-memory', {}, { annotations: { 'svc.io/pluggable': 'true' } }),
+      },
+    });
     const body = (await (await svcd.request('GET', '/v1.0/metadata')).json()) as { components: { name: string; origin: string }[] };
-    expect(body.components.find((c) => c.name === 'cache')?.origin).to.equal('pluggable');
-    expect(svcd.output).to.include('named like a built-in');
-    await expectStatus(await svcd.request('POST', '/v1.0/state/cache', [{ key: 'k', value: 1 }]), 204);
+    expect(body.components.find((c) => c.name === 'cache')?.origin).to.equal('built-in');
+    expect(body.components.find((c) => c.name === 'socketcache')?.origin).to.equal('pluggable');
+    expect(svcd.output).to.include('named like a built-in').and.include('svc.io/pluggable');
+    // What the app saves in the built-in never reaches the socket's process, and the other way round.
+    await expectStatus(await svcd.request('POST', '/v1.0/state/cache', [{ key: 'k', value: 'built-in' }]), 204);
+    await expectStatus(await svcd.request('POST', '/v1.0/state/socketcache', [{ key: 'k2', value: 'socket' }]), 204);
+    expect([await getRaw(svcd, 'cache', 'k'), await getRaw(svcd, 'socketcache', 'k')]).to.deep.equal(['"built-in"', undefined]);
+    expect([await getRaw(svcd, 'socketcache', 'k2'), await getRaw(svcd, 'cache', 'k2')]).to.deep.equal(['"socket"', undefined]);
+  });
+
+  it("refuses another user's socket at once, naming its owner and the option; uses it once that uid is trusted", async () => {
+    const folder = tempSocketsFolder();
+    chmodSync(folder, 0o777); // the other user must be able to create its socket here
+    await startComponent({ folder, name: 'theirs', runAsUid: 65534 });
+    const resources = { 'c.yaml': componentYaml('store', 'state.theirs') };
+    const refused = await SvcdProcess.start({ socketsFolder: folder, resources, args: ['--pluggable-wait-timeout', '30s'] }).then(
+      async (s) => {
+        await s.stop();
+        return 'started';
+      },
+      (err: Error) => err.message,
+    );
+    expect(refused).to.include('ERR_PLUGGABLE_SOCKET_UNTRUSTED').and.include('owned by uid 65534').and.include('--pluggable-trusted-uids 65534');
+    const svcd = await startSvcd({ socketsFolder: folder, resources, args: ['--pluggable-trusted-uids', '65534'] });
+    await expectStatus(await svcd.request('POST', '/v1.0/state/store', [{ key: 'k', value: 1 }]), 204);
+    expect(await getRaw(svcd, 'store', 'k')).to.equal('1');
+  });
+
+  it('creates a missing sockets folder readable by its own user only (0700)', async () => {
+    const folder = path.join(tempSocketsFolder(), 'made-by-svcd');
+    const spec = componentYaml('later', 'state.later', {}, { ignoreErrors: true });
+    await startSvcd({ socketsFolder: folder, resources: { 'c.yaml': spec }, args: ['--pluggable-wait-timeout', '100ms'] });
+    expect(statSync(folder).mode & 0o777).to.equal(0o700);
   });
 
   for (const variant of [

@@ -20,6 +20,8 @@ export interface ExampleOptions {
   readonly pkg?: 'svc.proto.components.v1' | 'dapr.proto.components.v1';
   readonly reflection?: 'v1+v1alpha' | 'v1alpha';
   readonly withoutTransactions?: boolean;
+  /** Runs the component as this user (and group) through `setpriv`, so its socket has another owner. */
+  readonly runAsUid?: number;
 }
 
 /** The example component as a child process; `kill()` leaves its socket file behind, as after a real crash. */
@@ -37,7 +39,9 @@ export class ExampleComponent extends TestChildProcess {
     if (opts.pkg) args.push('--package', opts.pkg);
     if (opts.reflection) args.push('--reflection', opts.reflection);
     if (opts.withoutTransactions) args.push('--without-transactions');
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const asUser = opts.runAsUid === undefined ? [] : ['setpriv', `--reuid=${opts.runAsUid}`, `--regid=${opts.runAsUid}`, '--clear-groups'];
+    const [command, ...rest] = [...asUser, process.execPath, ...args] as [string, ...string[]];
+    const child = spawn(command, rest, { stdio: ['ignore', 'pipe', 'pipe'] });
     const component = new ExampleComponent(child, path.join(opts.folder, `${opts.name}.sock`));
     await new Promise<void>((resolve, reject) => {
       const onData = () => {

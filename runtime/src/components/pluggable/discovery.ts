@@ -3,7 +3,7 @@ import type { Logger } from '../../log/logger.js';
 import type { ReflectionVersion } from '@svc/proto';
 import { listServicesByReflection } from './reflection-client.js';
 import { apisOf, type DiscoveredApi } from './service-map.js';
-import { checkSocketsFolder, listSocketFiles, type SocketFile } from './socket-folder.js';
+import { checkSocketsFolder, listSocketFiles, untrustedReason, type SocketFile, type SocketOwners } from './socket-folder.js';
 
 /** A socket that answered reflection, with the component APIs it offers. */
 export interface DiscoveredComponent {
@@ -22,9 +22,10 @@ export async function probeSocket(socket: SocketFile, timeoutMs: number): Promis
  * Lists the sockets of the folder and probes them all at once, each bounded by `probeTimeoutMs`. A socket that
  * fails (nobody answers, not gRPC, no reflection) is logged and left out; it never hides the others.
  */
-export async function discoverPluggableComponents(folder: string, opts: { probeTimeoutMs: number; log: Logger }): Promise<DiscoveredComponent[]> {
+export async function discoverPluggableComponents(folder: string, opts: { probeTimeoutMs: number; owners: SocketOwners; log: Logger }): Promise<DiscoveredComponent[]> {
   await checkSocketsFolder(folder, opts.log);
-  const sockets = await listSocketFiles(folder, opts.log);
+  const { sockets, untrusted } = await listSocketFiles(folder, opts.owners, opts.log);
+  for (const file of untrusted) opts.log.warn({ socket: file.path, ownerUid: file.uid }, `pluggable component socket not used: ${untrustedReason(file)}`);
   const results = await Promise.allSettled(sockets.map((s) => probeSocket(s, opts.probeTimeoutMs)));
   const found: DiscoveredComponent[] = [];
   results.forEach((r, i) => {

@@ -4,10 +4,12 @@ import type { ComponentRegistry } from '../registry.js';
 import type { ComponentSpec } from '../spec.js';
 import { discoverPluggableComponents, probeSocket } from './discovery.js';
 import { registerDiscovered, type PluggableSettings } from './registrations.js';
+import type { SocketOwners } from './socket-folder.js';
 import { waitForSocket } from './socket-wait.js';
 
 export interface PluggableOptions extends PluggableSettings {
   readonly folder: string;
+  readonly owners: SocketOwners;
   readonly probeTimeoutMs: number;
   readonly waitTimeoutMs: number;
   readonly log: Logger;
@@ -36,7 +38,7 @@ export class PluggableComponents {
   async awaitSocketsFor(specs: readonly ComponentSpec[]): Promise<void> {
     const byName = new Map<string, ComponentSpec[]>();
     for (const spec of specs) {
-      if (this.registry.has(spec.type) || !PLUGGABLE_CATEGORIES.has(spec.category)) continue;
+      if (this.registry.hasFor(spec) || !PLUGGABLE_CATEGORIES.has(spec.category)) continue;
       const name = spec.type.slice(spec.type.indexOf('.') + 1);
       byName.set(name, [...(byName.get(name) ?? []), spec]);
     }
@@ -47,13 +49,13 @@ export class PluggableComponents {
     const { folder, waitTimeoutMs, log } = this.opts;
     log.info({ socket: name, folder, timeoutMs: waitTimeoutMs, components: users.map((s) => s.name) }, 'waiting for a pluggable component socket');
     try {
-      const socket = await waitForSocket(folder, name, waitTimeoutMs, log);
+      const socket = await waitForSocket(folder, name, this.opts.owners, waitTimeoutMs, log);
       if (!socket) throw this.#notFound(name, users);
       const component = await probeSocket(socket, this.opts.probeTimeoutMs).catch((err: unknown) => {
         throw new RuntimeError('ERR_PLUGGABLE_DISCOVERY', `pluggable component socket ${socket.path} appeared but did not answer gRPC reflection: ${ensureError(err).message}`, { cause: err });
       });
       registerDiscovered(this.registry, [component], this.opts, log);
-      const missing = users.filter((s) => !this.registry.has(s.type));
+      const missing = users.filter((s) => !this.registry.hasFor(s));
       if (missing.length > 0) {
         const offered = component.apis.map((a) => `${a.category}.${name}`).join(', ') || 'none';
         throw new RuntimeError('ERR_PLUGGABLE_DISCOVERY', `pluggable component socket ${socket.path} does not offer ${missing.map((s) => `${s.type} (component ${s.name})`).join(', ')}; it offers: ${offered}`);

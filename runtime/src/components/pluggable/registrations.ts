@@ -1,6 +1,6 @@
 import { loadComponentsProto } from '@svc/proto';
 import type { Logger } from '../../log/logger.js';
-import type { Component, ComponentContext, ComponentRegistration, ComponentRegistry } from '../registry.js';
+import { PLUGGABLE_ANNOTATION, type Component, type ComponentContext, type ComponentRegistration, type ComponentRegistry } from '../registry.js';
 import type { ComponentSpec } from '../spec.js';
 import { PluggableBinding } from './bindings.js';
 import { ComponentConnection } from './connection.js';
@@ -54,12 +54,18 @@ export function registrationsFor(component: DiscoveredComponent, settings: Plugg
   }));
 }
 
-/** Registers every API of the discovered components; a socket named like a built-in replaces it, loudly. */
+/**
+ * Registers every API of the discovered components. A socket named like a built-in is kept beside it (the
+ * registry's `PLUGGABLE_ANNOTATION`), loudly: only a Component that names it explicitly uses it.
+ */
 export function registerDiscovered(registry: ComponentRegistry, components: readonly DiscoveredComponent[], settings: PluggableSettings, log: Logger): void {
   for (const component of components) {
     for (const reg of registrationsFor(component, settings)) {
       if (registry.has(reg.type) && registry.get(reg.type).origin === 'built-in') {
-        log.warn({ type: reg.type, socket: component.socketPath }, 'a pluggable component socket is named like a built-in component; the pluggable component replaces it');
+        log.warn(
+          { type: reg.type, socket: component.socketPath },
+          `a pluggable component socket is named like a built-in component; the built-in stays, and only Components annotated ${PLUGGABLE_ANNOTATION}: "true" use the socket`,
+        );
       }
       registry.register(reg);
       const api = component.apis.find((a) => `${a.category}.${component.name}` === reg.type);

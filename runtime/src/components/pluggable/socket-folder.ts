@@ -1,5 +1,6 @@
-import { readdir, stat } from 'node:fs/promises';
+import { lstat, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { RuntimeError } from '../../errors/runtime-error.js';
 import type { Logger } from '../../log/logger.js';
 
 /** A Unix socket file of the components folder and the component name it stands for. */
@@ -34,27 +35,74 @@ export async function checkSocketsFolder(folder: string, log: Logger): Promise<v
 }
 
 /**
- * The socket files of `folder`, sorted by name. Entries are typed without following links (a symlink to a socket
- * is not a socket); anything else is skipped with a debug line. A missing folder means no pluggable components.
+ * Whose sockets svcd uses. A socket is a component of this app: whoever created it receives what the app saves.
+ * Standalone, only sockets (and a folder) owned by svcd's own user or root are used; in Kubernetes the folder is
+ * the pod's own volume, shared by containers that may run as any user, so any owner is (`any`).
  */
-export async function listSocketFiles(folder: string, log: Logger): Promise<SocketFile[]> {
+export type SocketOwners = { readonly any: true } | { readonly uids: ReadonlySet<number> };
+
+/** `--pluggable-trusted-uids`: `*`, or uids added to svcd's own and root's; empty: the mode's default. */
+export function socketOwnersFrom(option: string, mode: 'standalone' | 'kubernetes', ownUid: number): SocketOwners {
+  const text = option.trim();
+  if (text === '*' || (text === '' && mode === 'kubernetes')) return { any: true };
+  const extra = text === '' ? [] : text.split(',').map((u) => u.trim());
+  for (const u of extra) {
+    if (!/^\d+$/.test(u)) throw new RuntimeError('ERR_CONFIG_INVALID', `--pluggable-trusted-uids must be * or a comma-separated list of numeric uids, got '${option}'`);
+  }
+  return { uids: new Set([ownUid, 0, ...extra.map(Number)]) };
+}
+
+const trusts = (owners: SocketOwners, uid: number) => 'any' in owners || owners.uids.has(uid);
+
+/** A socket (or the folder) whose owner svcd does not trust: left out, and said so by the caller. */
+export interface UntrustedFile {
+  readonly path: string;
+  readonly uid: number;
+}
+
+export interface SocketListing {
+  readonly sockets: SocketFile[];
+  readonly untrusted: UntrustedFile[];
+}
+
+/** Why an untrusted file is not used, for logs and errors. */
+export function untrustedReason(file: UntrustedFile): string {
+  return `${file.path} is owned by uid ${file.uid}, which svcd (uid ${process.geteuid?.() ?? '?'}) does not trust; to use it, pass --pluggable-trusted-uids ${file.uid} (or SVC_PLUGGABLE_TRUSTED_UIDS)`;
+}
+
+/**
+ * The socket files of `folder` whose owner is trusted, sorted by name, and those left out for their owner (all
+ * of them when the folder itself has an untrusted owner). Entries are typed without following links (a symlink
+ * to a socket is not a socket); anything else is skipped with a debug line. A missing folder means no sockets.
+ */
+export async function listSocketFiles(folder: string, owners: SocketOwners, log: Logger): Promise<SocketListing> {
   let entries;
+  let folderUid: number;
   try {
+    folderUid = (await lstat(folder)).uid;
     entries = await readdir(folder, { withFileTypes: true });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
       log.debug({ folder }, 'no pluggable components socket folder');
-      return [];
+      return { sockets: [], untrusted: [] };
     }
     throw err;
   }
-  const sockets: SocketFile[] = [];
+  if (!trusts(owners, folderUid)) return { sockets: [], untrusted: [{ path: folder, uid: folderUid }] };
+  const listing: SocketListing = { sockets: [], untrusted: [] };
   for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+    const file = path.join(folder, entry.name);
     if (!entry.isSocket()) {
-      log.debug({ file: path.join(folder, entry.name) }, 'skipping a file of the sockets folder that is not a Unix socket');
+      log.debug({ file }, 'skipping a file of the sockets folder that is not a Unix socket');
       continue;
     }
-    sockets.push({ name: componentNameOf(entry.name), path: path.join(folder, entry.name) });
+    const uid = await lstat(file).then(
+      (st) => st.uid,
+      () => undefined, // gone since the listing
+    );
+    if (uid === undefined) continue;
+    if (trusts(owners, uid)) listing.sockets.push({ name: componentNameOf(entry.name), path: file });
+    else listing.untrusted.push({ path: file, uid });
   }
-  return sockets;
+  return listing;
 }
