@@ -5,6 +5,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { PublicActors } from './actors/public-actors.js';
+import { ReplyBudget } from './components/pluggable/reply-budget.js';
 import { socketOwnersFrom } from './components/pluggable/socket-folder.js';
 import { ActorHost } from './actors/host.js';
 import { createHttpApp } from './api/http/app.js';
@@ -57,6 +58,8 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
     probeTimeoutMs: config.pluggableProbeTimeoutMs,
     waitTimeoutMs: config.pluggableWaitTimeoutMs,
     pingIntervalMs: config.pluggablePingIntervalMs,
+    maxReplyBytes: config.pluggableMaxReplyBytes,
+    replyBudget: new ReplyBudget(config.pluggableReplyBudgetBytes),
     log: log.child({ scope: 'pluggable' }),
   });
 

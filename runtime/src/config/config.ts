@@ -24,6 +24,8 @@ export interface RuntimeConfig {
   readonly componentsSocketsFolder: string;
   /** Raw `--pluggable-trusted-uids` (see `socketOwnersFrom`). */
   readonly pluggableTrustedUids: string;
+  readonly pluggableMaxReplyBytes: number;
+  readonly pluggableReplyBudgetBytes: number;
   readonly pluggableWaitTimeoutMs: number;
   readonly pluggableProbeTimeoutMs: number;
   readonly pluggablePingIntervalMs: number;
@@ -137,6 +139,8 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
     resourcesPaths: list('resources-path').map((p) => path.resolve(p)),
     componentsSocketsFolder: path.resolve(typed(raw, 'components-sockets-folder', str)),
     pluggableTrustedUids: typed(raw, 'pluggable-trusted-uids', str),
+    pluggableMaxReplyBytes: typed(raw, 'pluggable-max-reply-size', parseSize),
+    pluggableReplyBudgetBytes: typed(raw, 'pluggable-reply-budget', parseSize),
     pluggableWaitTimeoutMs: typed(raw, 'pluggable-wait-timeout', parseDuration),
     pluggableProbeTimeoutMs: typed(raw, 'pluggable-probe-timeout', parseDuration),
     pluggablePingIntervalMs: typed(raw, 'pluggable-ping-interval', parseDuration),

@@ -38,6 +38,7 @@ export const ERROR_CODES = {
   ERR_COMPONENT_UNAVAILABLE: { http: 500, grpc: GrpcStatus.UNAVAILABLE },
   ERR_PLUGGABLE_SOCKET_NOT_FOUND: { http: 500, grpc: GrpcStatus.FAILED_PRECONDITION },
   ERR_PLUGGABLE_DISCOVERY: { http: 500, grpc: GrpcStatus.UNAVAILABLE },
+  ERR_COMPONENT_REPLY_TOO_LARGE: { http: 502, grpc: GrpcStatus.RESOURCE_EXHAUSTED },
   ERR_PLUGGABLE_SOCKET_UNTRUSTED: { http: 500, grpc: GrpcStatus.FAILED_PRECONDITION },
 
   // Workflows (HTTP statuses as the reference engine; see docs/workflows.md)

@@ -6,6 +6,7 @@
 import { pino } from 'pino';
 import { probeSocket } from '../../src/components/pluggable/discovery.js';
 import { registrationsFor } from '../../src/components/pluggable/registrations.js';
+import { ReplyBudget } from '../../src/components/pluggable/reply-budget.js';
 import { parseComponentSpec } from '../../src/components/spec.js';
 import type { StateStore } from '../../src/state/store.js';
 import { describeStateStoreConformance } from '../support/index.js';
@@ -17,7 +18,7 @@ async function pluggableStore(opts: { pkg?: 'dapr.proto.components.v1'; reflecti
   const folder = tempSocketsFolder();
   const component = await ExampleComponent.start({ folder, name: 'memstore', ...opts });
   const discovered = await probeSocket({ name: 'memstore', path: component.socketPath }, 5000);
-  const registration = registrationsFor(discovered, { pingIntervalMs: 1000 }).find((r) => r.type === 'state.memstore')!;
+  const registration = registrationsFor(discovered, { pingIntervalMs: 1000, maxReplyBytes: 16 * 1024 * 1024, replyBudget: new ReplyBudget(256 * 1024 * 1024) }).find((r) => r.type === 'state.memstore')!;
   const spec = parseComponentSpec(
     { apiVersion: 'svc.io/v1alpha1', kind: 'Component', metadata: { name: 'conformance' }, spec: { type: 'state.memstore', version: 'v1' } },
     'conformance.test.ts',

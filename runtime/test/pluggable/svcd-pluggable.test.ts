@@ -6,7 +6,7 @@ import * as grpc from '@grpc/grpc-js';
 import { ReflectionService } from '@grpc/reflection';
 import { encodeRichStatus, loadComponentsProto, STATUS_DETAILS_TRAILER } from '@svc/proto';
 import { expect } from 'chai';
-import { chmodSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { componentYaml, SvcdProcess } from '../support/index.js';
 import { etagOf, expectError, expectStatus, getRaw } from '../integration/state-http.js';
@@ -205,14 +205,24 @@ describe('svcd and pluggable sockets that are not ready, wrong or missing', func
     await expectStatus(await svcd.request('POST', '/v1.0/state/plain', [{ key: 'k', value: 1 }]), 204);
   });
 
-  it('passes only 4xx and 5xx http_code of a component through; 1xx, 2xx and 3xx are a 500 naming the component', async () => {
-    const folder = tempSocketsFolder();
+  /** A state store component served from this test process on `<folder>/<name>.sock`, with the given handlers. */
+  async function inTestStateStore(folder: string, name: string, handlers: Record<string, grpc.UntypedHandleCall>): Promise<void> {
     const proto = loadComponentsProto()['dapr.proto.components.v1'];
-    const server = new grpc.Server();
+    const server = new grpc.Server({ 'grpc.max_send_message_length': -1 });
     server.addService(proto.grpc.StateStore.service, {
       Init: (_call: unknown, cb: grpc.sendUnaryData<object>) => cb(null, {}),
       Features: (_call: unknown, cb: grpc.sendUnaryData<object>) => cb(null, { features: ['ETAG'] }),
       Ping: (_call: unknown, cb: grpc.sendUnaryData<object>) => cb(null, {}),
+      ...handlers,
+    });
+    new ReflectionService(proto.definition, { services: ['dapr.proto.components.v1.StateStore'] }).addToServer(server);
+    await new Promise<void>((resolve, reject) => server.bindAsync(`unix://${folder}/${name}.sock`, grpc.ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve())));
+    cleanups.push(() => new Promise<void>((resolve) => server.tryShutdown(() => resolve())));
+  }
+
+  it('passes only 4xx and 5xx http_code of a component through; 1xx, 2xx and 3xx are a 500 naming the component', async () => {
+    const folder = tempSocketsFolder();
+    await inTestStateStore(folder, 'odd', {
       // Every save fails with the HTTP status its key names (`…code-<n>`), as a buggy or hostile component might.
       Set: (call: grpc.ServerUnaryCall<{ key: string }, object>, cb: grpc.sendUnaryData<object>) => {
         const httpCode = call.request.key.split('code-')[1]!;
@@ -222,9 +232,6 @@ describe('svcd and pluggable sockets that are not ready, wrong or missing', func
         cb({ code: grpc.status.INTERNAL, details: 'save refused', metadata });
       },
     });
-    new ReflectionService(proto.definition, { services: ['dapr.proto.components.v1.StateStore'] }).addToServer(server);
-    await new Promise<void>((resolve, reject) => server.bindAsync(`unix://${folder}/odd.sock`, grpc.ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve())));
-    cleanups.push(() => new Promise<void>((resolve) => server.tryShutdown(() => resolve())));
     const svcd = await startSvcd({ socketsFolder: folder, resources: { 'c.yaml': componentYaml('odd', 'state.odd') } });
     for (const code of [100, 200, 204, 304]) {
       const body = await expectError(await svcd.request('POST', '/v1.0/state/odd', [{ key: `code-${code}`, value: 1 }]), 500, 'ERR_STATE_SAVE');
@@ -232,6 +239,61 @@ describe('svcd and pluggable sockets that are not ready, wrong or missing', func
     }
     await expectError(await svcd.request('POST', '/v1.0/state/odd', [{ key: 'code-429', value: 1 }]), 429, 'ERR_STATE_SAVE');
     await expectError(await svcd.request('POST', '/v1.0/state/odd', [{ key: 'code-503', value: 1 }]), 503, 'ERR_STATE_SAVE');
+  });
+
+  it('refuses replies over --pluggable-max-reply-size with 502 as they arrive, staying small, and keeps serving', async () => {
+    const folder = tempSocketsFolder();
+    const MiB = 1024 * 1024;
+    await inTestStateStore(folder, 'huge', {
+      // `huge-<n>` answers n MiB, like a buggy or hostile component; anything else a small value.
+      Get: (call: grpc.ServerUnaryCall<{ key: string }, object>, cb: grpc.sendUnaryData<object>) => {
+        const mib = Number(call.request.key.split('huge-')[1] ?? 0);
+        cb(null, { data: mib > 0 ? Buffer.alloc(mib * MiB, 0x61) : Buffer.from('"small"'), etag: { value: '1' } });
+      },
+    });
+    const svcd = await startSvcd({ socketsFolder: folder, resources: { 'c.yaml': componentYaml('big', 'state.huge') } });
+    const rssMiB = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${svcd.child.pid}/status`, 'utf8'))![1]) / 1024;
+    const before = rssMiB();
+    const answers = await Promise.all(['huge-200', 'huge-200', 'huge-200', 'huge-200'].map((k) => svcd.request('GET', `/v1.0/state/big/${k}`)));
+    for (const res of answers) {
+      const body = (await res.json()) as { errorCode: string; message: string };
+      expect([res.status, body.errorCode]).to.deep.equal([502, 'ERR_COMPONENT_REPLY_TOO_LARGE']);
+      expect(body.message).to.include('big').and.include('--pluggable-max-reply-size');
+    }
+    // 800 MiB were sent at svcd; it never held them (before the bound, one such reply took it from 78 to 483 MiB).
+    expect(rssMiB() - before, 'RSS growth in MiB').to.be.below(100);
+    expect(await getRaw(svcd, 'big', 'small-1')).to.equal('"small"');
+  });
+
+  it('keeps component calls in flight within --pluggable-reply-budget ÷ --pluggable-max-reply-size; the rest wait their turn', async () => {
+    const folder = tempSocketsFolder();
+    let inFlight = 0;
+    let most = 0;
+    const held: (() => void)[] = [];
+    let arrived!: () => void;
+    let twoArrived = new Promise<void>((resolve) => (arrived = resolve));
+    await inTestStateStore(folder, 'slow', {
+      Get: (_call: unknown, cb: grpc.sendUnaryData<object>) => {
+        most = Math.max(most, ++inFlight);
+        held.push(() => {
+          inFlight--;
+          cb(null, { data: Buffer.from('"v"'), etag: { value: '1' } });
+        });
+        if (held.length === 2) arrived();
+      },
+    });
+    const svcd = await startSvcd({ socketsFolder: folder, resources: { 'c.yaml': componentYaml('slow', 'state.slow') }, args: ['--pluggable-max-reply-size', '1Mi', '--pluggable-reply-budget', '2Mi'] });
+    const gets = Array.from({ length: 6 }, (_, i) => svcd.request('GET', `/v1.0/state/slow/k${i}`));
+    for (let round = 0; round < 3; round++) {
+      await twoArrived;
+      twoArrived = new Promise<void>((resolve) => (arrived = resolve));
+      // The component holds two calls: svcd sent no third one meanwhile (a health check would confirm it answers).
+      expect((await svcd.request('GET', '/v1.0/healthz')).status).to.equal(204);
+      expect(held.length, `round ${round}`).to.equal(2);
+      for (const release of held.splice(0)) release();
+    }
+    expect((await Promise.all(gets)).map((r) => r.status)).to.deep.equal([200, 200, 200, 200, 200, 200]);
+    expect(most).to.equal(2);
   });
 
   it('registers an output binding with its operations, healthy even though it does not implement Ping', async () => {

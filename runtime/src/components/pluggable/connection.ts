@@ -1,7 +1,8 @@
 import * as grpc from '@grpc/grpc-js';
 import { RuntimeError, ensureError } from '../../errors/runtime-error.js';
 import type { Logger } from '../../log/logger.js';
-import { COMPONENT_CHANNEL_OPTIONS, unixTarget } from './channel-options.js';
+import { componentChannelOptions, unixTarget } from './channel-options.js';
+import type { ReplyBudget } from './reply-budget.js';
 
 /** Metadata key naming the component instance on every call: one socket may serve many instances. */
 export const INSTANCE_METADATA_KEY = 'x-component-instance';
@@ -15,6 +16,9 @@ export interface ConnectionOptions {
   readonly type: string;
   readonly socketPath: string;
   readonly pingIntervalMs: number;
+  /** The largest reply accepted; each call reserves this much of `replyBudget` while it runs. */
+  readonly maxReplyBytes: number;
+  readonly replyBudget: ReplyBudget;
   readonly log: Logger;
 }
 
@@ -60,7 +64,7 @@ export class ComponentConnection {
   #closed = false;
 
   constructor(private readonly opts: ConnectionOptions) {
-    this.#channel = new grpc.Channel(unixTarget(opts.socketPath), grpc.credentials.createInsecure(), COMPONENT_CHANNEL_OPTIONS);
+    this.#channel = new grpc.Channel(unixTarget(opts.socketPath), grpc.credentials.createInsecure(), componentChannelOptions(opts.maxReplyBytes));
     this.#interceptor = (options, nextCall) =>
       new grpc.InterceptingCall(nextCall(options), {
         start: (metadata, listener, next) => {
@@ -106,14 +110,27 @@ export class ComponentConnection {
    * component become ERR_COMPONENT_UNAVAILABLE naming it, other errors are left to the caller to map.
    */
   async call<Res>(invoke: UnaryInvoke<Res>): Promise<Res> {
+    const release = await this.opts.replyBudget.reserve(this.opts.maxReplyBytes);
     try {
       await this.#ensureHandshake();
       return await this.raw(invoke);
     } catch (err) {
+      if (isReplyTooLarge(err)) throw this.#replyTooLarge(err);
       if (!isUnreachable(err) && !isRuntimeUnavailable(err)) throw err;
       this.#markDown(err);
       throw this.#unavailable(err);
+    } finally {
+      release();
     }
+  }
+
+  #replyTooLarge(err: grpc.ServiceError): RuntimeError {
+    return new RuntimeError(
+      'ERR_COMPONENT_REPLY_TOO_LARGE',
+      `pluggable component ${this.opts.instance} (${this.opts.type}) replied with more than ${this.opts.maxReplyBytes} bytes (${err.details}); ` +
+        'raise --pluggable-max-reply-size (SVC_PLUGGABLE_MAX_REPLY_SIZE) if such replies are expected',
+      { cause: err },
+    );
   }
 
   #unavailable(err: unknown): RuntimeError {
@@ -193,6 +210,11 @@ export class ComponentConnection {
     }
     this.#health = next;
   }
+}
+
+/** grpc-js refused a reply over the channel's `grpc.max_receive_message_length` as it arrived. */
+function isReplyTooLarge(err: unknown): err is grpc.ServiceError {
+  return isServiceError(err) && err.code === grpc.status.RESOURCE_EXHAUSTED && /larger than max/i.test(err.details);
 }
 
 function isRuntimeUnavailable(err: unknown): err is RuntimeError {

@@ -1,6 +1,9 @@
 import * as grpc from '@grpc/grpc-js';
 import { REFLECTION_VERSIONS, reflectionClientConstructor, type ReflectionVersion, type ServerReflectionResponse__Output } from '@svc/proto';
-import { COMPONENT_CHANNEL_OPTIONS, unixTarget } from './channel-options.js';
+import { componentChannelOptions, unixTarget } from './channel-options.js';
+
+/** Reflection answers are a few KiB. */
+const MAX_REFLECTION_REPLY_BYTES = 4 * 1024 * 1024;
 
 export interface ReflectionListing {
   readonly version: ReflectionVersion;
@@ -10,7 +13,7 @@ export interface ReflectionListing {
 function listWith(version: ReflectionVersion, socketPath: string, deadline: Date): Promise<string[]> {
   const Client = reflectionClientConstructor(version);
   // waitForReady: a socket that just appeared may not accept yet; keep trying (quickly) until the deadline.
-  const client = new Client(unixTarget(socketPath), grpc.credentials.createInsecure(), COMPONENT_CHANNEL_OPTIONS);
+  const client = new Client(unixTarget(socketPath), grpc.credentials.createInsecure(), componentChannelOptions(MAX_REFLECTION_REPLY_BYTES));
   return new Promise<string[]>((resolve, reject) => {
     let settled = false;
     const stream = client.ServerReflectionInfo(new grpc.Metadata({ waitForReady: true }), { deadline });

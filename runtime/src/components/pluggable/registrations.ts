@@ -6,11 +6,15 @@ import { PluggableBinding } from './bindings.js';
 import { ComponentConnection } from './connection.js';
 import type { DiscoveredComponent } from './discovery.js';
 import { PluggablePubSub } from './pubsub.js';
+import type { ReplyBudget } from './reply-budget.js';
 import type { DiscoveredApi } from './service-map.js';
 import { PluggableStateStore } from './state-store.js';
 
 export interface PluggableSettings {
   readonly pingIntervalMs: number;
+  readonly maxReplyBytes: number;
+  /** One for the whole process: every component's calls draw on it. */
+  readonly replyBudget: ReplyBudget;
 }
 
 interface Adapter extends Component {
@@ -41,7 +45,7 @@ export function registrationsFor(component: DiscoveredComponent, settings: Plugg
     category: api.category,
     origin: 'pluggable' as const,
     async create(spec: ComponentSpec, ctx: ComponentContext): Promise<Component> {
-      const conn = new ComponentConnection({ instance: spec.name, type: spec.type, socketPath: component.socketPath, pingIntervalMs: settings.pingIntervalMs, log: ctx.log });
+      const conn = new ComponentConnection({ instance: spec.name, type: spec.type, socketPath: component.socketPath, ...settings, log: ctx.log });
       const adapter = adapterFor(api, conn, spec, ctx);
       try {
         await conn.start({ handshake: () => adapter.handshake(), ping: (deadline) => adapter.ping(deadline) });
