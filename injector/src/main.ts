@@ -47,7 +47,7 @@ async function run(config: InjectorConfig, log: Logger): Promise<() => Promise<v
   const mutation = new MutationService({
     trust: new CreatorTrust({ extraServiceAccounts: config.allowedServiceAccounts, groups: config.allowedGroups }),
     components: kc ? new KubernetesComponentSource(kc) : undefined,
-    settings: { sidecarImage: config.sidecarImage, sidecarImagePullPolicy: config.sidecarImagePullPolicy, socketsFolder: config.componentsSocketsFolder },
+    settings: { sidecarImage: config.sidecarImage, sidecarImagePullPolicy: config.sidecarImagePullPolicy, socketsFolder: config.componentsSocketsFolder, componentContainerPolicy: config.componentContainerPolicy },
     log,
   });
   let ready = false;

@@ -8,7 +8,7 @@ import { buildPodPatch } from '../src/patch/build-patch.js';
 import { makePod } from './support/pods.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-const settings = { sidecarImage: 'svc/svcd:test', sidecarImagePullPolicy: 'IfNotPresent', socketsFolder: '/tmp/svc-components-sockets' };
+const settings = { sidecarImage: 'svc/svcd:test', sidecarImagePullPolicy: 'IfNotPresent', socketsFolder: '/tmp/svc-components-sockets', componentContainerPolicy: 'restricted' as const };
 
 /**
  * A non-default value for EVERY table annotation, with what else the pod needs for it to matter. The test below

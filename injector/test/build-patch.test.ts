@@ -6,7 +6,7 @@ import { filterRequest } from '../src/webhook/filter.js';
 import { CreatorTrust } from '../src/webhook/trust.js';
 import { applyAndValidate, container, envOf, makePod } from './support/pods.js';
 
-const settings = { sidecarImage: 'svc/svcd:test', sidecarImagePullPolicy: 'IfNotPresent', socketsFolder: '/tmp/svc-components-sockets' };
+const settings = { sidecarImage: 'svc/svcd:test', sidecarImagePullPolicy: 'IfNotPresent', socketsFolder: '/tmp/svc-components-sockets', componentContainerPolicy: 'restricted' as const };
 const SOCKETS = '/tmp/svc-components-sockets';
 
 function component(name: string, scopes: string[] | undefined, containerJson?: string | object): ComponentObject {

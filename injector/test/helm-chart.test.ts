@@ -63,6 +63,7 @@ const SAMPLES: Record<string, unknown> = {
   'injector.logLevel': 'debug',
   'injector.allowedServiceAccounts': ['ci:deployer-*'],
   'injector.allowedGroups': ['platform-admins'],
+  'injector.componentContainerPolicy': 'baseline',
   'injector.tlsSecretName': 'custom-tls',
   'injector.resources.requests.cpu': '77m',
   'injector.resources.requests.memory': '77Mi',
@@ -179,7 +180,7 @@ describe('Helm chart charts/svc', function () {
   });
 
   it('rejects values outside values.schema.json', () => {
-    for (const bad of [{ webhook: { failurePolicy: 'Sometimes' } }, { injector: { replicaCount: 0 } }, { unknownKey: true }]) {
+    for (const bad of [{ webhook: { failurePolicy: 'Sometimes' } }, { injector: { replicaCount: 0 } }, { injector: { componentContainerPolicy: 'anything-goes' } }, { unknownKey: true }]) {
       expect(helmWithValues(['template', 'svc', CHART], bad).status, JSON.stringify(bad)).to.not.equal(0);
     }
   });

@@ -18,7 +18,7 @@ class FakeComponentSource implements ComponentSource {
   }
 }
 
-const settings = { sidecarImage: 'svc/svcd:t', sidecarImagePullPolicy: 'IfNotPresent', socketsFolder: '/tmp/svc-components-sockets' };
+const settings = { sidecarImage: 'svc/svcd:t', sidecarImagePullPolicy: 'IfNotPresent', socketsFolder: '/tmp/svc-components-sockets', componentContainerPolicy: 'restricted' as const };
 const trust = new CreatorTrust({ extraServiceAccounts: ['ci:deployer-*'], groups: [] });
 
 function review(pod = makePod({ annotations: { 'svc.io/inject-pluggable-components': 'true' } }), username = 'system:serviceaccount:kube-system:job-controller'): AdmissionReview {

@@ -39,6 +39,7 @@ const RELEASE_NAMESPACE = 'svc-system';
 const SHOP = 'shop'; // opted in (namespace label of the chart's namespaceSelector)
 const PLAIN = 'plain'; // not opted in
 const BROKEN = 'broken'; // opted in, with a Component whose container annotation is not JSON
+const GREEDY = 'greedy'; // opted in, with a Component whose container asks for what the container policy forbids
 const APP_ID = 'orders';
 const SOCKETS_FOLDER = '/tmp/svc-components-sockets';
 
@@ -90,9 +91,9 @@ describe('svc-injector admission through a real kube-apiserver', function () {
 
     // What `helm install` does: CRDs first, then every template (the API server validates each for real).
     await installCrds(kube.admin, chart);
-    for (const ns of [namespace(RELEASE_NAMESPACE, false), namespace(SHOP, true), namespace(PLAIN, false), namespace(BROKEN, true)]) await kube.admin.apply(ns);
+    for (const ns of [namespace(RELEASE_NAMESPACE, false), namespace(SHOP, true), namespace(PLAIN, false), namespace(BROKEN, true), namespace(GREEDY, true)]) await kube.admin.apply(ns);
     // ServiceAccount admission needs the accounts pods run as (no token controller creates "default" here).
-    for (const ns of [SHOP, PLAIN, BROKEN]) {
+    for (const ns of [SHOP, PLAIN, BROKEN, GREEDY]) {
       await kube.admin.apply(serviceAccountObject(ns, 'default'));
       await kube.admin.apply(serviceAccountObject(ns, APP_ID));
     }
@@ -104,6 +105,8 @@ describe('svc-injector admission through a real kube-apiserver', function () {
     await kube.admin.apply(component(SHOP, 'unscoped-store', { container: { name: 'unscoped', image: 'example/unscoped:1' } }));
     await kube.admin.apply(component(SHOP, 'foreign-store', { scopes: ['billing'], container: { name: 'foreign', image: 'example/foreign:1' } }));
     await kube.admin.apply(component(BROKEN, 'bad-store', { scopes: [APP_ID], container: '{"name": "bad", ' }));
+    const greedy = { name: 'greedy', image: 'example/greedy:1', securityContext: { privileged: true, runAsUser: 0 }, ports: [{ containerPort: 80, hostPort: 80 }] };
+    await kube.admin.apply(component(GREEDY, 'greedy-store', { scopes: [APP_ID], container: greedy }));
 
     // The injector runs as the chart's service account, so the chart's RBAC is what lets it list Components.
     const injectorAccount = findObject(chart, 'ServiceAccount');
@@ -228,6 +231,15 @@ describe('svc-injector admission through a real kube-apiserver', function () {
     expect(res.body.message).to.match(/admission webhook "sidecar-injector\.svc\.io" denied the request: .*component "bad-store": annotation svc\.io\/component-container is not valid JSON/);
     const stored = await kube.admin.request('GET', `/api/v1/namespaces/${BROKEN}/pods/orders-broken`);
     expect(stored.status).to.equal(404);
+  });
+
+  it('denies a pod whose Component container asks for what the restricted policy forbids, naming each field', async () => {
+    const res = await kube.admin.request<{ message?: string }>('POST', `/api/v1/namespaces/${GREEDY}/pods`, pod(GREEDY, 'orders-greedy', { ...INJECT, 'svc.io/inject-pluggable-components': 'true' }));
+    expect(res.status, res.text).to.equal(400);
+    for (const field of ['securityContext.privileged: true', 'securityContext.runAsUser: 0', 'ports[].hostPort: 80']) {
+      expect(res.body.message).to.include(`component "greedy-store": container "greedy" sets ${field}, which the component container policy "restricted" forbids`);
+    }
+    expect((await kube.admin.request('GET', `/api/v1/namespaces/${GREEDY}/pods/orders-greedy`)).status).to.equal(404);
   });
 
   it('injects pods created by a pod-creating controller (service-account token, generateName, no pod name yet)', async () => {

@@ -6,6 +6,7 @@
  */
 import type { V1Container } from '@kubernetes/client-node';
 import { COMPONENT_CONTAINER_ANNOTATION } from '../annotations/table.js';
+import { containerPolicyProblems, type ContainerPolicyLevel } from './container-policy.js';
 
 /** A Component object as listed from the API server (unstructured: only what the injector reads). */
 export interface ComponentObject {
@@ -52,7 +53,7 @@ export function parseComponentContainer(componentName: string, raw: string): V1C
   return value as unknown as V1Container;
 }
 
-export function selectComponentContainers(components: readonly ComponentObject[], appId: string): ComponentContainerSelection {
+export function selectComponentContainers(components: readonly ComponentObject[], appId: string, policy: ContainerPolicyLevel): ComponentContainerSelection {
   const containers: V1Container[] = [];
   const warnings: string[] = [];
   const problems: string[] = [];
@@ -73,6 +74,11 @@ export function selectComponentContainers(components: readonly ComponentObject[]
     const container = parseComponentContainer(name, raw);
     if (typeof container === 'string') {
       problems.push(container);
+      continue;
+    }
+    const refused = containerPolicyProblems(name, container, policy);
+    if (refused.length > 0) {
+      problems.push(...refused);
       continue;
     }
     // One socket may back several Components (state.x and pubsub.x): the same container is injected once.

@@ -31,6 +31,7 @@ export const INJECTOR_OPTIONS = [
   { flag: 'allowed-service-accounts', env: 'SVC_ALLOWED_SERVICE_ACCOUNTS', kind: 'list', default: '', description: 'Extra pod creators trusted for injection, as namespace:name globs (* ? allowed), added to the built-in pod-creating controllers' },
   { flag: 'allowed-groups', env: 'SVC_ALLOWED_GROUPS', kind: 'list', default: 'system:masters', description: 'Groups whose members are trusted pod creators (empty value: none)' },
   { flag: 'components-sockets-folder', env: 'SVC_COMPONENTS_SOCKETS_FOLDER', kind: 'string', default: '/tmp/svc-components-sockets', description: 'Default mount path of the pluggable-component socket volume' },
+  { flag: 'component-container-policy', env: 'SVC_COMPONENT_CONTAINER_POLICY', kind: 'enum', choices: ['restricted', 'baseline', 'privileged'], default: 'restricted', description: 'What component containers may set, by Pod Security Standard level: a container asking for more denies the pod, naming the field' },
   { flag: 'log-level', env: 'SVC_INJECTOR_LOG_LEVEL', kind: 'enum', choices: ['debug', 'info', 'warn', 'error'], default: 'info', description: 'Log level (logs are JSON lines)' },
 ] as const satisfies readonly InjectorOptionDef[];
 
@@ -51,6 +52,7 @@ export interface InjectorConfig {
   readonly allowedServiceAccounts: readonly string[];
   readonly allowedGroups: readonly string[];
   readonly componentsSocketsFolder: string;
+  readonly componentContainerPolicy: 'restricted' | 'baseline' | 'privileged';
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error';
 }
 
@@ -119,6 +121,7 @@ export function parseInjectorCommandLine(argv: readonly string[], env: NodeJS.Pr
     allowedServiceAccounts: list('allowed-service-accounts'),
     allowedGroups: list('allowed-groups'),
     componentsSocketsFolder: str('components-sockets-folder') ?? '/tmp/svc-components-sockets',
+    componentContainerPolicy: raw.get('component-container-policy') as InjectorConfig['componentContainerPolicy'],
     logLevel: raw.get('log-level') as InjectorConfig['logLevel'],
   };
   const fileTls = config.tlsCertFile !== undefined || config.tlsKeyFile !== undefined;

@@ -7,6 +7,7 @@ import { parseSidecarAnnotations } from '../annotations/sidecar-annotations.js';
 import { parseAppId } from '../annotations/parsers.js';
 import type { SidecarAnnotations } from '../annotations/table.js';
 import { selectComponentContainers, type ComponentObject } from '../components/component-containers.js';
+import type { ContainerPolicyLevel } from '../components/container-policy.js';
 import { envOps, volumeMountOps, withSocketPlumbing } from './container-ops.js';
 import { add, pointerSegment, type JsonPatchOp } from './json-patch.js';
 import {
@@ -23,6 +24,8 @@ export interface InjectorSettings {
   readonly sidecarImagePullPolicy: string;
   /** Socket folder used when the pod does not set svc.io/components-sockets-folder. */
   readonly socketsFolder: string;
+  /** What component containers may ask for (container-policy.ts). */
+  readonly componentContainerPolicy: ContainerPolicyLevel;
 }
 
 export interface PatchRequest {
@@ -73,7 +76,7 @@ function plan(req: PatchRequest): Plan | { deny: string } {
   if (a.injectPluggableComponents && typeof appId === 'string') {
     if (req.components === undefined) warnings.push(NO_API_ACCESS_WARNING);
     else {
-      const selection = selectComponentContainers(req.components, appId);
+      const selection = selectComponentContainers(req.components, appId, req.settings.componentContainerPolicy);
       warnings.push(...selection.warnings);
       problems.push(...selection.problems);
       injected = selection.containers;
