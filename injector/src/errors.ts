@@ -1,6 +1,7 @@
 /** The injector's error catalogue: each code with its HTTP status. Wire body `{"errorCode","message"}` as in svcd. */
 export const INJECTOR_ERROR_CODES = {
   ERR_MALFORMED_REQUEST: 400,
+  ERR_UNAUTHORIZED: 401,
   ERR_UNSUPPORTED_MEDIA_TYPE: 415,
   ERR_BODY_TOO_LARGE: 413,
   ERR_NOT_FOUND: 404,

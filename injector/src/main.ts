@@ -3,6 +3,7 @@
  * svc-injector wiring: options → logger → API access → serving TLS → webhook server; stop on SIGTERM/SIGINT.
  * Every part lives in its own module; this file only connects them.
  */
+import { readFileSync } from 'node:fs';
 import { pino, type Logger } from 'pino';
 import { FileTls } from './certs/file-tls.js';
 import { serviceDnsNames, type KeyPairPem } from './certs/generate.js';
@@ -21,6 +22,18 @@ interface ServingTls {
   readonly pair: KeyPairPem;
   onRotate(listener: (pair: KeyPairPem) => void): void;
   stop(): void;
+}
+
+/** The client CA PEM, read once at start (a missing or empty file is a configuration error). */
+function readClientCa(file: string): string {
+  let pem: string;
+  try {
+    pem = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new InjectorError('ERR_CONFIG_INVALID', `cannot read --client-ca-file ${file}: ${ensureError(err).message}`);
+  }
+  if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new InjectorError('ERR_CONFIG_INVALID', `--client-ca-file ${file} holds no PEM certificate`);
+  return pem;
 }
 
 async function servingTls(config: InjectorConfig, kc: ReturnType<typeof loadKubeConfig>, log: Logger): Promise<ServingTls> {
@@ -51,11 +64,13 @@ async function run(config: InjectorConfig, log: Logger): Promise<() => Promise<v
     log,
   });
   let ready = false;
-  const server = new WebhookServer(createWebhookApp({ mutation, log, ready: () => ready }), tls.pair);
+  const clientCa = config.clientCaFile === undefined ? undefined : readClientCa(config.clientCaFile);
+  const server = new WebhookServer(createWebhookApp({ mutation, log, ready: () => ready, requireClientCert: clientCa !== undefined }), tls.pair, clientCa);
   tls.onRotate((pair) => server.rotate(pair));
   const port = await server.start(config.listenAddress, config.port);
   ready = true;
-  log.info({ port, listenAddress: config.listenAddress, apiAccess: kc !== undefined, sidecarImage: config.sidecarImage }, 'svc-injector started');
+  log.info({ port, listenAddress: config.listenAddress, apiAccess: kc !== undefined, clientAuth: clientCa !== undefined, sidecarImage: config.sidecarImage }, 'svc-injector started');
+  if (!clientCa) log.warn('no --client-ca-file: anyone who reaches the injector port is answered; component containers with literal env values are refused (docs/security.md)');
   return async () => {
     ready = false;
     tls.stop();

@@ -69,7 +69,7 @@ describe('injector annotation table', () => {
     const components = [{ metadata: { name: 'store', annotations: { 'svc.io/component-container': '{"name":"store","image":"i"}' } }, scopes: ['myapp'] }];
     const patchFor = (annotations: Record<string, string>) => {
       const pod = makePod({ annotations, containers: [{ name: 'app', image: 'a' }, { name: 'comp', image: 'c' }] });
-      const out = buildPodPatch({ pod, components, settings });
+      const out = buildPodPatch({ pod, components, settings, callerVerified: true });
       expect(out.kind, JSON.stringify(out)).to.equal('patch');
       return JSON.stringify(out);
     };

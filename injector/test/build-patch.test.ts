@@ -190,14 +190,14 @@ const cases: Case[] = [
 describe('injector patch builder', () => {
   for (const c of cases) {
     it(c.name, () => {
-      const outcome = patched(buildPodPatch({ pod: c.pod, components: 'components' in c ? c.components : [], settings }));
+      const outcome = patched(buildPodPatch({ pod: c.pod, components: 'components' in c ? c.components : [], settings, callerVerified: true }));
       c.check(applyAndValidate(c.pod, outcome.patch), outcome);
     });
   }
 
   it('is idempotent: the patched pod is not patched again on reinvocation', () => {
     const pod = makePod({ annotations: { 'svc.io/pluggable-components': 'comp' }, containers: [{ name: 'app', image: 'a' }, { name: 'comp', image: 'c' }] });
-    const once = applyAndValidate(pod, patched(buildPodPatch({ pod, components: [], settings })).patch);
+    const once = applyAndValidate(pod, patched(buildPodPatch({ pod, components: [], settings, callerVerified: true })).patch);
     const trust = new CreatorTrust({ extraServiceAccounts: [], groups: [] });
     const decision = filterRequest(
       { uid: 'u', kind: { group: '', version: 'v1', kind: 'Pod' }, operation: 'CREATE', object: once, userInfo: { username: 'system:serviceaccount:kube-system:replicaset-controller' } },
@@ -245,7 +245,7 @@ describe('injector patch builder', () => {
   ];
   for (const d of denials) {
     it(`denies with a reason and no patch: ${d.name}`, () => {
-      const outcome = buildPodPatch({ pod: d.pod, components: d.components ?? [], settings });
+      const outcome = buildPodPatch({ pod: d.pod, components: d.components ?? [], settings, callerVerified: true });
       expect(outcome.kind).to.equal('deny');
       expect((outcome as { reason: string }).reason).to.match(d.reason);
       expect(outcome).to.not.have.property('patch');
@@ -255,7 +255,7 @@ describe('injector patch builder', () => {
   it('takes the pod name as app id when there is no annotation', () => {
     const pod = makePod({ name: 'standalone-pod' });
     delete pod.metadata!.annotations!['svc.io/app-id'];
-    const result = applyAndValidate(pod, patched(buildPodPatch({ pod, components: [], settings })).patch);
+    const result = applyAndValidate(pod, patched(buildPodPatch({ pod, components: [], settings, callerVerified: true })).patch);
     expect(envOf(container(result, 'svcd')).SVC_APP_ID).to.equal('standalone-pod');
   });
 });

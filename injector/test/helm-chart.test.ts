@@ -64,6 +64,9 @@ const SAMPLES: Record<string, unknown> = {
   'injector.allowedServiceAccounts': ['ci:deployer-*'],
   'injector.allowedGroups': ['platform-admins'],
   'injector.componentContainerPolicy': 'baseline',
+  'injector.clientCA': '-----BEGIN CERTIFICATE-----test-----END CERTIFICATE-----',
+  'injector.networkPolicy.enabled': false,
+  'injector.networkPolicy.from': [{ ipBlock: { cidr: '10.0.0.10/32' } }],
   'injector.tlsSecretName': 'custom-tls',
   'injector.resources.requests.cpu': '77m',
   'injector.resources.requests.memory': '77Mi',
@@ -148,6 +151,26 @@ describe('Helm chart charts/svc', function () {
     expect(reader.rules).to.deep.equal([{ apiGroups: ['svc.io'], resources: ['components'], verbs: ['get', 'list'] }]);
     const secretRole = find(objs, 'Role', 'svc-injector') as unknown as { rules: Array<{ verbs: string[]; resourceNames?: string[] }> };
     expect(secretRole.rules.find((r) => r.verbs.includes('update'))?.resourceNames).to.deep.equal(['svc-injector-tls']);
+  });
+
+  it('wires the client CA into the injector and admits only the webhook port from the given peers', () => {
+    const ca = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
+    const objs = objects(render({ injector: { clientCA: ca, networkPolicy: { from: [{ ipBlock: { cidr: '10.0.0.10/32' } }] } } }));
+    const configMap = find(objs, 'ConfigMap', 'svc-injector-client-ca') as unknown as { data: Record<string, string> };
+    expect(configMap.data['ca.crt']).to.equal(ca);
+    const pod = (find(objs, 'Deployment', 'svc-injector') as unknown as Deployment).spec!.template.spec!;
+    const c = pod.containers[0]!;
+    const caFile = c.env?.find((e) => e.name === 'SVC_INJECTOR_CLIENT_CA_FILE')?.value;
+    const mount = c.volumeMounts?.find((m) => m.name === 'client-ca');
+    expect(caFile).to.equal(`${mount?.mountPath}/ca.crt`);
+    expect(pod.volumes?.find((v) => v.name === 'client-ca')?.configMap?.name).to.equal('svc-injector-client-ca');
+    const policy = find(objs, 'NetworkPolicy', 'svc-injector') as unknown as { spec: { podSelector: { matchLabels: object }; ingress: { ports: object[]; from: object[] }[] } };
+    expect(policy.spec.podSelector.matchLabels).to.deep.equal((find(objs, 'Deployment', 'svc-injector') as unknown as Deployment).spec?.selector.matchLabels);
+    expect(policy.spec.ingress).to.deep.equal([{ ports: [{ protocol: 'TCP', port: 4000 }], from: [{ ipBlock: { cidr: '10.0.0.10/32' } }] }]);
+    // Off by default: no client CA objects; the policy is there without a source list.
+    const defaults = objects(render());
+    expect(defaults.some((o) => o.kind === 'ConfigMap')).to.equal(false);
+    expect((find(defaults, 'NetworkPolicy', 'svc-injector') as unknown as { spec: { ingress: object[] } }).spec.ingress).to.deep.equal([{ ports: [{ protocol: 'TCP', port: 4000 }] }]);
   });
 
   it('the injector binary accepts the args and env the chart gives it', () => {

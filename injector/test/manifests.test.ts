@@ -46,7 +46,7 @@ describe('manifests', function () {
     expect(actorStores.map((c) => (c.spec as { type: string }).type)).to.deep.equal(['state.redis']);
     const template = deployment.spec!.template;
     const pod: V1Pod = { apiVersion: 'v1', kind: 'Pod', metadata: { ...(template.metadata as unknown as V1Pod['metadata']), generateName: 'orders-', namespace: 'shop' }, spec: template.spec as V1Pod['spec'] };
-    const outcome = buildPodPatch({ pod, components, settings: { sidecarImage: 'svc/svcd:0.1.0', sidecarImagePullPolicy: 'IfNotPresent', socketsFolder: '/tmp/svc-components-sockets', componentContainerPolicy: 'restricted' as const } });
+    const outcome = buildPodPatch({ pod, components, settings: { sidecarImage: 'svc/svcd:0.1.0', sidecarImagePullPolicy: 'IfNotPresent', socketsFolder: '/tmp/svc-components-sockets', componentContainerPolicy: 'restricted' as const }, callerVerified: true });
     expect(outcome.kind, JSON.stringify(outcome)).to.equal('patch');
     if (outcome.kind !== 'patch') return;
     expect(outcome.warnings).to.deep.equal([]);

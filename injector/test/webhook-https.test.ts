@@ -1,7 +1,11 @@
 import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { expect } from 'chai';
 import { INJECTOR_OPTIONS } from '../src/config/options.js';
 import { NO_API_ACCESS_WARNING } from '../src/patch/build-patch.js';
+import { generateCa } from '../src/certs/generate.js';
+import { issueClientCert } from './support/client-cert.js';
 import { INJECTOR_MAIN, InjectorProcess, removeTestCerts, writeTestCerts, type TestCerts } from './support/injector-process.js';
 import { applyAndValidate, container, makePod } from './support/pods.js';
 import type { AdmissionReview } from '../src/webhook/admission.js';
@@ -143,5 +147,37 @@ describe('svc-injector over HTTPS (real process, no Kubernetes API)', function (
     const noTls = spawnSync(process.execPath, [INJECTOR_MAIN], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
     expect(noTls.status).to.equal(2);
     expect(noTls.stderr).to.contain('--tls-cert-file');
+  });
+});
+
+describe('svc-injector with --client-ca-file (real process over HTTPS)', function () {
+  let injector: InjectorProcess;
+  let certs: TestCerts;
+  const apiServerCa = generateCa({ commonName: 'webhook-clients', validityDays: 1, now: new Date() });
+  const otherCa = generateCa({ commonName: 'someone-else', validityDays: 1, now: new Date() });
+
+  before(async () => {
+    certs = writeTestCerts();
+    const caFile = path.join(certs.dir, 'clients-ca.pem');
+    writeFileSync(caFile, apiServerCa.cert);
+    injector = await InjectorProcess.start({ certs, args: ['--sidecar-image', 'svc/svcd:e2e', '--client-ca-file', caFile] });
+  });
+  after(async () => {
+    await injector?.stop();
+    removeTestCerts(certs);
+  });
+
+  it('answers /mutate only to a caller with a certificate of that CA; health stays open for probes', async () => {
+    const body = review(makePod({ annotations: { 'svc.io/pluggable-components': 'comp' }, containers: [{ name: 'app', image: 'a' }, { name: 'comp', image: 'c' }] }), { userInfo: { username: 'admin', groups: ['system:masters'] } });
+    for (const [who, clientCert] of [['no certificate', undefined], ['a certificate of another CA', issueClientCert(otherCa, 'kube-apiserver')]] as const) {
+      const res = await injector.request({ path: '/mutate', body, ...(clientCert ? { clientCert } : {}) });
+      expect(res.status, who).to.equal(401);
+      expect(res.body, who).to.deep.include({ errorCode: 'ERR_UNAUTHORIZED' });
+      expect(res.text, who).to.not.include('svcd');
+    }
+    const allowed = await injector.request({ path: '/mutate', body, clientCert: issueClientCert(apiServerCa, 'kube-apiserver-webhook-client') });
+    expect(allowed.status).to.equal(200);
+    expect((allowed.body as AdmissionReview).response?.patchType).to.equal('JSONPatch');
+    expect((await injector.request({ path: '/healthz', method: 'GET' })).status).to.equal(200);
   });
 });

@@ -82,7 +82,8 @@ describe('svc-injector admission through a real kube-apiserver', function () {
   let injector: InjectorProcess;
 
   before(async function () {
-    kube = await KubeApiServer.start();
+    // The API server authenticates to the webhook with a client certificate; the injector admits only that.
+    kube = await KubeApiServer.start({ webhookClientCert: true });
     const chart = renderChart({
       release: 'svc',
       namespace: RELEASE_NAMESPACE,
@@ -115,7 +116,7 @@ describe('svc-injector admission through a real kube-apiserver', function () {
     injector = await InjectorProcess.start({
       certs: { dir: kube.dir, ca: { cert: kube.pki.ca, key: kube.pki.caKey }, certFile: serving.certFile, keyFile: serving.keyFile },
       // Debug logs say when a request is admitted unchanged (the reinvocation case counts them).
-      args: ['--kubeconfig', kube.writeKubeconfig('svc-injector', token), '--sidecar-image', 'svc/svcd:e2e', '--log-level', 'debug'],
+      args: ['--kubeconfig', kube.writeKubeconfig('svc-injector', token), '--sidecar-image', 'svc/svcd:e2e', '--log-level', 'debug', '--client-ca-file', kube.pki.caFile],
     });
 
     // The chart's webhook configuration, reached by URL with the test CA as caBundle (what the injector's
@@ -231,6 +232,18 @@ describe('svc-injector admission through a real kube-apiserver', function () {
     expect(res.body.message).to.match(/admission webhook "sidecar-injector\.svc\.io" denied the request: .*component "bad-store": annotation svc\.io\/component-container is not valid JSON/);
     const stored = await kube.admin.request('GET', `/api/v1/namespaces/${BROKEN}/pods/orders-broken`);
     expect(stored.status).to.equal(404);
+  });
+
+  it('answers the API server (client certificate) and refuses a direct caller: no component containers, env or patch for it', async () => {
+    // Every injection in this suite went through the API server's certificate; a caller without one is refused.
+    const forged = {
+      apiVersion: 'admission.k8s.io/v1',
+      kind: 'AdmissionReview',
+      request: { uid: 'forged', kind: { group: '', version: 'v1', kind: 'Pod' }, operation: 'CREATE', namespace: SHOP, userInfo: { username: 'attacker', groups: ['system:masters'] }, object: pod(SHOP, 'x', { ...INJECT, 'svc.io/inject-pluggable-components': 'true' }) },
+    };
+    const res = await injector.request({ path: '/mutate', body: forged });
+    expect(res.status, res.text).to.equal(401);
+    expect(res.text).to.not.include('MEMSTORE_MODE').and.not.include('memstore');
   });
 
   it('denies a pod whose Component container asks for what the restricted policy forbids, naming each field', async () => {

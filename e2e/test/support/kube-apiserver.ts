@@ -73,6 +73,22 @@ class Child {
 export interface KubeApiServerOptions {
   /** How long to wait for /readyz (default 60 s: a cold start on a busy 2-core machine). */
   readonly readyTimeoutMs?: number;
+  /**
+   * The API server presents a client certificate (CN kube-apiserver-webhook-client, signed by the test CA) to every
+   * admission webhook, through an AdmissionConfiguration as docs/security.md describes.
+   */
+  readonly webhookClientCert?: boolean;
+}
+
+/** The AdmissionConfiguration and its kubeconfig: one client certificate for every webhook host (`*`). */
+function writeWebhookClientConfig(dir: string, pki: TestPki): string {
+  const client = pki.issue({ name: 'webhook-client', commonName: 'kube-apiserver-webhook-client' });
+  const kubeconfig = path.join(dir, 'webhook-clients.kubeconfig');
+  writeFileSync(kubeconfig, JSON.stringify({ apiVersion: 'v1', kind: 'Config', users: [{ name: '*', user: { 'client-certificate': client.certFile, 'client-key': client.keyFile } }] }));
+  const plugin = (name: string) => ({ name, configuration: { apiVersion: 'apiserver.config.k8s.io/v1', kind: 'WebhookAdmissionConfiguration', kubeConfigFile: kubeconfig } });
+  const file = path.join(dir, 'admission.json');
+  writeFileSync(file, JSON.stringify({ apiVersion: 'apiserver.config.k8s.io/v1', kind: 'AdmissionConfiguration', plugins: [plugin('MutatingAdmissionWebhook'), plugin('ValidatingAdmissionWebhook')] }));
+  return file;
 }
 
 export class KubeApiServer {
@@ -134,6 +150,7 @@ export class KubeApiServer {
       '--enable-priority-and-fairness=false',
       '--profiling=false',
       '--cert-dir', path.join(dir, 'apiserver-certs'),
+      ...(opts.webhookClientCert ? ['--admission-control-config-file', writeWebhookClientConfig(dir, pki)] : []),
     ], { stdio: ['ignore', 'pipe', 'pipe'] }));
 
     const server = `https://127.0.0.1:${securePort}`;

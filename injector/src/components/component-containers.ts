@@ -53,7 +53,27 @@ export function parseComponentContainer(componentName: string, raw: string): V1C
   return value as unknown as V1Container;
 }
 
-export function selectComponentContainers(components: readonly ComponentObject[], appId: string, policy: ContainerPolicyLevel): ComponentContainerSelection {
+export interface SelectionRules {
+  readonly policy: ContainerPolicyLevel;
+  /**
+   * May containers carry literal env values? Only when the caller is the verified API server: a patch is handed
+   * to whoever sends an AdmissionReview, and env values are where secrets go.
+   */
+  readonly literalEnv: boolean;
+}
+
+/** Literal env values of a container: what an unverified caller may not be handed. */
+function literalEnvProblems(component: string, container: V1Container): string[] {
+  return (container.env ?? [])
+    .filter((e) => e.value !== undefined && e.value !== '')
+    .map(
+      (e) =>
+        `component "${component}": container "${container.name}" sets env ${e.name} as a literal value, which svc-injector hands only to an API server it verified ` +
+        '(--client-ca-file): take it from a Secret or ConfigMap (valueFrom), or configure client authentication (docs/security.md)',
+    );
+}
+
+export function selectComponentContainers(components: readonly ComponentObject[], appId: string, rules: SelectionRules): ComponentContainerSelection {
   const containers: V1Container[] = [];
   const warnings: string[] = [];
   const problems: string[] = [];
@@ -76,7 +96,7 @@ export function selectComponentContainers(components: readonly ComponentObject[]
       problems.push(container);
       continue;
     }
-    const refused = containerPolicyProblems(name, container, policy);
+    const refused = [...containerPolicyProblems(name, container, rules.policy), ...(rules.literalEnv ? [] : literalEnvProblems(name, container))];
     if (refused.length > 0) {
       problems.push(...refused);
       continue;

@@ -21,6 +21,7 @@ export const INJECTOR_OPTIONS = [
   { flag: 'listen-address', env: 'SVC_INJECTOR_LISTEN_ADDRESS', kind: 'string', default: '0.0.0.0', description: 'Address the HTTPS server binds to' },
   { flag: 'tls-cert-file', env: 'SVC_INJECTOR_TLS_CERT_FILE', kind: 'string', description: 'PEM serving certificate (with --tls-key-file); reloaded when the file changes' },
   { flag: 'tls-key-file', env: 'SVC_INJECTOR_TLS_KEY_FILE', kind: 'string', description: 'PEM private key of the serving certificate' },
+  { flag: 'client-ca-file', env: 'SVC_INJECTOR_CLIENT_CA_FILE', kind: 'string', description: 'PEM CA of the client certificate the API server presents (AdmissionConfiguration): /mutate then answers only callers with a certificate it signed (401 otherwise)' },
   { flag: 'tls-secret', env: 'SVC_INJECTOR_TLS_SECRET', kind: 'string', description: 'Self-managed TLS: Secret (in --namespace) holding a generated CA and serving certificate, created or renewed at start and before expiry' },
   { flag: 'webhook-config', env: 'SVC_INJECTOR_WEBHOOK_CONFIG', kind: 'string', description: 'Self-managed TLS: MutatingWebhookConfiguration whose caBundle is kept in step with the CA' },
   { flag: 'service-name', env: 'SVC_INJECTOR_SERVICE_NAME', kind: 'string', default: 'svc-injector', description: 'Self-managed TLS: Service name the serving certificate is issued for' },
@@ -42,6 +43,7 @@ export interface InjectorConfig {
   readonly listenAddress: string;
   readonly tlsCertFile: string | undefined;
   readonly tlsKeyFile: string | undefined;
+  readonly clientCaFile: string | undefined;
   readonly tlsSecret: string | undefined;
   readonly webhookConfig: string | undefined;
   readonly serviceName: string;
@@ -111,6 +113,7 @@ export function parseInjectorCommandLine(argv: readonly string[], env: NodeJS.Pr
     listenAddress: str('listen-address') ?? '0.0.0.0',
     tlsCertFile: str('tls-cert-file'),
     tlsKeyFile: str('tls-key-file'),
+    clientCaFile: str('client-ca-file'),
     tlsSecret: str('tls-secret'),
     webhookConfig: str('webhook-config'),
     serviceName: str('service-name') ?? 'svc-injector',

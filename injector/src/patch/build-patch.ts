@@ -33,6 +33,8 @@ export interface PatchRequest {
   /** Components of the pod's namespace; `undefined` when the injector has no Kubernetes API access. */
   readonly components: readonly ComponentObject[] | undefined;
   readonly settings: InjectorSettings;
+  /** The request came from a caller the injector verified as the API server (client certificate). */
+  readonly callerVerified: boolean;
 }
 
 export type PatchOutcome =
@@ -76,7 +78,7 @@ function plan(req: PatchRequest): Plan | { deny: string } {
   if (a.injectPluggableComponents && typeof appId === 'string') {
     if (req.components === undefined) warnings.push(NO_API_ACCESS_WARNING);
     else {
-      const selection = selectComponentContainers(req.components, appId, req.settings.componentContainerPolicy);
+      const selection = selectComponentContainers(req.components, appId, { policy: req.settings.componentContainerPolicy, literalEnv: req.callerVerified });
       warnings.push(...selection.warnings);
       problems.push(...selection.problems);
       injected = selection.containers;

@@ -1,5 +1,6 @@
 /** The Koa app: POST /mutate (AdmissionReview JSON in and out) and GET /healthz. Only I/O lives here. */
 import Koa from 'koa';
+import type { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
 import { ensureError, InjectorError } from '../errors.js';
 import { decodeAdmissionReview } from './admission.js';
@@ -19,7 +20,12 @@ async function readBody(ctx: Koa.Context): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-export function createWebhookApp(deps: { mutation: MutationService; log: Logger; ready: () => boolean }): Koa {
+/** Did the caller present a client certificate the server's client CA signed? */
+function callerVerified(ctx: Koa.Context): boolean {
+  return (ctx.req.socket as Partial<TLSSocket>).authorized === true;
+}
+
+export function createWebhookApp(deps: { mutation: MutationService; log: Logger; ready: () => boolean; requireClientCert: boolean }): Koa {
   const app = new Koa();
   app.use(async (ctx, next) => {
     try {
@@ -41,6 +47,10 @@ export function createWebhookApp(deps: { mutation: MutationService; log: Logger;
     }
     if (ctx.path !== '/mutate') throw new InjectorError('ERR_NOT_FOUND', `no route ${ctx.method} ${ctx.path}`);
     if (ctx.method !== 'POST') throw new InjectorError('ERR_METHOD_NOT_ALLOWED', 'use POST /mutate');
+    const verified = callerVerified(ctx);
+    if (deps.requireClientCert && !verified) {
+      throw new InjectorError('ERR_UNAUTHORIZED', 'a client certificate signed by the CA of --client-ca-file is required: only the API server may call /mutate');
+    }
     if (!ctx.is('application/json')) throw new InjectorError('ERR_UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json');
     const raw = await readBody(ctx);
     if (raw.length === 0) throw new InjectorError('ERR_MALFORMED_REQUEST', 'empty body');
@@ -53,7 +63,7 @@ export function createWebhookApp(deps: { mutation: MutationService; log: Logger;
     const review = decodeAdmissionReview(body);
     if (typeof review === 'string') throw new InjectorError('ERR_MALFORMED_REQUEST', `not an AdmissionReview: ${review}`);
     ctx.status = 200;
-    ctx.body = await deps.mutation.review(review);
+    ctx.body = await deps.mutation.review(review, { verified });
   });
   return app;
 }

@@ -20,7 +20,11 @@ export class MutationService {
   constructor(private readonly deps: MutationDeps) {}
 
   /** Throws only when the Components cannot be read: the API server then applies the webhook's failure policy. */
-  async review(review: AdmissionReview): Promise<AdmissionReview> {
+  /**
+   * `caller.verified`: the caller presented a client certificate of the configured CA (the API server). Only then
+   * may a patch carry literal env values of component containers (component-containers.ts).
+   */
+  async review(review: AdmissionReview, caller: { verified: boolean }): Promise<AdmissionReview> {
     const req = review.request!;
     const { log } = this.deps;
     const filtered = filterRequest(req, this.deps.trust);
@@ -33,7 +37,7 @@ export class MutationService {
     if (parseSidecarAnnotations(filtered.pod.metadata?.annotations).values.injectPluggableComponents) {
       components = this.deps.components ? await this.deps.components.list(filtered.namespace) : undefined;
     }
-    const outcome = buildPodPatch({ pod: filtered.pod, components, settings: this.deps.settings });
+    const outcome = buildPodPatch({ pod: filtered.pod, components, settings: this.deps.settings, callerVerified: caller.verified });
     if (outcome.kind === 'deny') {
       log.warn({ uid: req.uid, namespace: filtered.namespace, reason: outcome.reason }, 'pod denied');
       return buildAdmissionReviewResponse(review, { kind: 'deny', reason: outcome.reason });

@@ -6,9 +6,14 @@ import type { KeyPairPem } from '../certs/generate.js';
 export class WebhookServer {
   private readonly server: https.Server;
 
-  constructor(app: Koa, pair: KeyPairPem) {
+  /**
+   * With `clientCa`, every TLS handshake asks for a client certificate and checks it against that CA; the app
+   * decides per route what an unverified caller may do (health probes carry no certificate).
+   */
+  constructor(app: Koa, pair: KeyPairPem, clientCa?: string) {
     const handle = app.callback();
-    this.server = https.createServer({ cert: pair.cert, key: pair.key, minVersion: 'TLSv1.2' }, (req, res) => void handle(req, res));
+    const clientAuth = clientCa === undefined ? {} : { requestCert: true, rejectUnauthorized: false, ca: clientCa };
+    this.server = https.createServer({ cert: pair.cert, key: pair.key, minVersion: 'TLSv1.2', ...clientAuth }, (req, res) => void handle(req, res));
   }
 
   start(host: string, port: number): Promise<number> {

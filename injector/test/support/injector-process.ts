@@ -65,7 +65,7 @@ export class InjectorProcess {
     return proc;
   }
 
-  request(opts: { method?: string; path: string; body?: string | object; contentType?: string }): Promise<{ status: number; body: unknown; text: string }> {
+  request(opts: { method?: string; path: string; body?: string | object; contentType?: string; clientCert?: KeyPairPem }): Promise<{ status: number; body: unknown; text: string }> {
     const payload = opts.body === undefined ? '' : typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
     return new Promise((resolve, reject) => {
       const req = https.request(
@@ -76,6 +76,7 @@ export class InjectorProcess {
           method: opts.method ?? 'POST',
           path: opts.path,
           ca: this.ca,
+          ...(opts.clientCert ? { cert: opts.clientCert.cert, key: opts.clientCert.key } : {}),
           headers: { 'content-type': opts.contentType ?? 'application/json', 'content-length': Buffer.byteLength(payload) },
         },
         (res) => {
