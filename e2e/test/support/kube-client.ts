@@ -34,14 +34,18 @@ export function parseWarningHeader(value: string): string | undefined {
   return m ? m[1]!.replace(/\\(.)/g, '$1') : undefined;
 }
 
+/** Kinds whose plural is not the kind + "s". */
+const IRREGULAR_PLURALS: Readonly<Record<string, string>> = { NetworkPolicy: 'networkpolicies' };
+
 /** REST collection of an object: namespaced when it names a namespace. */
 export function collectionPath(obj: KubeObject): string {
   const { apiVersion, kind } = obj;
   if (!apiVersion || !kind) throw new Error(`object ${obj.metadata.name ?? ''} lacks apiVersion or kind`);
-  if (/[sy]$/.test(kind)) throw new Error(`cannot derive the plural of kind ${kind}: add it to collectionPath`);
+  const plural = IRREGULAR_PLURALS[kind] ?? `${kind.toLowerCase()}s`;
+  if (!IRREGULAR_PLURALS[kind] && /[sy]$/.test(kind)) throw new Error(`cannot derive the plural of kind ${kind}: add it to IRREGULAR_PLURALS`);
   const group = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
   const ns = obj.metadata.namespace ? `/namespaces/${obj.metadata.namespace}` : '';
-  return `${group}${ns}/${kind.toLowerCase()}s`;
+  return `${group}${ns}/${plural}`;
 }
 
 export class KubeClient {
