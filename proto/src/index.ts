@@ -4,3 +4,4 @@ export * from './reflection.js';
 export * from './rich-status.js';
 export * from './durabletask.js';
 export * from './work-item-encoding.js';
+export * from './work-answer-decoding.js';

@@ -11,21 +11,21 @@ import { DURABLETASK_PROTO_FILE } from './durabletask.js';
 import type { HistoryEvent } from './gen/HistoryEvent.js';
 import { PROTO_ROOT } from './proto-root.js';
 
-let historyEventType: protobuf.Type | undefined;
+let root: protobuf.Root | undefined;
 
-function eventType(): protobuf.Type {
-  if (!historyEventType) {
-    const root = new protobuf.Root();
+/** The protocol's types for hand-made encoding and decoding (proto-loader keeps its own copy for the service). */
+export function durableTaskType(name: 'HistoryEvent' | 'OrchestratorAction'): protobuf.Type {
+  if (!root) {
+    root = new protobuf.Root();
     root.resolvePath = (_origin, target) => (path.isAbsolute(target) ? target : path.join(PROTO_ROOT, target));
     root.loadSync(DURABLETASK_PROTO_FILE, { keepCase: false });
-    historyEventType = root.lookupType('HistoryEvent');
   }
-  return historyEventType;
+  return root.lookupType(name);
 }
 
 /** Events as entries of the repeated `HistoryEvent` field `field` of `OrchestratorRequest` (3: past, 4: new). */
 export function encodeEventsField(field: 3 | 4, events: readonly HistoryEvent[]): Buffer {
-  const type = eventType();
+  const type = durableTaskType('HistoryEvent');
   const w = protobuf.Writer.create();
   for (const e of events) type.encode(type.fromObject(e), w.uint32((field << 3) | 2).fork()).ldelim();
   return toBuffer(w.finish());

@@ -154,6 +154,31 @@ describe('workflow worker protocol (stale, malformed and foreign answers)', func
     }
   });
 
+  it('refuses an answer with an undecodable action (INVALID_ARGUMENT) and takes the corrected answer to the same item', async () => {
+    const h = await WorkflowHarness.start();
+    const w = new RawWorker(h.svcd.grpcAddress);
+    try {
+      w.connect();
+      expect(await start(w.client, 'garbled-1')).to.equal(null);
+      const item = await w.nextItem(1);
+      // OrchestratorResponse{instanceId, actions: [a good action, an action cut inside a varint]}, sent as raw bytes.
+      const proto = loadDurableTaskProto().grpc.TaskHubSidecarService.service.CompleteOrchestratorTask;
+      const good = proto.requestSerialize({ instanceId: 'garbled-1', actions: [complete(0, '"x"')], completionToken: item.completionToken });
+      const garbled = Buffer.concat([good, Buffer.from([0x12, 0x02, 0x08, 0xff])]);
+      const err = await new Promise<grpc.ServiceError | null>((resolve) =>
+        w.client.makeUnaryRequest('/TaskHubSidecarService/CompleteOrchestratorTask', (b: Buffer) => b, (b: Buffer) => b, garbled, (e) => resolve(e)),
+      );
+      expect(err?.code).to.equal(grpc.status.INVALID_ARGUMENT);
+      expect(err?.details).to.match(/action 1 of the answer cannot be decoded/);
+      expect((await status(w.client, 'garbled-1')).status, 'nothing of the refused answer applied').to.equal('ORCHESTRATION_STATUS_PENDING');
+      expect(await w.completeOrchestration('garbled-1', [complete(0, '"fixed"')], item.completionToken)).to.equal(null);
+      expect(await status(w.client, 'garbled-1')).to.deep.equal({ status: 'ORCHESTRATION_STATUS_COMPLETED', output: '"fixed"' });
+    } finally {
+      w.close();
+      await h.close();
+    }
+  });
+
   it('starts a sub-workflow sent without an instance ID as `<parent>:<action id in 4 hex digits>`', async () => {
     const h = await WorkflowHarness.start();
     const w = new RawWorker(h.svcd.grpcAddress);

@@ -24,14 +24,14 @@ import type {
   TerminateRequest__Output,
   WorkItem as WireWorkItem,
 } from '@svc/proto';
-import { loadDurableTaskProto } from '@svc/proto';
+import { loadDurableTaskProto, splitOrchestratorResponse } from '@svc/proto';
 import { RuntimeError, isRuntimeError, ensureError } from '../../errors/runtime-error.js';
 import type { Logger } from '../../log/logger.js';
 import type { WorkerHub } from '../actor-engine.js';
 import type { WorkerConnection } from '../dispatcher.js';
 import type { WorkflowEngine, WorkflowInstance } from '../engine.js';
 import { checkExistingInstanceId, checkNewInstanceId } from '../instance-id.js';
-import { fromReusePolicy, fromTimestamp, fromWireActions, fromWireFailure, nonEmptyText, text, encodeWorkItem, toWireEvent, toWireState } from './wire.js';
+import { decodeWireActions, fromReusePolicy, fromTimestamp, fromWireFailure, nonEmptyText, text, encodeWorkItem, toWireEvent, toWireState } from './wire.js';
 import { optional } from '../optional.js';
 import { fromListRequest, fromPurgeFilter, toListResponse } from './instance-listing.js';
 
@@ -47,16 +47,27 @@ export interface DurableTaskServiceOptions {
 
 type Call = grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerWritableStream<unknown, unknown>;
 
+/** A worker's orchestrator answer with its actions still encoded (decoded in slices by the handler). */
+type SplitAnswer = Omit<OrchestratorResponse__Output, 'actions'> & { readonly encodedActions: readonly Uint8Array[] };
+
 /** The service definition and its implementation, ready for `GrpcApiServer.addService`. */
 export function durableTaskService(opts: DurableTaskServiceOptions): { definition: grpc.ServiceDefinition; implementation: grpc.UntypedServiceImplementation } {
   const { engine, log } = opts;
   const proto = loadDurableTaskProto();
   // GetWorkItems writes work items already encoded (wire.ts `encodeWorkItem`): its serializer passes bytes through.
+  // An orchestrator answer is decoded in two steps: its head at once, its actions in slices by the handler.
   const service = proto.grpc.TaskHubSidecarService.service;
   const serializeWorkItem = service.GetWorkItems.responseSerialize as (wire: WireWorkItem) => Buffer;
+  const deserializeAnswerHead = service.CompleteOrchestratorTask.requestDeserialize as (bytes: Buffer) => OrchestratorResponse__Output;
+  const answerDeserializer = (bytes: Buffer): SplitAnswer => {
+    const { head, actions } = splitOrchestratorResponse(bytes);
+    return { ...deserializeAnswerHead(head), encodedActions: actions };
+  };
   const definition: grpc.ServiceDefinition = {
     ...service,
     GetWorkItems: { ...service.GetWorkItems, responseSerialize: (value: Buffer | WireWorkItem) => (Buffer.isBuffer(value) ? value : serializeWorkItem(value)) },
+    CompleteOrchestratorTask: { ...service.CompleteOrchestratorTask, requestDeserialize: answerDeserializer },
+    CompleteWorkflowTask: { ...service.CompleteWorkflowTask, requestDeserialize: answerDeserializer },
   };
   let nextWorkerId = 1;
 
@@ -257,9 +268,10 @@ export function durableTaskService(opts: DurableTaskServiceOptions): { definitio
   };
 
   function completeOrchestrator(name: string) {
-    return unary<OrchestratorResponse__Output, object>(name, async (req, _cancelled, call) => {
+    return unary<SplitAnswer, object>(name, async (req, _cancelled, call) => {
       const origin = { token: req.completionToken, peer: call.getPeer() };
-      await opts.hub()?.completeOrchestration(req.instanceId, fromWireActions(req.actions), text(req.customStatus), origin);
+      const actions = await decodeWireActions(req.encodedActions);
+      await opts.hub()?.completeOrchestration(req.instanceId, actions, text(req.customStatus), origin);
       return {};
     });
   }

@@ -17,8 +17,9 @@ import type {
   Timestamp__Output,
   WorkItem as WireWorkItem,
 } from '@svc/proto';
-import { encodeEventsField, encodeOrchestratorWorkItem } from '@svc/proto';
-import { YIELD_SLICE, yieldToEventLoop } from '../../util/event-loop.js';
+import { decodeOrchestratorAction, encodeEventsField, encodeOrchestratorWorkItem } from '@svc/proto';
+import { YIELD_SLICE, inSlices, yieldToEventLoop } from '../../util/event-loop.js';
+import { RuntimeError, ensureError } from '../../errors/runtime-error.js';
 import type { WorkItem } from '../dispatcher.js';
 import type { FailureDetails, IdReusePolicy, RuntimeStatus, WorkflowInstance } from '../engine.js';
 import type { CompletionStatus, HistoryEvent } from '../history.js';
@@ -150,36 +151,54 @@ function fromWireCarryover(e: WireEventOut): HistoryEvent | undefined {
 }
 
 /** Worker actions in the engine's model; unknown action kinds are skipped. */
-export function fromWireActions(actions: OrchestratorAction__Output[]): WorkerAction[] {
-  const out: WorkerAction[] = [];
-  for (const a of actions) {
-    const id = a.id;
-    if (a.scheduleTask) {
-      out.push({ id, type: 'ScheduleTask', name: a.scheduleTask.name, ...optional('input', text(a.scheduleTask.input)) });
-    } else if (a.createTimer) {
-      out.push({ id, type: 'CreateTimer', fireAt: fromTimestamp(a.createTimer.fireAt) ?? Date.now() });
-    } else if (a.createSubOrchestration) {
-      const c = a.createSubOrchestration;
-      out.push({ id, type: 'CreateSubOrchestration', instanceId: c.instanceId, name: c.name, ...optional('input', text(c.input)) });
-    } else if (a.sendEvent) {
-      const s = a.sendEvent;
-      out.push({ id, type: 'SendEvent', instanceId: s.instance?.instanceId ?? '', name: s.name, ...optional('data', text(s.data)) });
-    } else if (a.terminateOrchestration) {
-      const t = a.terminateOrchestration;
-      out.push({ id, type: 'TerminateOrchestration', instanceId: t.instanceId, recurse: t.recurse, ...optional('reason', text(t.reason)) });
-    } else if (a.completeOrchestration) {
-      const c = a.completeOrchestration;
-      const failureDetails = fromWireFailure(c.failureDetails);
-      out.push({
-        id,
-        type: 'CompleteOrchestration',
-        status: COMPLETION_STATUSES[c.orchestrationStatus] ?? 'COMPLETED',
-        ...optional('result', text(c.result)),
-        ...(failureDetails ? { failureDetails } : {}),
-        carryoverEvents: c.carryoverEvents.flatMap((e) => fromWireCarryover(e) ?? []),
-      });
-    }
+/** One action of a worker's answer in the engine's terms; undefined for an action of no kind svcd knows. */
+export function fromWireAction(a: OrchestratorAction__Output): WorkerAction | undefined {
+  const id = a.id;
+  if (a.scheduleTask) return { id, type: 'ScheduleTask', name: a.scheduleTask.name, ...optional('input', text(a.scheduleTask.input)) };
+  if (a.createTimer) return { id, type: 'CreateTimer', fireAt: fromTimestamp(a.createTimer.fireAt) ?? Date.now() };
+  if (a.createSubOrchestration) {
+    const c = a.createSubOrchestration;
+    return { id, type: 'CreateSubOrchestration', instanceId: c.instanceId, name: c.name, ...optional('input', text(c.input)) };
   }
+  if (a.sendEvent) {
+    const s = a.sendEvent;
+    return { id, type: 'SendEvent', instanceId: s.instance?.instanceId ?? '', name: s.name, ...optional('data', text(s.data)) };
+  }
+  if (a.terminateOrchestration) {
+    const t = a.terminateOrchestration;
+    return { id, type: 'TerminateOrchestration', instanceId: t.instanceId, recurse: t.recurse, ...optional('reason', text(t.reason)) };
+  }
+  if (a.completeOrchestration) {
+    const c = a.completeOrchestration;
+    const failureDetails = fromWireFailure(c.failureDetails);
+    return {
+      id,
+      type: 'CompleteOrchestration',
+      status: COMPLETION_STATUSES[c.orchestrationStatus] ?? 'COMPLETED',
+      ...optional('result', text(c.result)),
+      ...(failureDetails ? { failureDetails } : {}),
+      carryoverEvents: c.carryoverEvents.flatMap((e) => fromWireCarryover(e) ?? []),
+    };
+  }
+  return undefined;
+}
+
+/**
+ * The actions of an answer split by `splitOrchestratorResponse`, decoded and converted in slices (a 100,000-action
+ * answer decoded at once held the event loop for hundreds of milliseconds). Undecodable bytes: ERR_MALFORMED_REQUEST.
+ */
+export async function decodeWireActions(encoded: readonly Uint8Array[]): Promise<WorkerAction[]> {
+  const out: WorkerAction[] = [];
+  await inSlices(encoded, (bytes, index) => {
+    let wire: OrchestratorAction__Output;
+    try {
+      wire = decodeOrchestratorAction(bytes);
+    } catch (err) {
+      throw new RuntimeError('ERR_MALFORMED_REQUEST', `action ${index} of the answer cannot be decoded: ${ensureError(err).message}`);
+    }
+    const action = fromWireAction(wire);
+    if (action) out.push(action);
+  });
   return out;
 }
 
