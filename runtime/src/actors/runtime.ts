@@ -389,7 +389,7 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
 
   async #commitTurn(activation: Activation, ctx: TurnContext): Promise<void> {
     const writes = ctx.state.writes;
-    const stateOps = activation.cache.toOperations(writes);
+    const stateOps = await activation.cache.toOperations(writes);
     if (this.#listing) {
       for (const [key, value] of ctx.indexChanges) {
         const storeKey = this.#keys.index(activation.type, key);

@@ -129,7 +129,7 @@ export class PostgresStateStore extends VersionedStateStore implements MultiHost
         const failed = await failedFences(client, this.#placementPartitions, fenced.appId, fenced.fences);
         if (failed.length > 0) throw new FencedError(failed);
       }
-      for (const step of batchUnconditional(writes)) {
+      for (const step of await batchUnconditional(writes)) {
         if ('kind' in step) await this.#apply(client, step);
         else await this.#applyBatch(client, step);
       }

@@ -78,13 +78,13 @@ export abstract class VersionedStateStore implements TransactionalStateStore {
   }
 
   async transact(ops: readonly TransactionOperation[], _metadata?: StateMetadata): Promise<void> {
-    const writes = planOperations(ops);
+    const writes = await planOperations(ops);
     if (writes.length > 0) await this.applyAtomically(writes);
   }
 
   /** `MultiHostStore.transactFenced` for the stores that can check fences; without fences it is `transact`. */
   protected async applyFenced(appId: string, ops: readonly TransactionOperation[], fences: readonly Fence[]): Promise<void> {
-    const writes = planOperations(ops);
+    const writes = await planOperations(ops);
     if (fences.length > 0) await this.applyAtomically(writes, { appId, fences });
     else if (writes.length > 0) await this.applyAtomically(writes);
   }

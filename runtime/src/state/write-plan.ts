@@ -3,6 +3,7 @@
  * `condition` says what must hold about the key's current version; stores only evaluate conditions. ETags are
  * the decimal version numbers the stores issue, so anything else is an invalid ETag.
  */
+import { inSlices, mapInSlices } from '../util/event-loop.js';
 import { StateEtagError, type DeleteRequest, type SetRequest, type TransactionOperation } from './store.js';
 
 /** What must hold about a key's current version for a write to go ahead. */
@@ -49,9 +50,12 @@ export function planDelete(req: DeleteRequest): PlannedWrite {
   return { kind: 'delete', key: req.key, condition };
 }
 
-/** Plans every operation before any is applied, so an invalid ETag anywhere rejects the whole batch untouched. */
-export function planOperations(ops: readonly TransactionOperation[]): PlannedWrite[] {
-  return ops.map((op) => (op.operation === 'upsert' ? planSet(op.request) : planDelete(op.request)));
+/**
+ * Plans every operation before any is applied, so an invalid ETag anywhere rejects the whole batch untouched.
+ * In slices: a workflow turn may carry 200,000 operations.
+ */
+export function planOperations(ops: readonly TransactionOperation[]): Promise<PlannedWrite[]> {
+  return mapInSlices(ops, (op) => (op.operation === 'upsert' ? planSet(op.request) : planDelete(op.request)));
 }
 
 export function conditionHolds(condition: WriteCondition, currentVersion: number | undefined): boolean {
@@ -103,7 +107,7 @@ export interface UnconditionalBatch {
  * stay single, in place. For stores that pay a round trip per statement (PostgreSQL): a 100,000-write workflow
  * turn becomes a few statements instead of 100,000.
  */
-export function batchUnconditional(writes: readonly PlannedWrite[]): (PlannedWrite | UnconditionalBatch)[] {
+export async function batchUnconditional(writes: readonly PlannedWrite[]): Promise<(PlannedWrite | UnconditionalBatch)[]> {
   const out: (PlannedWrite | UnconditionalBatch)[] = [];
   let run = new Map<string, PlannedWrite>();
   const flush = () => {
@@ -117,7 +121,7 @@ export function batchUnconditional(writes: readonly PlannedWrite[]): (PlannedWri
     out.push({ sets, deletes });
     run = new Map();
   };
-  for (const w of writes) {
+  await inSlices(writes, (w) => {
     if (w.condition.kind === 'any') {
       run.delete(w.key); // re-inserted: Map order follows the last write
       run.set(w.key, w);
@@ -125,7 +129,7 @@ export function batchUnconditional(writes: readonly PlannedWrite[]): (PlannedWri
       flush();
       out.push(w);
     }
-  }
+  });
   flush();
   return out;
 }

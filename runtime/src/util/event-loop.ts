@@ -9,9 +9,17 @@ export function yieldToEventLoop(): Promise<void> {
 }
 
 /** Runs `body` over `items` in slices of `YIELD_SLICE`, yielding between slices (not before the first). */
-export async function inSlices<T>(items: readonly T[], body: (item: T, index: number) => void): Promise<void> {
-  for (let i = 0; i < items.length; i++) {
+export async function inSlices<T>(items: Iterable<T>, body: (item: T, index: number) => void): Promise<void> {
+  let i = 0;
+  for (const item of items) {
     if (i > 0 && i % YIELD_SLICE === 0) await yieldToEventLoop();
-    body(items[i] as T, i);
+    body(item, i++);
   }
+}
+
+/** `items.map(fn)` in slices (see `inSlices`). */
+export async function mapInSlices<T, U>(items: Iterable<T>, fn: (item: T, index: number) => U): Promise<U[]> {
+  const out: U[] = [];
+  await inSlices(items, (item, i) => out.push(fn(item, i)));
+  return out;
 }

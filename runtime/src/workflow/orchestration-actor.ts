@@ -486,7 +486,7 @@ export class OrchestrationActor implements Actor {
     if (c.deleteHistoryFrom) {
       for (let i = Math.max(c.deleteHistoryFrom.from, inst.history.length); i < c.deleteHistoryFrom.to; i++) ctx.state.delete(historyKey(i));
     }
-    for (const seq of c.removedInbox) ctx.state.delete(inboxKey(seq));
+    await inSlices(c.removedInbox, (seq) => ctx.state.delete(inboxKey(seq)));
     for (const e of c.addedInbox) ctx.state.set(inboxKey(e.seq), encode(e.event));
     inst.meta.version += 1;
     ctx.state.set('metadata', encode(inst.meta));

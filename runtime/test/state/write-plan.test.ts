@@ -4,8 +4,8 @@ import { batchUnconditional, planDelete, planSet } from '../../src/state/write-p
 const set = (key: string, value: string, etag?: string) => planSet({ key, value: Buffer.from(value), ...(etag ? { etag } : {}) });
 
 describe('state write plan: batching unconditional writes', () => {
-  it('collapses runs of unconditional writes (last write of a key wins) and keeps conditional writes in place', () => {
-    const steps = batchUnconditional([set('a', '1'), set('b', '1'), planDelete({ key: 'a' }), set('c', '1', '3'), set('a', '2'), set('a', '3')]);
+  it('collapses runs of unconditional writes (last write of a key wins) and keeps conditional writes in place', async () => {
+    const steps = await batchUnconditional([set('a', '1'), set('b', '1'), planDelete({ key: 'a' }), set('c', '1', '3'), set('a', '2'), set('a', '3')]);
     expect(steps).to.have.length(3);
     expect(steps[0]).to.deep.equal({ sets: [{ key: 'b', value: Buffer.from('1') }], deletes: ['a'] });
     expect(steps[1]).to.include({ kind: 'set', key: 'c' });
