@@ -12,6 +12,10 @@ import { createHttpApp } from './api/http/app.js';
 import { actorRoutes } from './api/http/routes/actors.js';
 import { healthRoutes } from './api/http/routes/health.js';
 import { metadataRoutes } from './api/http/routes/metadata.js';
+import { bindingRoutes } from './api/http/routes/bindings.js';
+import { publishRoutes } from './api/http/routes/publish.js';
+import { InputBindingsHost } from './bindings/input-bindings-host.js';
+import { OutputBindingApi } from './bindings/output-api.js';
 import { stateRoutes } from './api/http/routes/state.js';
 import { HttpApiServer } from './api/http/server.js';
 import { GrpcApiServer } from './api/grpc/server.js';
@@ -29,6 +33,11 @@ import { createLogger, type Logger } from './log/logger.js';
 import { createMetricsRegistry, MetricsServer } from './metrics/metrics.js';
 import { Lifecycle } from './util/lifecycle.js';
 import { listenFor } from './util/listen-failure.js';
+import { PubSubMetrics } from './pubsub/metrics.js';
+import { PublishApi } from './pubsub/publish-api.js';
+import { PubSubHost } from './pubsub/pubsub-host.js';
+import { PubSubs } from './pubsub/pubsubs.js';
+import { loadSubscriptionResources } from './pubsub/subscription-resources.js';
 import { StateApi } from './state/state-api.js';
 import { RUNTIME_VERSION } from './version.js';
 import { durableTaskService } from './workflow/grpc/service.js';
@@ -83,6 +92,18 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
     },
   });
   const workflows: WorkflowHost = new WorkflowHost({ appId: config.appId, actorRuntime: () => actors.runtime, replicas: () => actors.replicas, metrics, log });
+  const pubsubs = new PubSubs(components, config.appId);
+  const pubsubMetrics = new PubSubMetrics(metrics);
+  const subscriptions = new PubSubHost({
+    appId: config.appId,
+    appPort: config.appPort,
+    appWaitMs: 30_000,
+    pubsubs,
+    // Kubernetes mode reads Subscription objects from the API server (not yet: docs/pubsub.md says so).
+    declarative: () => (config.mode === 'kubernetes' ? Promise.resolve([]) : loadSubscriptionResources(config.resourcesPaths, config.appId, log)),
+    metrics: pubsubMetrics,
+    log: log.child({ scope: 'pubsub' }),
+  });
   let ready = false;
   const outboundHealth = new OutboundHealth(components, { pingTimeoutMs: OUTBOUND_PING_TIMEOUT_MS, cacheMs: OUTBOUND_HEALTH_CACHE_MS });
 
@@ -92,11 +113,14 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
     groups: [
       healthRoutes({ ready: () => ready, outboundProblems: () => outboundHealth.problems() }),
       stateRoutes(new StateApi({ appId: config.appId, namespace: config.namespace, stores: components }), config.maxRequestSizeBytes),
+      publishRoutes(new PublishApi(pubsubs, config.appId, pubsubMetrics), config.maxRequestSizeBytes),
+      bindingRoutes(new OutputBindingApi(components), config.maxRequestSizeBytes),
       metadataRoutes([
         () => ({ id: config.appId, runtimeVersion: RUNTIME_VERSION }),
         () => componentsMetadata(components),
         () => actors.metadata(),
         () => workflows.metadata(),
+        () => subscriptions.metadata(),
       ]),
       actorRoutes(() => new PublicActors(actors.requireRuntime()), config.maxRequestSizeBytes),
       workflowHttpRoutes({ engine: workflows.engine, maxBodyBytes: config.maxRequestSizeBytes }),
@@ -133,6 +157,8 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
     .add(actors)
     .add(workflows)
     // After the workflow engine registered its actor type: only then may other replicas route calls here.
+    .add(subscriptions)
+    .add(new InputBindingsHost(components, config.appPort, log.child({ scope: 'bindings' })))
     .add({ name: 'actor-placement', start: () => actors.serve(), stop: () => Promise.resolve() })
     .add({ name: 'grpc-api', start: async () => void (ports.grpc = await listenFor('grpc-port', config.listenAddress, config.grpcPort, () => grpcServer.start())), stop: () => grpcServer.stop(config.shutdownGracePeriodMs) })
     // Stops before the gRPC server: workers' GetWorkItems streams end with status OK, so SDK workers reconnect.

@@ -1,3 +1,6 @@
+import { CronBinding } from '../bindings/cron.js';
+import { InMemoryPubSub } from '../pubsub/in-memory.js';
+import { RedisStreamsPubSub } from '../pubsub/redis-streams.js';
 import { InMemoryStateStore } from '../state/in-memory.js';
 import { PostgresStateStore, postgresOptionsFromMetadata } from '../state/postgresql.js';
 import { RedisStateStore, redisOptionsFromMetadata } from '../state/redis.js';
@@ -15,14 +18,32 @@ const STATE_STORES: Record<string, BuiltinFactory> = {
   'state.postgresql': (get) => PostgresStateStore.connect(postgresOptionsFromMetadata(get)),
 };
 
+/** Built-in pub/subs. */
+const PUBSUBS: Record<string, BuiltinFactory> = {
+  'pubsub.in-memory': (get) => Promise.resolve(InMemoryPubSub.fromMetadata(get)),
+  'pubsub.redis': (get, _spec, ctx) => RedisStreamsPubSub.connect(get, ctx.log),
+};
+
+/** Built-in bindings. */
+const BINDINGS: Record<string, BuiltinFactory> = {
+  'bindings.cron': (get, _spec, ctx) => Promise.resolve(CronBinding.fromMetadata(get, ctx.log)),
+};
+
 /** Registers every built-in component type. */
 export function registerBuiltinComponents(registry: ComponentRegistry): void {
-  for (const [type, factory] of Object.entries(STATE_STORES)) {
-    registry.register({
-      type,
-      category: 'state',
-      origin: 'built-in',
-      create: (spec, ctx) => factory((name) => metadataValue(spec, name), spec, ctx),
-    });
+  const groups = [
+    ['state', STATE_STORES],
+    ['pubsub', PUBSUBS],
+    ['bindings', BINDINGS],
+  ] as const;
+  for (const [category, factories] of groups) {
+    for (const [type, factory] of Object.entries(factories)) {
+      registry.register({
+        type,
+        category,
+        origin: 'built-in',
+        create: (spec, ctx) => factory((name) => metadataValue(spec, name), spec, ctx),
+      });
+    }
   }
 }

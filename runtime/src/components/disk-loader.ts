@@ -5,6 +5,7 @@ import { RuntimeError } from '../errors/runtime-error.js';
 import type { Logger } from '../log/logger.js';
 import { isComponentDocument, parseComponentSpec, type ComponentSpec } from './spec.js';
 import { selectComponents } from './select.js';
+import { isSubscriptionDocument } from '../pubsub/subscription-resources.js';
 
 const YAML_FILE = /\.ya?ml$/i;
 
@@ -43,6 +44,7 @@ export function parseResourceFile(file: string, text: string, log: Logger): Comp
   docs.forEach((doc, i) => {
     if (doc === null || doc === undefined) return;
     const source = docs.length > 1 ? `file ${file} (document ${i + 1})` : `file ${file}`;
+    if (isSubscriptionDocument(doc)) return; // read by the pub/sub subscriptions
     if (!isComponentDocument(doc)) {
       const d = doc as { apiVersion?: unknown; kind?: unknown };
       log.info({ source, apiVersion: d.apiVersion, kind: d.kind }, 'skipping a document that is not an svc.io/v1alpha1 Component');

@@ -1,3 +1,4 @@
+import { isPubSub } from '../pubsub/types.js';
 import type { StateStore } from '../state/store.js';
 import type { ComponentManager, LoadedComponent } from './manager.js';
 
@@ -11,6 +12,7 @@ export interface ComponentMetadata {
 
 function capabilities(c: LoadedComponent): string[] {
   if (c.spec.category === 'state') return [...(c.instance as unknown as StateStore).features()];
+  if (isPubSub(c.instance)) return [...c.instance.features()];
   return [...(c.instance.capabilities?.() ?? [])];
 }
 

@@ -83,6 +83,23 @@ export const ERROR_CODES = {
   ERR_ACTOR_PLACEMENT_UNAVAILABLE: { http: 503, grpc: GrpcStatus.UNAVAILABLE },
   ERR_ACTOR_PEER_CALL: { http: 500, grpc: GrpcStatus.INTERNAL },
 
+  // Pub/sub (statuses as the reference system's; a malformed CloudEvent is the client's fault here: 400)
+  ERR_PUBSUB_NOT_CONFIGURED: { http: 400, grpc: GrpcStatus.FAILED_PRECONDITION },
+  ERR_PUBSUB_EMPTY: { http: 404, grpc: GrpcStatus.INVALID_ARGUMENT },
+  ERR_PUBSUB_NOT_FOUND: { http: 404, grpc: GrpcStatus.INVALID_ARGUMENT },
+  ERR_TOPIC_EMPTY: { http: 404, grpc: GrpcStatus.INVALID_ARGUMENT },
+  ERR_PUBSUB_FORBIDDEN: { http: 403, grpc: GrpcStatus.PERMISSION_DENIED },
+  ERR_PUBSUB_REQUEST_METADATA: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT },
+  ERR_PUBSUB_CLOUD_EVENTS_SER: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT },
+  ERR_PUBSUB_EVENTS_SER: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT },
+  ERR_PUBSUB_PUBLISH_MESSAGE: { http: 500, grpc: GrpcStatus.INTERNAL },
+  ERR_PUBSUB_SUBSCRIPTION_INVALID: { http: 500, grpc: GrpcStatus.INVALID_ARGUMENT },
+
+  // Bindings
+  ERR_BINDING_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND },
+  ERR_BINDING_OPERATION_NOT_SUPPORTED: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT },
+  ERR_INVOKE_OUTPUT_BINDING: { http: 500, grpc: GrpcStatus.INTERNAL },
+
   // Configuration
   ERR_CONFIG_INVALID: { http: 500, grpc: GrpcStatus.INVALID_ARGUMENT },
   // Kubernetes mode: the API server could not be read (or refused)

@@ -1,4 +1,5 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { connectRedis } from './redis-connection.js';
 import { RuntimeError } from '../errors/runtime-error.js';
 import { inSlices } from '../util/event-loop.js';
 import { closeRedis, partitionValue, redisPlacementKeys, RedisPlacementBackend } from '../actors/placement/redis-backend.js';
@@ -146,32 +147,9 @@ export class RedisStateStore extends VersionedStateStore implements MultiHostSto
 
   /** Connects and verifies the server answers, so a wrong address fails the component init with the reason. */
   static async connect(opts: RedisStoreOptions): Promise<RedisStateStore> {
-    const redis = new Redis({
-      host: opts.host,
-      port: opts.port,
-      username: opts.username,
-      password: opts.password,
-      db: opts.db,
-      tls: opts.tls ? {} : undefined,
-      lazyConnect: true,
-      connectTimeout: opts.connectTimeoutMs,
-      maxRetriesPerRequest: 3,
-    });
-    redis.on('error', () => undefined); // reconnects on its own; failed commands reject with the reason
+    const redis = await connectRedis(opts);
     redis.defineCommand('svcApplyWrites', { lua: APPLY_WRITES_LUA });
     redis.defineCommand('svcListKeys', { lua: LIST_KEYS_LUA });
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      await Promise.race([
-        redis.connect().then(() => redis.ping()),
-        new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${opts.connectTimeoutMs} ms`)), opts.connectTimeoutMs))),
-      ]);
-    } catch (err) {
-      redis.disconnect();
-      throw new Error(`cannot connect to Redis at ${opts.host}:${opts.port}: ${(err as Error).message}`, { cause: err });
-    } finally {
-      clearTimeout(timer);
-    }
     return new RedisStateStore(redis as Redis & ApplyWritesCommand);
   }
 

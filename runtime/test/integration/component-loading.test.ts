@@ -65,7 +65,7 @@ describe('component loading', function () {
   });
 
   it('loads every Component of a multi-document file and skips other kinds with a log line', async () => {
-    const other = 'apiVersion: svc.io/v1alpha1\nkind: Subscription\nmetadata:\n  name: orders\nspec:\n  topic: orders\n';
+    const other = 'apiVersion: svc.io/v1alpha1\nkind: Configuration\nmetadata:\n  name: tracing\nspec: {}\n';
     const foreign = componentYaml('foreign', 'state.in-memory').replace('svc.io/v1alpha1', 'dapr.io/v1alpha1');
     const svcd = await SvcdProcess.start({
       resources: { 'all.yaml': [componentYaml('one', 'state.in-memory'), other, foreign, componentYaml('two', 'state.sqlite')].join('---\n'), 'notes.txt': 'not yaml' },
@@ -73,7 +73,7 @@ describe('component loading', function () {
     try {
       expect((await components(svcd)).map((c) => c.name)).to.deep.equal(['one', 'two']);
       expect(svcd.output).to.include('skipping a document that is not an svc.io/v1alpha1 Component');
-      expect(svcd.output).to.include('Subscription');
+      expect(svcd.output).to.include('Configuration');
       await expectError(await svcd.request('GET', '/v1.0/state/foreign/k'), 400, 'ERR_STATE_STORE_NOT_FOUND');
     } finally {
       await svcd.stop();

@@ -64,7 +64,7 @@ describe('pluggable discovery over real sockets', function () {
     expect(await listSocketFiles(folder, OWN, log)).to.deep.equal({ sockets: [{ name: 'real', path: c.socketPath }], untrusted: [] });
   });
 
-  it('finds both APIs of one socket under the svc package, over reflection v1', async () => {
+  it('finds every API of one socket under the svc package, over reflection v1', async () => {
     const folder = tempSocketsFolder();
     await example({ folder, name: 'multi' });
     const [found, ...rest] = await discoverPluggableComponents(folder, { probeTimeoutMs: 3000, owners: OWN, log });
@@ -74,8 +74,10 @@ describe('pluggable discovery over real sockets', function () {
     expect(found?.apis.map((a) => [a.category, a.pkg])).to.have.deep.members([
       ['state', 'svc.proto.components.v1'],
       ['pubsub', 'svc.proto.components.v1'],
+      ['bindings', 'svc.proto.components.v1'],
     ]);
     expect(found?.apis.find((a) => a.category === 'state')?.services).to.include.members(['StateStore', 'TransactionalStateStore']);
+    expect(found?.apis.find((a) => a.category === 'bindings')?.services).to.include.members(['InputBinding', 'OutputBinding']);
   });
 
   it('falls back to reflection v1alpha and recognises dapr.proto names', async () => {
@@ -83,7 +85,7 @@ describe('pluggable discovery over real sockets', function () {
     await example({ folder, name: 'legacy', pkg: 'dapr.proto.components.v1', reflection: 'v1alpha' });
     const [found] = await discoverPluggableComponents(folder, { probeTimeoutMs: 3000, owners: OWN, log });
     expect(found?.reflection).to.equal('v1alpha');
-    expect(found?.apis.map((a) => a.pkg)).to.deep.equal(['dapr.proto.components.v1', 'dapr.proto.components.v1']);
+    expect(found?.apis.map((a) => a.pkg)).to.deep.equal(['dapr.proto.components.v1', 'dapr.proto.components.v1', 'dapr.proto.components.v1']);
   });
 
   it('skips sockets that never answer or answer garbage, within the probe timeout, and keeps the good one', async () => {

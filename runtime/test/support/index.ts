@@ -12,3 +12,4 @@ export { eventually } from './eventually.js';
 export { PrivateRedisServer } from './redis-server.js';
 export { TcpProxy } from './tcp-proxy.js';
 export { InstanceListingClient, rpcFailure, type PurgeFilterRequest } from './instance-listing-client.js';
+export { SubscriberApp, type AppAnswer, type Delivery } from './subscriber-app.js';

@@ -95,6 +95,11 @@ export class ComponentConnection {
     this.#timer.unref();
   }
 
+  /** Resolves once the instance is initialised (again, after a lost connection): before opening a stream. */
+  ready(): Promise<void> {
+    return this.#ensureHandshake();
+  }
+
   /** A unary call, for the handshake itself (no handshake first, no error mapping). */
   raw<Res>(invoke: UnaryInvoke<Res>, deadline?: Date): Promise<Res> {
     return new Promise<Res>((resolve, reject) => {

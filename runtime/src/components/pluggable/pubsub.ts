@@ -1,22 +1,25 @@
 import type { ComponentsProtoPackage } from '@svc/proto';
 import type { FeaturesResponse__Output } from '@svc/proto/gen/svc/proto/components/v1/FeaturesResponse.js';
 import type { PubSubClient } from '@svc/proto/gen/svc/proto/components/v1/PubSub.js';
-import type { Component } from '../registry.js';
+import type { Logger } from '../../log/logger.js';
+import type { MessageHandler, PublishRequest, PubSub, SubscribeRequest, TopicSubscription } from '../../pubsub/types.js';
 import type { ComponentConnection } from './connection.js';
+import { PullSubscription } from './pull-subscription.js';
 
-/**
- * A pub/sub served by a pluggable component: initialised, health-checked and listed with its features. svcd has
- * no pub/sub API yet, so nothing publishes through it.
- */
-export class PluggablePubSub implements Component {
+/** A pub/sub served by a pluggable component: Publish, and one PullMessages stream per subscription. */
+export class PluggablePubSub implements PubSub {
   readonly #client: PubSubClient;
+  readonly #subscriptions = new Set<PullSubscription>();
   #features: string[] = [];
 
   constructor(
     private readonly conn: ComponentConnection,
     proto: ComponentsProtoPackage,
+    /** The Component's name, sent as `pubsub_name`. */
+    private readonly name: string,
     /** The spec's metadata, sent with every Init. */
     private readonly properties: Readonly<Record<string, string>>,
+    private readonly log: Logger,
   ) {
     this.#client = conn.client(proto.grpc.PubSub);
   }
@@ -31,15 +34,37 @@ export class PluggablePubSub implements Component {
     return this.conn.raw((md, o, cb) => this.#client.Ping({}, md, o, cb), deadline);
   }
 
+  features(): readonly string[] {
+    return this.#features;
+  }
+
   capabilities(): readonly string[] {
     return this.#features;
+  }
+
+  async publish(req: PublishRequest): Promise<void> {
+    const message = { data: req.data, pubsubName: this.name, topic: req.topic, metadata: { ...req.metadata }, contentType: req.contentType };
+    await this.conn.call((md, o, cb) => this.#client.Publish(message, md, o, cb));
+  }
+
+  async subscribe(req: SubscribeRequest, handler: MessageHandler): Promise<TopicSubscription> {
+    const sub = new PullSubscription(this.conn, this.#client, req, handler, this.log);
+    await sub.open();
+    this.#subscriptions.add(sub);
+    return {
+      close: async () => {
+        this.#subscriptions.delete(sub);
+        await sub.close();
+      },
+    };
   }
 
   health(): { ok: boolean; reason?: string } {
     return this.conn.health();
   }
 
-  close(): Promise<void> {
-    return this.conn.close();
+  async close(): Promise<void> {
+    await Promise.all([...this.#subscriptions].map((s) => s.close()));
+    await this.conn.close();
   }
 }

@@ -30,10 +30,10 @@ function adapterFor(api: DiscoveredApi, conn: ComponentConnection, spec: Compone
       return new PluggableStateStore(conn, proto, spec.metadata);
     case 'pubsub':
       // consumerID defaults to the app id, as pub/sub components expect.
-      return new PluggablePubSub(conn, proto, { consumerID: ctx.appId, ...spec.metadata });
+      return new PluggablePubSub(conn, proto, spec.name, { consumerID: ctx.appId, ...spec.metadata }, ctx.log);
     case 'bindings': {
       const sides = { input: api.services.includes('InputBinding'), output: api.services.includes('OutputBinding') };
-      return new PluggableBinding(conn, proto, sides, spec.metadata);
+      return new PluggableBinding(conn, proto, sides, spec.metadata, ctx.log);
     }
   }
 }

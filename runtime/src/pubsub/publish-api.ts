@@ -1,0 +1,91 @@
+/**
+ * Publishing, free of any transport: the HTTP routes (and the gRPC API) call this. A message is wrapped in a
+ * CloudEvent unless it is one already or `rawPayload` is asked for; it is acknowledged once the broker has it.
+ */
+import { RuntimeError, ensureError, isRuntimeError } from '../errors/runtime-error.js';
+import { CLOUDEVENT_CONTENT_TYPE, completeCloudEvent, isCloudEventContentType, withExpiry, wrapInCloudEvent, type CloudEvent, type EnvelopeContext } from './cloudevents.js';
+import type { PubSubMetrics } from './metrics.js';
+import type { LoadedPubSub, PubSubs } from './pubsubs.js';
+
+export interface PublishInput {
+  readonly data: Buffer;
+  /** The publisher's content type; `text/plain` is assumed when absent, as Dapr SDKs expect. */
+  readonly contentType: string | undefined;
+  readonly metadata: Readonly<Record<string, string>>;
+  readonly traceparent?: string;
+  readonly tracestate?: string;
+}
+
+export interface BulkPublishEntry extends PublishInput {
+  readonly entryId: string;
+}
+
+export interface BulkPublishResult {
+  readonly failedEntries: { entryId: string; error: string }[];
+}
+
+/** Reads `ttlInSeconds` (a positive whole number of seconds) or fails with ERR_PUBSUB_REQUEST_METADATA. */
+function ttlSeconds(metadata: Readonly<Record<string, string>>): number | undefined {
+  const text = metadata.ttlInSeconds;
+  if (text === undefined || text === '') return undefined;
+  if (!/^[1-9][0-9]{0,9}$/.test(text)) throw new RuntimeError('ERR_PUBSUB_REQUEST_METADATA', `metadata ttlInSeconds '${text}' must be a positive whole number of seconds`);
+  return Number(text);
+}
+
+export class PublishApi {
+  constructor(
+    private readonly pubsubs: PubSubs,
+    private readonly appId: string,
+    private readonly metrics: PubSubMetrics,
+  ) {}
+
+  async publish(pubsubName: string, topic: string, input: PublishInput): Promise<void> {
+    const target = this.pubsubs.resolve(pubsubName, topic, 'publish');
+    const message = this.#message(pubsubName, topic, input);
+    await this.#send(target, topic, message, input.metadata);
+  }
+
+  /** Every entry is tried (in parallel); the result lists those the broker did not take, with the reason. */
+  async bulkPublish(pubsubName: string, topic: string, entries: readonly BulkPublishEntry[], metadata: Readonly<Record<string, string>>): Promise<BulkPublishResult> {
+    const target = this.pubsubs.resolve(pubsubName, topic, 'publish');
+    const seen = new Set<string>();
+    for (const e of entries) {
+      if (e.entryId === '') throw new RuntimeError('ERR_PUBSUB_EVENTS_SER', 'every entry needs an entryId');
+      if (seen.has(e.entryId)) throw new RuntimeError('ERR_PUBSUB_EVENTS_SER', `entryId ${e.entryId} appears more than once`);
+      seen.add(e.entryId);
+    }
+    // Every entry is checked and wrapped before any is sent: a malformed one fails the request, none published.
+    const messages = entries.map((e) => ({ entryId: e.entryId, metadata: { ...metadata, ...e.metadata }, ...this.#message(pubsubName, topic, { ...e, metadata: { ...metadata, ...e.metadata } }) }));
+    const outcomes = await Promise.allSettled(messages.map((m) => this.#send(target, topic, m, m.metadata)));
+    const failedEntries = outcomes.flatMap((o, i) => (o.status === 'rejected' ? [{ entryId: messages[i]!.entryId, error: ensureError(o.reason).message }] : []));
+    return { failedEntries };
+  }
+
+  #message(pubsubName: string, topic: string, input: PublishInput): { data: Buffer; contentType: string } {
+    const ttl = ttlSeconds(input.metadata);
+    if (input.metadata.rawPayload === 'true') return { data: input.data, contentType: input.contentType || 'application/octet-stream' };
+    const ctx: EnvelopeContext = {
+      appId: this.appId,
+      pubsubName,
+      topic,
+      ...(input.traceparent ? { traceparent: input.traceparent } : {}),
+      ...(input.tracestate ? { tracestate: input.tracestate } : {}),
+    };
+    let event: CloudEvent = isCloudEventContentType(input.contentType) ? completeCloudEvent(input.data, ctx) : wrapInCloudEvent(input.data, input.contentType, ctx);
+    if (ttl !== undefined) event = withExpiry(event, ttl);
+    return { data: Buffer.from(JSON.stringify(event)), contentType: CLOUDEVENT_CONTENT_TYPE };
+  }
+
+  async #send(target: LoadedPubSub, topic: string, message: { data: Buffer; contentType: string }, metadata: Readonly<Record<string, string>>): Promise<void> {
+    const labels = { pubsub: target.spec.name, topic };
+    try {
+      await target.pubsub.publish({ topic, data: message.data, contentType: message.contentType, metadata });
+      this.metrics.published.inc({ ...labels, success: 'true' });
+    } catch (err) {
+      this.metrics.published.inc({ ...labels, success: 'false' });
+      // A component's own coded error (a pluggable component's status, a reply too large) keeps its code.
+      if (isRuntimeError(err) && err.code !== 'ERROR') throw err;
+      throw new RuntimeError('ERR_PUBSUB_PUBLISH_MESSAGE', `error when publishing to topic ${topic} in pubsub ${target.spec.name}: ${ensureError(err).message}`, { cause: err });
+    }
+  }
+}

@@ -1,0 +1,223 @@
+/**
+ * `pubsub.redis`: a topic is a Redis stream; a subscription reads it through a consumer group named by its
+ * `consumerID` (the app id unless set), so the replicas of an app share the work and each app gets every message.
+ * A message is acknowledged (XACK) only after the handler finished with it. What stays unacknowledged — a handler
+ * failure, or svcd killed mid-delivery — is delivered again: this consumer's own pending entries at start, and any
+ * consumer's entries idle for `processingTimeout` (claimed with XAUTOCLAIM every `redeliverInterval`).
+ * Metadata: the `state.redis` connection names (`redisHost`, …), `maxLenApprox` (trim streams to about that many
+ * entries), `processingTimeout` (default 60s), `redeliverInterval` (default 15s), `consumerName` (default the host name).
+ */
+import { hostname } from 'node:os';
+import type { Redis } from 'ioredis';
+import { parseDuration } from '../config/parse-values.js';
+import { RuntimeError, ensureError } from '../errors/runtime-error.js';
+import type { Logger } from '../log/logger.js';
+import { closeRedis } from '../actors/placement/redis-backend.js';
+import { connectRedis } from '../state/redis-connection.js';
+import { redisOptionsFromMetadata, type RedisStoreOptions } from '../state/redis.js';
+import type { MessageHandler, PublishRequest, PubSub, ReceivedMessage, SubscribeRequest, TopicSubscription } from './types.js';
+
+interface StreamOptions {
+  readonly connection: RedisStoreOptions;
+  readonly maxLenApprox: number | undefined;
+  readonly processingTimeoutMs: number;
+  readonly redeliverIntervalMs: number;
+  readonly consumerName: string;
+}
+
+/** How long one XREADGROUP waits for new entries before it is issued again (a wait on the server, not a poll). */
+const BLOCK_MS = 5000;
+
+function streamOptions(get: (name: string) => string | undefined): StreamOptions {
+  const duration = (name: string, fallback: number): number => {
+    const text = get(name);
+    if (!text) return fallback;
+    try {
+      return parseDuration(text);
+    } catch (err) {
+      throw new RuntimeError('ERR_COMPONENT_SPEC_INVALID', `metadata ${name} '${text}': ${(err as Error).message}`);
+    }
+  };
+  const maxLen = get('maxLenApprox');
+  if (maxLen && !/^[1-9][0-9]*$/.test(maxLen)) throw new RuntimeError('ERR_COMPONENT_SPEC_INVALID', `metadata maxLenApprox '${maxLen}' must be a positive whole number`);
+  return {
+    connection: redisOptionsFromMetadata(get),
+    maxLenApprox: maxLen ? Number(maxLen) : undefined,
+    processingTimeoutMs: duration('processingTimeout', 60_000),
+    redeliverIntervalMs: duration('redeliverInterval', 15_000),
+    consumerName: get('consumerName') || hostname(),
+  };
+}
+
+/** XREADGROUP / XAUTOCLAIM entries: `[id, [field, value, …] | null]`. */
+type RawEntry = [Buffer, Buffer[] | null];
+
+function toMessage(topic: string, [id, fields]: RawEntry): ReceivedMessage | undefined {
+  if (!fields) return undefined; // trimmed from the stream while pending: nothing left to deliver
+  const get = (name: string) => {
+    for (let i = 0; i + 1 < fields.length; i += 2) if (fields[i]!.toString() === name) return fields[i + 1];
+    return undefined;
+  };
+  const data = get('data');
+  if (!data) return undefined;
+  const contentType = get('contentType')?.toString();
+  return { id: id.toString(), topic, data, ...(contentType ? { contentType } : {}), metadata: {} };
+}
+
+/** The entries of a one-stream XREADGROUP reply: `[name, entries]` as a raw reply, `[[name, entries]]` as RESP2 nests it. */
+function streamEntries(reply: unknown[] | null): RawEntry[] {
+  if (!reply || reply.length === 0) return [];
+  const pair = Array.isArray(reply[0]) ? (reply[0] as unknown[]) : reply;
+  return (pair[1] as RawEntry[] | undefined) ?? [];
+}
+
+export class RedisStreamsPubSub implements PubSub {
+  readonly #subscriptions = new Set<StreamSubscription>();
+
+  private constructor(
+    private readonly redis: Redis,
+    private readonly opts: StreamOptions,
+    private readonly log: Logger,
+  ) {}
+
+  static async connect(get: (name: string) => string | undefined, log: Logger): Promise<RedisStreamsPubSub> {
+    const opts = streamOptions(get);
+    return new RedisStreamsPubSub(await connectRedis(opts.connection), opts, log);
+  }
+
+  features(): readonly string[] {
+    return [];
+  }
+
+  async publish(req: PublishRequest): Promise<void> {
+    const trim = this.opts.maxLenApprox === undefined ? [] : ['MAXLEN', '~', String(this.opts.maxLenApprox)];
+    await this.redis.xadd(req.topic, ...trim, '*', 'data', req.data, 'contentType', req.contentType);
+  }
+
+  async subscribe(req: SubscribeRequest, handler: MessageHandler): Promise<TopicSubscription> {
+    const group = req.metadata.consumerID || 'default';
+    try {
+      await this.redis.xgroup('CREATE', req.topic, group, '0', 'MKSTREAM');
+    } catch (err) {
+      if (!/BUSYGROUP/.test(ensureError(err).message)) throw err;
+    }
+    const reader = this.redis.duplicate();
+    reader.on('error', () => undefined);
+    const sub = new StreamSubscription(this.redis, reader, req.topic, group, this.opts, Math.max(1, req.maxConcurrency), handler, this.log);
+    this.#subscriptions.add(sub);
+    sub.start();
+    return {
+      close: async () => {
+        this.#subscriptions.delete(sub);
+        await sub.close();
+      },
+    };
+  }
+
+  async pingServer(): Promise<void> {
+    if (this.redis.status !== 'ready') throw new Error(`cannot reach Redis: connection is ${this.redis.status}`);
+    await this.redis.ping();
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.#subscriptions].map((s) => s.close()));
+    await closeRedis(this.redis);
+  }
+}
+
+class StreamSubscription {
+  readonly #inFlight = new Set<Promise<void>>();
+  /** Entries being handled here: a reclaim that finds one of them (a slow handler) must not hand it out twice. */
+  readonly #inFlightIds = new Set<string>();
+  #slotFreed: (() => void) | undefined;
+  #closed = false;
+  #loop: Promise<void> | undefined;
+  #reclaimTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly redis: Redis,
+    /** Its own connection: a blocking XREADGROUP holds it. */
+    private readonly reader: Redis,
+    private readonly topic: string,
+    private readonly group: string,
+    private readonly opts: StreamOptions,
+    private readonly limit: number,
+    private readonly handler: MessageHandler,
+    private readonly log: Logger,
+  ) {}
+
+  start(): void {
+    this.#loop = this.#run();
+    this.#reclaimTimer = setInterval(() => void this.#reclaim(), this.opts.redeliverIntervalMs);
+  }
+
+  async #run(): Promise<void> {
+    // This consumer's own pending entries first (what it had when svcd stopped or crashed), then new ones.
+    let pendingFrom: string | undefined = '0';
+    for (let delay = 100; !this.#closed; ) {
+      try {
+        await this.#slot();
+        const count = this.limit - this.#inFlight.size;
+        const block = pendingFrom === undefined ? ['BLOCK', BLOCK_MS] : [];
+        const res = (await this.reader.callBuffer('XREADGROUP', 'GROUP', this.group, this.opts.consumerName, 'COUNT', count, ...block, 'STREAMS', this.topic, pendingFrom ?? '>')) as unknown[] | null;
+        const entries = streamEntries(res);
+        if (pendingFrom !== undefined) pendingFrom = entries.length === 0 ? undefined : entries.at(-1)![0].toString();
+        for (const entry of entries) this.#dispatch(entry);
+        delay = 100;
+      } catch (err) {
+        if (this.#closed) return;
+        this.log.warn({ topic: this.topic, err: ensureError(err).message, retryInMs: delay }, 'reading the stream failed');
+        await new Promise((r) => setTimeout(r, delay));
+        delay = Math.min(delay * 2, 5000);
+      }
+    }
+  }
+
+  /** Entries any consumer of the group left unacknowledged for `processingTimeout` come to this one. */
+  async #reclaim(): Promise<void> {
+    if (this.#closed || this.#inFlight.size >= this.limit) return;
+    try {
+      const free = this.limit - this.#inFlight.size;
+      const res = (await this.redis.callBuffer('XAUTOCLAIM', this.topic, this.group, this.opts.consumerName, this.opts.processingTimeoutMs, '0-0', 'COUNT', free)) as [Buffer, RawEntry[], Buffer[]?];
+      for (const entry of res[1]) this.#dispatch(entry);
+    } catch (err) {
+      this.log.warn({ topic: this.topic, err: ensureError(err).message }, 'claiming pending entries failed');
+    }
+  }
+
+  #dispatch(entry: RawEntry): void {
+    const id = entry[0].toString();
+    if (this.#inFlightIds.has(id)) return;
+    const msg = toMessage(this.topic, entry);
+    if (!msg) {
+      void this.redis.xack(this.topic, this.group, id).catch(() => undefined);
+      return;
+    }
+    const call: Promise<void> = this.handler(msg).then(
+      () => this.redis.xack(this.topic, this.group, id).then(() => undefined),
+      () => undefined, // left pending: claimed again after processingTimeout
+    );
+    this.#inFlight.add(call);
+    this.#inFlightIds.add(id);
+    void call.finally(() => {
+      this.#inFlight.delete(call);
+      this.#inFlightIds.delete(id);
+      this.#slotFreed?.();
+    });
+  }
+
+  /** Resolves when a handler slot is free. */
+  async #slot(): Promise<void> {
+    while (this.#inFlight.size >= this.limit && !this.#closed) await new Promise<void>((resolve) => (this.#slotFreed = resolve));
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearInterval(this.#reclaimTimer);
+    this.#slotFreed?.();
+    this.reader.disconnect(); // ends a blocking read at once
+    await this.#loop;
+    await Promise.all([...this.#inFlight]);
+  }
+}

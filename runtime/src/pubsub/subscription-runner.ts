@@ -1,0 +1,104 @@
+/**
+ * One subscription at work: takes messages from its pub/sub component (at most `concurrency` at a time), routes
+ * each to a path of the app, delivers it, and acts on the answer — success acknowledges; drop acknowledges after
+ * moving the message to the dead-letter topic when there is one; retry redelivers after a backoff, up to
+ * `maxDeliveryAttempts`, then dead-letters it or (no dead-letter topic) hands it back to the broker unacknowledged,
+ * so a message is never lost: the broker redelivers it (and after a crash of svcd, too).
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ensureError } from '../errors/runtime-error.js';
+import { deliveryPolicy, retryDelay, type DeliveryPolicy } from '../delivery/policy.js';
+import type { Logger } from '../log/logger.js';
+import { AppDelivery, type DeliveryResult } from './app-delivery.js';
+import { CLOUDEVENT_CONTENT_TYPE, eventForDelivery, isExpired, type CloudEvent } from './cloudevents.js';
+import type { PubSubMetrics } from './metrics.js';
+import type { LoadedPubSub } from './pubsubs.js';
+import { routeFor, type Subscription } from './subscriptions.js';
+import type { ReceivedMessage, TopicSubscription } from './types.js';
+
+export class SubscriptionRunner {
+  readonly #policy: DeliveryPolicy;
+  readonly #app: AppDelivery;
+  readonly #stopped = new AbortController();
+  #subscription: TopicSubscription | undefined;
+
+  constructor(
+    readonly sub: Subscription,
+    private readonly target: LoadedPubSub,
+    private readonly deps: { appId: string; appBaseUrl: string; metrics: PubSubMetrics; log: Logger },
+  ) {
+    this.#policy = deliveryPolicy(sub.metadata, `subscription from ${sub.source}`, 'ERR_PUBSUB_SUBSCRIPTION_INVALID');
+    this.#app = new AppDelivery(deps.appBaseUrl, this.#policy.timeoutMs);
+  }
+
+  async start(): Promise<void> {
+    this.#subscription = await this.target.pubsub.subscribe(
+      { topic: this.sub.topic, metadata: { consumerID: this.deps.appId, ...this.sub.metadata }, maxConcurrency: this.#policy.concurrency },
+      (msg) => this.#handle(msg),
+    );
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped.abort();
+    await this.#subscription?.close();
+  }
+
+  get #labels() {
+    return { pubsub: this.sub.pubsubName, topic: this.sub.topic };
+  }
+
+  async #handle(msg: ReceivedMessage): Promise<void> {
+    const ctx = { appId: this.deps.appId, pubsubName: this.sub.pubsubName, topic: this.sub.topic };
+    const event = eventForDelivery(msg.data, msg.contentType, this.#policy.rawPayload, ctx, msg.id);
+    if (isExpired(event)) {
+      this.deps.metrics.delivered.inc({ ...this.#labels, outcome: 'expired' });
+      return;
+    }
+    const path = routeFor(this.sub, event);
+    if (path === undefined) {
+      this.deps.log.warn({ ...this.#labels, id: event.id }, 'no routing rule matches the event and there is no default route: dropped');
+      this.deps.metrics.delivered.inc({ ...this.#labels, outcome: 'drop' });
+      return;
+    }
+    const body = JSON.stringify(event);
+    const headers: Record<string, string> = { pubsubname: this.sub.pubsubName, topic: this.sub.topic };
+    if (typeof event.traceparent === 'string') headers.traceparent = event.traceparent;
+    for (let attempt = 1; ; attempt++) {
+      if (this.#stopped.signal.aborted) throw new Error('svcd is stopping; the broker keeps the message');
+      const result = await this.#deliverOnce(path, body, headers);
+      if (result.outcome === 'success') return;
+      if (result.outcome === 'drop') return this.#deadLetterOrDrop(event, result);
+      if (attempt >= this.#policy.maxDeliveryAttempts) {
+        if (this.sub.deadLetterTopic) return this.#deadLetterOrDrop(event, result);
+        throw new Error(`not delivered after ${attempt} attempts (${result.detail}); the broker keeps the message`);
+      }
+      const backoff = retryDelay(this.#policy, attempt);
+      this.deps.log.debug({ ...this.#labels, id: event.id, attempt, backoffMs: backoff, reason: result.detail }, 'delivery to be retried');
+      await sleep(backoff, undefined, { signal: this.#stopped.signal }).catch(() => undefined);
+    }
+  }
+
+  async #deliverOnce(path: string, body: string, headers: Record<string, string>): Promise<DeliveryResult> {
+    const t0 = performance.now();
+    const result = await this.#app.deliver(path, body, headers);
+    this.deps.metrics.deliveryLatency.observe(this.#labels, (performance.now() - t0) / 1000);
+    this.deps.metrics.delivered.inc({ ...this.#labels, outcome: result.outcome });
+    return result;
+  }
+
+  /** Moves the event to the dead-letter topic, if any (a failure there leaves it unacknowledged with the broker). */
+  async #deadLetterOrDrop(event: CloudEvent, why: DeliveryResult): Promise<void> {
+    const topic = this.sub.deadLetterTopic;
+    if (!topic) {
+      this.deps.log.warn({ ...this.#labels, id: event.id, reason: why.detail }, 'message dropped');
+      return;
+    }
+    try {
+      await this.target.pubsub.publish({ topic, data: Buffer.from(JSON.stringify(event)), contentType: CLOUDEVENT_CONTENT_TYPE, metadata: {} });
+    } catch (err) {
+      throw new Error(`could not move the message to dead-letter topic ${topic}: ${ensureError(err).message}`, { cause: err });
+    }
+    this.deps.metrics.deadLettered.inc(this.#labels);
+    this.deps.log.info({ ...this.#labels, id: event.id, deadLetterTopic: topic, reason: why.detail }, 'message moved to the dead-letter topic');
+  }
+}

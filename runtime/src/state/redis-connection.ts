@@ -1,0 +1,34 @@
+import { Redis } from 'ioredis';
+import type { RedisStoreOptions } from './redis.js';
+
+/**
+ * A connected client, or an error naming the address and the reason: a wrong address fails the component's init.
+ * The client reconnects on its own afterwards; failed commands reject with the reason.
+ */
+export async function connectRedis(opts: RedisStoreOptions): Promise<Redis> {
+  const redis = new Redis({
+    host: opts.host,
+    port: opts.port,
+    username: opts.username,
+    password: opts.password,
+    db: opts.db,
+    tls: opts.tls ? {} : undefined,
+    lazyConnect: true,
+    connectTimeout: opts.connectTimeoutMs,
+    maxRetriesPerRequest: 3,
+  });
+  redis.on('error', () => undefined);
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      redis.connect().then(() => redis.ping()),
+      new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${opts.connectTimeoutMs} ms`)), opts.connectTimeoutMs))),
+    ]);
+  } catch (err) {
+    redis.disconnect();
+    throw new Error(`cannot connect to Redis at ${opts.host}:${opts.port}: ${(err as Error).message}`, { cause: err });
+  } finally {
+    clearTimeout(timer);
+  }
+  return redis;
+}

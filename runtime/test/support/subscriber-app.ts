@@ -1,0 +1,105 @@
+/**
+ * A stand-in for an app that subscribes: a real HTTP server on a free port that serves `GET /dapr/subscribe`,
+ * records every delivery, and answers each with what the test scripted for its path (by default 200 SUCCESS).
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { freePort } from './ports.js';
+
+export interface Delivery {
+  readonly path: string;
+  readonly contentType: string | undefined;
+  readonly headers: IncomingMessage['headers'];
+  readonly body: Record<string, unknown>;
+  /** The body as text (input bindings send any bytes, not only JSON). */
+  readonly text: string;
+  /** When it arrived (ms since the epoch, sub-millisecond), for latency figures. */
+  readonly receivedAt: number;
+}
+
+/** What the app answers: a status and an optional JSON body. */
+export interface AppAnswer {
+  readonly status: number;
+  readonly body?: unknown;
+  /** Answer only after this long (a slow app; deliveries stay in flight meanwhile). */
+  readonly delayMs?: number;
+}
+
+export class SubscriberApp {
+  readonly deliveries: Delivery[] = [];
+  /** Per path, the answers to give in turn (the last one repeats); unscripted paths answer 200 SUCCESS. */
+  readonly answers = new Map<string, AppAnswer[]>();
+  #waiters: (() => void)[] = [];
+
+  private constructor(
+    private readonly server: Server,
+    readonly port: number,
+    private readonly subscriptions: unknown[],
+  ) {}
+
+  static async start(subscriptions: unknown[] = []): Promise<SubscriberApp> {
+    const port = await freePort();
+    const holder: { app?: SubscriberApp } = {};
+    const server = createServer((req, res) => void holder.app!.handle(req, res));
+    const app = (holder.app = new SubscriberApp(server, port, subscriptions));
+    await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+    return app;
+  }
+
+  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const path = (req.url ?? '/').split('?')[0]!;
+    if (req.method === 'GET' && path === '/dapr/subscribe') {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(this.subscriptions));
+      return;
+    }
+    if (req.method === 'OPTIONS') {
+      // An input binding's probe: a path scripted to answer 404 is one the app does not listen on.
+      res.writeHead(this.answers.get(path)?.[0]?.status === 404 ? 404 : 200).end();
+      return;
+    }
+    if (req.method !== 'POST') {
+      res.writeHead(404).end();
+      return;
+    }
+    const text = Buffer.concat(chunks).toString('utf8');
+    this.deliveries.push({ path, contentType: req.headers['content-type'], headers: req.headers, body: parseObject(text), text, receivedAt: performance.timeOrigin + performance.now() });
+    for (const w of this.#waiters.splice(0)) w();
+    const scripted = this.answers.get(path);
+    const answer = scripted && scripted.length > 1 ? scripted.shift()! : (scripted?.[0] ?? { status: 200, body: { status: 'SUCCESS' } });
+    if (answer.delayMs) await new Promise((r) => setTimeout(r, answer.delayMs));
+    if (res.destroyed) return;
+    res.writeHead(answer.status, { 'content-type': 'application/json' }).end(answer.body === undefined ? '' : JSON.stringify(answer.body));
+  }
+
+  /** Waits until `count` deliveries to `path` arrived (or fails after `timeoutMs`). */
+  async waitFor(path: string, count = 1, timeoutMs = 15_000): Promise<Delivery[]> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const got = this.deliveries.filter((d) => d.path === path);
+      if (got.length >= count) return got;
+      if (Date.now() > deadline) throw new Error(`${got.length} of ${count} deliveries to ${path} within ${timeoutMs} ms (all: ${this.deliveries.map((d) => d.path).join(', ') || 'none'})`);
+      await new Promise<void>((resolve) => {
+        this.#waiters.push(resolve);
+        setTimeout(resolve, 200);
+      });
+    }
+  }
+
+  to(path: string): Delivery[] {
+    return this.deliveries.filter((d) => d.path === path);
+  }
+
+  stop(): Promise<void> {
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+function parseObject(text: string): Record<string, unknown> {
+  try {
+    const v = JSON.parse(text) as unknown;
+    return typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : { value: v };
+  } catch {
+    return {};
+  }
+}
