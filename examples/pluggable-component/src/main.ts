@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 /**
- * Example pluggable component: a transactional in-memory state store and an in-memory pub/sub behind ONE Unix
- * socket, with gRPC reflection so svcd discovers both APIs. Register it with two Component specs,
- * `state.<name>` and `pubsub.<name>`, where <name> is the socket file name without `.sock`.
+ * Example pluggable component: a transactional in-memory state store, an in-memory pub/sub and an "outbox"
+ * binding (input and output) behind ONE Unix socket, with gRPC reflection so svcd discovers every API. Register it
+ * with one Component spec per API, `state.<name>`, `pubsub.<name>`, `bindings.<name>`, where <name> is the socket
+ * file name without `.sock`.
  */
 import * as grpc from '@grpc/grpc-js';
 import { ReflectionService } from '@grpc/reflection';
@@ -10,6 +11,7 @@ import { loadComponentsProto, COMPONENTS_PACKAGES, SVC_COMPONENTS_PACKAGE, type 
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { bindingServices } from './bindings-service.js';
 import { pubSubService } from './pubsub-service.js';
 import { stateServices } from './state-service.js';
 
@@ -82,7 +84,10 @@ async function main(): Promise<void> {
   server.addService(proto.grpc.StateStore.service, state);
   if (transactional) server.addService(proto.grpc.TransactionalStateStore.service, transactional);
   server.addService(proto.grpc.PubSub.service, pubSubService());
-  const served = ['StateStore', ...(transactional ? ['TransactionalStateStore'] : []), 'PubSub'];
+  const bindings = bindingServices();
+  server.addService(proto.grpc.InputBinding.service, bindings.input);
+  server.addService(proto.grpc.OutputBinding.service, bindings.output);
+  const served = ['StateStore', ...(transactional ? ['TransactionalStateStore'] : []), 'PubSub', 'InputBinding', 'OutputBinding'];
   addReflection(server, s, served.map((n) => `${s.pkg}.${n}`));
 
   mkdirSync(path.dirname(s.socketPath), { recursive: true });
