@@ -12,6 +12,7 @@ const BENCHES: { script: string; nodeArgs?: string[] }[] = [
   { script: 'workflow.js' },
   { script: 'fanout-huge.js' },
   { script: 'replicas.js' },
+  { script: 'pubsub.js' },
 ];
 
 let failed = 0;
