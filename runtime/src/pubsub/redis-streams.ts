@@ -15,6 +15,7 @@ import type { Logger } from '../log/logger.js';
 import { closeRedis } from '../actors/placement/redis-backend.js';
 import { connectRedis } from '../state/redis-connection.js';
 import { redisOptionsFromMetadata, type RedisStoreOptions } from '../state/redis.js';
+import { HandlerSlots } from './handler-slots.js';
 import type { MessageHandler, PublishRequest, PubSub, ReceivedMessage, SubscribeRequest, TopicSubscription } from './types.js';
 
 interface StreamOptions {
@@ -103,7 +104,7 @@ export class RedisStreamsPubSub implements PubSub {
     }
     const reader = this.redis.duplicate();
     reader.on('error', () => undefined);
-    const sub = new StreamSubscription(this.redis, reader, req.topic, group, this.opts, Math.max(1, req.maxConcurrency), handler, this.log);
+    const sub = new StreamSubscription(this.redis, reader, req.topic, group, this.opts, new HandlerSlots(Math.max(1, req.maxConcurrency)), handler, this.log);
     this.#subscriptions.add(sub);
     sub.start();
     return {
@@ -126,10 +127,8 @@ export class RedisStreamsPubSub implements PubSub {
 }
 
 class StreamSubscription {
-  readonly #inFlight = new Set<Promise<void>>();
   /** Entries being handled here: a reclaim that finds one of them (a slow handler) must not hand it out twice. */
   readonly #inFlightIds = new Set<string>();
-  #slotFreed: (() => void) | undefined;
   #closed = false;
   #loop: Promise<void> | undefined;
   #reclaimTimer: NodeJS.Timeout | undefined;
@@ -141,7 +140,7 @@ class StreamSubscription {
     private readonly topic: string,
     private readonly group: string,
     private readonly opts: StreamOptions,
-    private readonly limit: number,
+    private readonly slots: HandlerSlots,
     private readonly handler: MessageHandler,
     private readonly log: Logger,
   ) {}
@@ -156,8 +155,9 @@ class StreamSubscription {
     let pendingFrom: string | undefined = '0';
     for (let delay = 100; !this.#closed; ) {
       try {
-        await this.#slot();
-        const count = this.limit - this.#inFlight.size;
+        await this.slots.free();
+        if (this.#closed) return;
+        const count = this.slots.available;
         const block = pendingFrom === undefined ? ['BLOCK', BLOCK_MS] : [];
         const res = (await this.reader.callBuffer('XREADGROUP', 'GROUP', this.group, this.opts.consumerName, 'COUNT', count, ...block, 'STREAMS', this.topic, pendingFrom ?? '>')) as unknown[] | null;
         const entries = streamEntries(res);
@@ -175,9 +175,9 @@ class StreamSubscription {
 
   /** Entries any consumer of the group left unacknowledged for `processingTimeout` come to this one. */
   async #reclaim(): Promise<void> {
-    if (this.#closed || this.#inFlight.size >= this.limit) return;
+    if (this.#closed || this.slots.available === 0) return;
     try {
-      const free = this.limit - this.#inFlight.size;
+      const free = this.slots.available;
       const res = (await this.redis.callBuffer('XAUTOCLAIM', this.topic, this.group, this.opts.consumerName, this.opts.processingTimeoutMs, '0-0', 'COUNT', free)) as [Buffer, RawEntry[], Buffer[]?];
       for (const entry of res[1]) this.#dispatch(entry);
     } catch (err) {
@@ -194,30 +194,24 @@ class StreamSubscription {
       return;
     }
     const call: Promise<void> = this.handler(msg).then(
-      () => this.redis.xack(this.topic, this.group, id).then(() => undefined),
+      () =>
+        this.redis.xack(this.topic, this.group, id).then(
+          () => undefined,
+          (err: unknown) => this.log.warn({ topic: this.topic, id, err: ensureError(err).message }, 'acknowledging failed: the entry will be delivered again'),
+        ),
       () => undefined, // left pending: claimed again after processingTimeout
     );
-    this.#inFlight.add(call);
     this.#inFlightIds.add(id);
-    void call.finally(() => {
-      this.#inFlight.delete(call);
-      this.#inFlightIds.delete(id);
-      this.#slotFreed?.();
-    });
-  }
-
-  /** Resolves when a handler slot is free. */
-  async #slot(): Promise<void> {
-    while (this.#inFlight.size >= this.limit && !this.#closed) await new Promise<void>((resolve) => (this.#slotFreed = resolve));
+    this.slots.track(call.finally(() => this.#inFlightIds.delete(id)));
   }
 
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     clearInterval(this.#reclaimTimer);
-    this.#slotFreed?.();
+    const settled = this.slots.close();
     this.reader.disconnect(); // ends a blocking read at once
     await this.#loop;
-    await Promise.all([...this.#inFlight]);
+    await settled;
   }
 }
