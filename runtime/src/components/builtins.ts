@@ -1,5 +1,6 @@
 import { CronBinding } from '../bindings/cron.js';
 import { InMemoryPubSub } from '../pubsub/in-memory.js';
+import { JetStreamPubSub } from '../pubsub/nats-jetstream.js';
 import { RedisStreamsPubSub } from '../pubsub/redis-streams.js';
 import { InMemoryStateStore } from '../state/in-memory.js';
 import { PostgresStateStore, postgresOptionsFromMetadata } from '../state/postgresql.js';
@@ -22,6 +23,7 @@ const STATE_STORES: Record<string, BuiltinFactory> = {
 const PUBSUBS: Record<string, BuiltinFactory> = {
   'pubsub.in-memory': (get) => Promise.resolve(InMemoryPubSub.fromMetadata(get)),
   'pubsub.redis': (get, _spec, ctx) => RedisStreamsPubSub.connect(get, ctx.log),
+  'pubsub.jetstream': (get, _spec, ctx) => JetStreamPubSub.connect(get, ctx.log),
 };
 
 /** Built-in bindings. */

@@ -1,4 +1,5 @@
-import { componentYaml, ExampleComponent, TEST_REDIS_HOST, deleteRedisKeysWithPrefix, tempSocketsFolder } from '../support/index.js';
+import { randomUUID } from 'node:crypto';
+import { componentYaml, ExampleComponent, TEST_NATS_URL, TEST_REDIS_HOST, deleteJetStreamStream, deleteRedisKeysWithPrefix, tempSocketsFolder } from '../support/index.js';
 import { describePubSubConformance } from '../conformance/pubsub-conformance.js';
 
 describePubSubConformance('pubsub.in-memory', { componentYaml: () => componentYaml('pubsub', 'pubsub.in-memory', { redeliverInterval: '300ms' }) });
@@ -6,6 +7,12 @@ describePubSubConformance('pubsub.in-memory', { componentYaml: () => componentYa
 describePubSubConformance('pubsub.redis (Redis Streams)', {
   componentYaml: () => componentYaml('pubsub', 'pubsub.redis', { redisHost: TEST_REDIS_HOST, processingTimeout: '500ms', redeliverInterval: '300ms' }),
   cleanup: (prefix) => deleteRedisKeysWithPrefix(prefix),
+});
+
+const jetStreamName = `conf-${randomUUID().slice(0, 8)}`;
+describePubSubConformance('pubsub.jetstream (NATS JetStream)', {
+  componentYaml: () => componentYaml('pubsub', 'pubsub.jetstream', { natsURL: TEST_NATS_URL, streamName: jetStreamName, ackWait: '2s', nakDelay: '300ms' }),
+  cleanup: () => deleteJetStreamStream(jetStreamName),
 });
 
 let example: ExampleComponent | undefined;

@@ -1,11 +1,11 @@
 export { SvcdProcess, SVCD_MAIN, type SvcdOptions } from './svcd-process.js';
 export { freePort } from './ports.js';
-export { TEST_POSTGRES_URL, TEST_REDIS_HOST } from './services.js';
+export { TEST_NATS_URL, TEST_POSTGRES_URL, TEST_REDIS_HOST } from './services.js';
 export { describeStateStoreConformance, type StateStoreConformanceOptions } from '../conformance/state-store-conformance.js';
 export { componentYaml, type ComponentYamlOptions } from './components.js';
 export { ExampleComponent, rogueSocket, tempSocketsFolder, EXAMPLE_COMPONENT_MAIN, type ExampleOptions } from './example-component.js';
 export { actorStore, ACTOR_STORE_KINDS, type ActorStore, type ActorStoreKind } from './actor-stores.js';
-export { deleteRedisKeysWithPrefix, dropTestPostgresTable, withTestPostgres, withTestRedis } from './service-cleanup.js';
+export { deleteJetStreamStream, deleteRedisKeysWithPrefix, dropTestPostgresTable, withTestPostgres, withTestRedis } from './service-cleanup.js';
 export { TestChildProcess, type ExitStatus } from './child-process.js';
 export { removeTempFolder, tempFolder } from './temp-folders.js';
 export { eventually } from './eventually.js';

@@ -1,7 +1,9 @@
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { placementTables } from '../../src/actors/placement/postgres-backend.js';
-import { TEST_POSTGRES_URL, TEST_REDIS_HOST } from './services.js';
+import { connect } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { TEST_NATS_URL, TEST_POSTGRES_URL, TEST_REDIS_HOST } from './services.js';
 
 /** A short-lived connection to the shared test Redis, closed whatever `work` does. */
 export async function withTestRedis<T>(work: (redis: Redis) => Promise<T>): Promise<T> {
@@ -46,4 +48,14 @@ export async function dropTestPostgresTable(table: string): Promise<void> {
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(table)) throw new Error(`refusing to drop '${table}': not a plain table name`);
   const { hosts, partitions, tokens } = placementTables(table);
   await withTestPostgres((client) => client.query(`DROP TABLE IF EXISTS ${table}, ${hosts}, ${partitions}, ${tokens}`));
+}
+
+/** Deletes a JetStream stream a test run created (named by the test, with a random part), with its consumers. */
+export async function deleteJetStreamStream(name: string): Promise<void> {
+  const nc = await connect({ servers: TEST_NATS_URL });
+  try {
+    await (await jetstreamManager(nc)).streams.delete(name).catch(() => false);
+  } finally {
+    await nc.close();
+  }
 }
