@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/require-await -- the SDK takes async callbacks; these handlers only record */
 /**
  * The real @dapr/dapr SDK, unchanged, against svcd over HTTP: a DaprServer app subscribes (plain, with routing
- * rules, with a dead-letter topic), a DaprClient publishes (single, with metadata, bulk); the app's RETRY and DROP
+ * rules, with a dead-letter topic, in bulk), a DaprClient publishes (single, with metadata, bulk); the app's RETRY and DROP
  * answers are honoured.
  */
 import { DaprPubSubStatusEnum, type DaprClient } from '@dapr/dapr';
@@ -13,7 +13,7 @@ describe('Dapr JS SDK pub/sub (DaprServer subscriber, DaprClient publisher) agai
   this.timeout(90_000);
   let app: DaprSdkApp;
   let client: DaprClient;
-  const received: Record<string, unknown[]> = { orders: [], big: [], small: [], retried: [], dead: [] };
+  const received: Record<string, unknown[]> = { orders: [], big: [], small: [], retried: [], dead: [], bulk: [] };
   let retryCalls = 0;
 
   before(async () => {
@@ -37,6 +37,7 @@ describe('Dapr JS SDK pub/sub (DaprServer subscriber, DaprClient publisher) agai
         });
         // As with Dapr, the dead-letter topic is a topic like any other: the app subscribes to it to see what landed.
         await server.pubsub.subscribe('pubsub', 'refused-dead', async (data: unknown) => void received.dead!.push(data));
+        await server.pubsub.subscribeBulk('pubsub', 'batch', async (data: unknown) => void received.bulk!.push(data), { maxMessagesCount: 4, maxAwaitDurationMs: 100 });
       },
       { resources: { 'pubsub.yaml': componentYaml('pubsub', 'pubsub.in-memory') } },
     );
@@ -77,5 +78,13 @@ describe('Dapr JS SDK pub/sub (DaprServer subscriber, DaprClient publisher) agai
     await eventually('bulk entries delivered', () => Promise.resolve(received.orders!.length === 4));
     const missing = await client.pubsub.publish('nope', 'orders', {});
     expect(String(missing.error)).to.match(/ERR_PUBSUB_NOT_FOUND|404/);
+  });
+
+  it('delivers to a subscribeBulk callback in batches, each entry once', async () => {
+    const res = await client.pubsub.publishBulk('pubsub', 'batch', Array.from({ length: 10 }, (_, n) => ({ n })));
+    expect(res.failedMessages).to.deep.equal([]);
+    await eventually('ten entries delivered', () => Promise.resolve(received.bulk!.length >= 10));
+    await new Promise((r) => setTimeout(r, 300));
+    expect((received.bulk as Array<{ n: number }>).map((d) => d.n).sort((a, b) => a - b)).to.deep.equal([...Array(10).keys()]);
   });
 });

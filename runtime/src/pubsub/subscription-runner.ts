@@ -10,6 +10,7 @@ import { ensureError } from '../errors/runtime-error.js';
 import { deliveryPolicy, retryDelay, type DeliveryPolicy } from '../delivery/policy.js';
 import type { Logger } from '../log/logger.js';
 import { AppDelivery, type DeliveryResult } from './app-delivery.js';
+import { BulkDelivery } from './bulk-delivery.js';
 import { CLOUDEVENT_CONTENT_TYPE, eventForDelivery, isExpired, type CloudEvent } from './cloudevents.js';
 import type { PubSubMetrics } from './metrics.js';
 import type { LoadedPubSub } from './pubsubs.js';
@@ -20,6 +21,8 @@ export class SubscriptionRunner {
   readonly #policy: DeliveryPolicy;
   readonly #app: AppDelivery;
   readonly #stopped = new AbortController();
+  /** Set for a bulk subscription: events go to the app in batches. */
+  readonly #bulk: BulkDelivery | undefined;
   #subscription: TopicSubscription | undefined;
 
   constructor(
@@ -29,17 +32,24 @@ export class SubscriptionRunner {
   ) {
     this.#policy = deliveryPolicy(sub.metadata, `subscription from ${sub.source}`, 'ERR_PUBSUB_SUBSCRIPTION_INVALID');
     this.#app = new AppDelivery(deps.appBaseUrl, this.#policy.timeoutMs);
+    if (sub.bulk) {
+      const outcomes = { observed: (r: DeliveryResult, seconds: number) => this.#observe(r, seconds), deadLetterOrDrop: (e: CloudEvent, why: DeliveryResult) => this.#deadLetterOrDrop(e, why) };
+      this.#bulk = new BulkDelivery(sub, sub.bulk, this.#policy, this.#app, outcomes, this.#stopped.signal);
+    }
   }
 
   async start(): Promise<void> {
+    // A bulk subscription needs a whole batch in flight at once.
+    const maxConcurrency = Math.max(this.#policy.concurrency, this.sub.bulk?.maxMessagesCount ?? 0);
     this.#subscription = await this.target.pubsub.subscribe(
-      { topic: this.sub.topic, metadata: { consumerID: this.deps.appId, ...this.sub.metadata }, maxConcurrency: this.#policy.concurrency },
+      { topic: this.sub.topic, metadata: { consumerID: this.deps.appId, ...this.sub.metadata }, maxConcurrency },
       (msg) => this.#handle(msg),
     );
   }
 
   async stop(): Promise<void> {
     this.#stopped.abort();
+    this.#bulk?.close();
     await this.#subscription?.close();
   }
 
@@ -60,6 +70,7 @@ export class SubscriptionRunner {
       this.deps.metrics.delivered.inc({ ...this.#labels, outcome: 'drop' });
       return;
     }
+    if (this.#bulk) return this.#bulk.add(path, event, this.#policy.rawPayload ? { data: msg.data, contentType: msg.contentType } : undefined);
     const body = JSON.stringify(event);
     const headers: Record<string, string> = { pubsubname: this.sub.pubsubName, topic: this.sub.topic };
     if (typeof event.traceparent === 'string') headers.traceparent = event.traceparent;
@@ -81,9 +92,13 @@ export class SubscriptionRunner {
   async #deliverOnce(path: string, body: string, headers: Record<string, string>): Promise<DeliveryResult> {
     const t0 = performance.now();
     const result = await this.#app.deliver(path, body, headers);
-    this.deps.metrics.deliveryLatency.observe(this.#labels, (performance.now() - t0) / 1000);
-    this.deps.metrics.delivered.inc({ ...this.#labels, outcome: result.outcome });
+    this.#observe(result, (performance.now() - t0) / 1000);
     return result;
+  }
+
+  #observe(result: DeliveryResult, seconds: number): void {
+    this.deps.metrics.deliveryLatency.observe(this.#labels, seconds);
+    this.deps.metrics.delivered.inc({ ...this.#labels, outcome: result.outcome });
   }
 
   /** Moves the event to the dead-letter topic, if any (a failure there leaves it unacknowledged with the broker). */

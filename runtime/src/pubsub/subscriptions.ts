@@ -130,6 +130,7 @@ export function subscriptionMetadata(sub: Subscription): Record<string, unknown>
     metadata: sub.metadata,
     rules: [...sub.rules.map((r) => ({ match: r.match, path: r.path })), ...(sub.defaultPath ? [{ match: '', path: sub.defaultPath }] : [])],
     ...(sub.deadLetterTopic ? { deadLetterTopic: sub.deadLetterTopic } : {}),
+    ...(sub.bulk ? { bulkSubscribe: { enabled: true, ...sub.bulk } } : {}),
     type: sub.kind === 'programmatic' ? 'PROGRAMMATIC' : 'DECLARATIVE',
   };
 }

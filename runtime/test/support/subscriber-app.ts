@@ -20,6 +20,8 @@ export interface Delivery {
 export interface AppAnswer {
   readonly status: number;
   readonly body?: unknown;
+  /** The body from what was delivered (a bulk delivery's per-entry statuses); instead of `body`. */
+  readonly bodyFor?: (delivery: Delivery) => unknown;
   /** Answer only after this long (a slow app; deliveries stay in flight meanwhile). */
   readonly delayMs?: number;
 }
@@ -63,13 +65,15 @@ export class SubscriberApp {
       return;
     }
     const text = Buffer.concat(chunks).toString('utf8');
-    this.deliveries.push({ path, contentType: req.headers['content-type'], headers: req.headers, body: parseObject(text), text, receivedAt: performance.timeOrigin + performance.now() });
+    const delivery = { path, contentType: req.headers['content-type'], headers: req.headers, body: parseObject(text), text, receivedAt: performance.timeOrigin + performance.now() };
+    this.deliveries.push(delivery);
     for (const w of this.#waiters.splice(0)) w();
     const scripted = this.answers.get(path);
     const answer = scripted && scripted.length > 1 ? scripted.shift()! : (scripted?.[0] ?? { status: 200, body: { status: 'SUCCESS' } });
     if (answer.delayMs) await new Promise((r) => setTimeout(r, answer.delayMs));
     if (res.destroyed) return;
-    res.writeHead(answer.status, { 'content-type': 'application/json' }).end(answer.body === undefined ? '' : JSON.stringify(answer.body));
+    const body = answer.bodyFor ? answer.bodyFor(delivery) : answer.body;
+    res.writeHead(answer.status, { 'content-type': 'application/json' }).end(body === undefined ? '' : JSON.stringify(body));
   }
 
   /** Waits until `count` deliveries to `path` arrived (or fails after `timeoutMs`). */
