@@ -6,6 +6,7 @@ import { RuntimeError, ensureError, isRuntimeError } from '../errors/runtime-err
 import { CLOUDEVENT_CONTENT_TYPE, completeCloudEvent, isCloudEventContentType, withExpiry, wrapInCloudEvent, type CloudEvent, type EnvelopeContext } from './cloudevents.js';
 import type { PubSubMetrics } from './metrics.js';
 import type { LoadedPubSub, PubSubs } from './pubsubs.js';
+import type { BulkPublishMessage, FailedEntry } from './types.js';
 
 export interface PublishInput {
   readonly data: Buffer;
@@ -21,7 +22,7 @@ export interface BulkPublishEntry extends PublishInput {
 }
 
 export interface BulkPublishResult {
-  readonly failedEntries: { entryId: string; error: string }[];
+  readonly failedEntries: FailedEntry[];
 }
 
 /** Reads `ttlInSeconds` (a positive whole number of seconds) or fails with ERR_PUBSUB_REQUEST_METADATA. */
@@ -56,9 +57,25 @@ export class PublishApi {
     }
     // Every entry is checked and wrapped before any is sent: a malformed one fails the request, none published.
     const messages = entries.map((e) => ({ entryId: e.entryId, metadata: { ...metadata, ...e.metadata }, ...this.#message(pubsubName, topic, { ...e, metadata: { ...metadata, ...e.metadata } }) }));
+    if (target.pubsub.bulkPublish) return { failedEntries: await this.#sendBulk(target, topic, messages, metadata) };
     const outcomes = await Promise.allSettled(messages.map((m) => this.#send(target, topic, m, m.metadata)));
     const failedEntries = outcomes.flatMap((o, i) => (o.status === 'rejected' ? [{ entryId: messages[i]!.entryId, error: ensureError(o.reason).message }] : []));
     return { failedEntries };
+  }
+
+  /** One call to a broker that takes bulks; a failed call fails every entry. */
+  async #sendBulk(target: LoadedPubSub, topic: string, messages: readonly BulkPublishMessage[], metadata: Readonly<Record<string, string>>): Promise<FailedEntry[]> {
+    const labels = { pubsub: target.spec.name, topic };
+    let failed: FailedEntry[];
+    try {
+      failed = await target.pubsub.bulkPublish!(topic, messages, metadata);
+    } catch (err) {
+      const error = ensureError(err).message;
+      failed = messages.map((m) => ({ entryId: m.entryId, error }));
+    }
+    this.metrics.published.inc({ ...labels, success: 'false' }, failed.length);
+    this.metrics.published.inc({ ...labels, success: 'true' }, messages.length - failed.length);
+    return failed;
   }
 
   #message(pubsubName: string, topic: string, input: PublishInput): { data: Buffer; contentType: string } {

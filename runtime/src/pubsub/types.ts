@@ -41,12 +41,30 @@ export interface TopicSubscription {
   close(): Promise<void>;
 }
 
+export interface BulkPublishMessage {
+  readonly entryId: string;
+  readonly data: Buffer;
+  readonly contentType: string;
+  readonly metadata: Readonly<Record<string, string>>;
+}
+
+/** An entry of a bulk publish the broker did not take, and why. */
+export interface FailedEntry {
+  readonly entryId: string;
+  readonly error: string;
+}
+
 export interface PubSub extends Component {
   /** Capabilities for `/v1.0/metadata` (e.g. `MESSAGE_TTL`, `BULK_PUBLISH`). */
   features(): readonly string[];
   /** Resolves once the broker has the message (for durable brokers: stored). */
   publish(req: PublishRequest): Promise<void>;
   subscribe(req: SubscribeRequest, handler: MessageHandler): Promise<TopicSubscription>;
+  /**
+   * Several messages to one topic in one call, for brokers that have such a call (else the publish API publishes
+   * the entries one by one). Resolves with the entries not taken; rejects when none was.
+   */
+  bulkPublish?(topic: string, entries: readonly BulkPublishMessage[], metadata: Readonly<Record<string, string>>): Promise<FailedEntry[]>;
 }
 
 export const isPubSub = (c: Component): c is PubSub => typeof (c as Partial<PubSub>).publish === 'function' && typeof (c as Partial<PubSub>).subscribe === 'function';

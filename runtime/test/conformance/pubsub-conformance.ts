@@ -36,6 +36,7 @@ export function describePubSubConformance(label: string, opts: PubSubConformance
         { pubsubname: 'pubsub', topic: t('ordered'), route: '/ordered', metadata: { concurrency: '1' } },
         { pubsubname: 'pubsub', topic: t('unlucky'), route: '/unlucky', metadata: { maxDeliveryAttempts: '1' } },
         { pubsubname: 'pubsub', topic: t('many'), route: '/many', metadata: { concurrency: '16' } },
+        { pubsubname: 'pubsub', topic: t('bulk'), route: '/bulk' },
       ]);
       app.answers.set('/unlucky', [{ status: 500 }, { status: 500 }, { status: 200 }]);
       const extra = (await opts.setUp?.()) ?? {};
@@ -80,6 +81,14 @@ export function describePubSubConformance(label: string, opts: PubSubConformance
       }));
       await app.waitFor('/many', 300, 30_000);
       expect(new Set(app.to('/many').map((d) => (d.body.data as { k: string }).k)).size).to.equal(300);
+    });
+
+    it('bulk publishes 50 entries in one request, each delivered once', async () => {
+      const entries = Array.from({ length: 50 }, (_, i) => ({ entryId: String(i), event: { i }, contentType: 'application/json' }));
+      expect((await svcd.request('POST', `/v1.0-alpha1/publish/bulk/pubsub/${t('bulk')}`, entries)).status).to.equal(204);
+      await app.waitFor('/bulk', 50, 30_000);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(app.to('/bulk').map((d) => (d.body.data as { i: number }).i).sort((a, b) => a - b)).to.deep.equal([...Array(50).keys()]);
     });
   });
 }

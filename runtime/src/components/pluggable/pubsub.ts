@@ -1,8 +1,11 @@
+import * as grpc from '@grpc/grpc-js';
 import type { ComponentsProtoPackage } from '@svc/proto';
+import { ensureError } from '../../errors/runtime-error.js';
 import type { FeaturesResponse__Output } from '@svc/proto/gen/svc/proto/components/v1/FeaturesResponse.js';
 import type { PubSubClient } from '@svc/proto/gen/svc/proto/components/v1/PubSub.js';
 import type { Logger } from '../../log/logger.js';
-import type { MessageHandler, PublishRequest, PubSub, SubscribeRequest, TopicSubscription } from '../../pubsub/types.js';
+import type { BulkPublishResponse__Output } from '@svc/proto/gen/svc/proto/components/v1/BulkPublishResponse.js';
+import type { BulkPublishMessage, FailedEntry, MessageHandler, PublishRequest, PubSub, SubscribeRequest, TopicSubscription } from '../../pubsub/types.js';
 import type { ComponentConnection } from './connection.js';
 import { PullSubscription } from './pull-subscription.js';
 
@@ -11,6 +14,7 @@ export class PluggablePubSub implements PubSub {
   readonly #client: PubSubClient;
   readonly #subscriptions = new Set<PullSubscription>();
   #features: string[] = [];
+  #bulkUnimplemented = false;
 
   constructor(
     private readonly conn: ComponentConnection,
@@ -45,6 +49,26 @@ export class PluggablePubSub implements PubSub {
   async publish(req: PublishRequest): Promise<void> {
     const message = { data: req.data, pubsubName: this.name, topic: req.topic, metadata: { ...req.metadata }, contentType: req.contentType };
     await this.conn.call((md, o, cb) => this.#client.Publish(message, md, o, cb));
+  }
+
+  async bulkPublish(topic: string, entries: readonly BulkPublishMessage[], metadata: Readonly<Record<string, string>>): Promise<FailedEntry[]> {
+    const request = {
+      pubsubName: this.name,
+      topic,
+      metadata: { ...metadata },
+      entries: entries.map((e) => ({ entryId: e.entryId, event: e.data, contentType: e.contentType, metadata: { ...e.metadata } })),
+    };
+    if (!this.#bulkUnimplemented) {
+      try {
+        const res = await this.conn.call<BulkPublishResponse__Output>((md, o, cb) => this.#client.BulkPublish(request, md, o, cb));
+        return res.failedEntries.map((f) => ({ entryId: f.entryId, error: f.error }));
+      } catch (err) {
+        if ((err as { code?: unknown }).code !== grpc.status.UNIMPLEMENTED) throw err;
+        this.#bulkUnimplemented = true; // a component without BulkPublish: its entries go one by one from now on
+      }
+    }
+    const outcomes = await Promise.allSettled(entries.map((e) => this.publish({ topic, data: e.data, contentType: e.contentType, metadata: { ...metadata, ...e.metadata } })));
+    return outcomes.flatMap((o, i) => (o.status === 'rejected' ? [{ entryId: entries[i]!.entryId, error: ensureError(o.reason).message }] : []));
   }
 
   async subscribe(req: SubscribeRequest, handler: MessageHandler): Promise<TopicSubscription> {
