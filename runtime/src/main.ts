@@ -38,6 +38,7 @@ import { PublishApi } from './pubsub/publish-api.js';
 import { PubSubHost } from './pubsub/pubsub-host.js';
 import { PubSubs } from './pubsub/pubsubs.js';
 import { loadSubscriptionResources } from './pubsub/subscription-resources.js';
+import type { Subscription } from './pubsub/subscriptions.js';
 import { StateApi } from './state/state-api.js';
 import { RUNTIME_VERSION } from './version.js';
 import { durableTaskService } from './workflow/grpc/service.js';
@@ -48,8 +49,17 @@ import { workflowPeerHandlers } from './workflow/peer-handlers.js';
 /** Imported on demand: the Kubernetes client is heavy (~20 MB of heap) and standalone svcd never needs it. */
 async function loadFromKubernetes(config: RuntimeConfig, log: Logger): Promise<ComponentSpec[]> {
   const k8s = await import('./components/kubernetes-loader.js');
-  const lister = new k8s.ApiServerComponentLister(k8s.kubernetesConfig(config.kubeconfig), log);
+  const lister = new k8s.ApiServerObjectLister(k8s.kubernetesConfig(config.kubeconfig), log);
   return k8s.loadKubernetesComponents({ appId: config.appId, namespace: config.namespace, log, lister });
+}
+
+/** Declarative subscriptions: the Subscription objects of the namespace, or the Subscription files. */
+async function loadSubscriptions(config: RuntimeConfig, log: Logger): Promise<Subscription[]> {
+  if (config.mode !== 'kubernetes') return loadSubscriptionResources(config.resourcesPaths, config.appId, log);
+  const [k8s, subs] = await Promise.all([import('./components/kubernetes-loader.js'), import('./pubsub/kubernetes-subscriptions.js')]);
+  const lister = new k8s.ApiServerObjectLister(k8s.kubernetesConfig(config.kubeconfig), log, subs.SUBSCRIPTIONS);
+  // The component loader already refused a missing namespace.
+  return subs.loadKubernetesSubscriptions({ appId: config.appId, namespace: config.namespace ?? '', log, lister });
 }
 
 /** Outbound health pings each backing server at most once a second, and waits at most a second for the answer. */
@@ -99,8 +109,7 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
     appPort: config.appPort,
     appWaitMs: 30_000,
     pubsubs,
-    // Kubernetes mode reads Subscription objects from the API server (not yet: docs/pubsub.md says so).
-    declarative: () => (config.mode === 'kubernetes' ? Promise.resolve([]) : loadSubscriptionResources(config.resourcesPaths, config.appId, log)),
+    declarative: () => loadSubscriptions(config, log),
     metrics: pubsubMetrics,
     log: log.child({ scope: 'pubsub' }),
   });

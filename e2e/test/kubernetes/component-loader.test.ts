@@ -1,23 +1,26 @@
 /**
- * svcd's Kubernetes mode against a real kube-apiserver (and etcd): the Component loader lists its namespace with
- * the pod's service-account token, authorised by the chart's RBAC and nothing else, parses and scopes what the API
- * server stored, and fails with one clean ERR_KUBERNETES_API line when the API server refuses it or is unreachable.
+ * svcd's Kubernetes mode against a real kube-apiserver (and etcd): the Component and Subscription loaders list
+ * the namespace with the pod's service-account token, authorised by the chart's RBAC and nothing else, parse and
+ * scope what the API server stored, and fails with one clean ERR_KUBERNETES_API line when the API server refuses it or is unreachable.
  * One API server serves the whole file.
  */
 import net from 'node:net';
 import { expect } from 'chai';
-import { freePort, SvcdProcess } from '@svc/runtime/test-support';
-import { ApiServerComponentLister, kubernetesConfig, loadKubernetesComponents } from '@svc/runtime/components/kubernetes-loader.js';
+import { freePort, SubscriberApp, SvcdProcess } from '@svc/runtime/test-support';
+import { ApiServerObjectLister, kubernetesConfig, loadKubernetesComponents } from '@svc/runtime/components/kubernetes-loader.js';
+import { loadKubernetesSubscriptions, SUBSCRIPTIONS } from '@svc/runtime/pubsub/kubernetes-subscriptions.js';
 import { isRuntimeError } from '@svc/runtime/errors/runtime-error.js';
 import { createLogger } from '@svc/runtime/log/logger.js';
 import { installCrds, renderChart } from '../support/chart.js';
 import { KubeApiServer } from '../support/kube-apiserver.js';
 import type { KubeCredentials } from '../support/kube-client.js';
-import { componentObject, namespaceObject, serviceAccountObject } from '../support/kube-objects.js';
+import { componentObject, namespaceObject, serviceAccountObject, subscriptionObject } from '../support/kube-objects.js';
 import { startupFailure } from '../support/svcd-log.js';
 
 const SHOP = 'shop';
 const BAD_SPEC = 'bad-spec';
+/** Holds a pub/sub Component and Subscriptions. */
+const EVENTS = 'events';
 const APP_ID = 'orders';
 /** Only what a test does not expect reaches the output: the loader's info lines would be noise. */
 const log = createLogger({ level: 'error', json: true });
@@ -81,7 +84,7 @@ class LateAddress {
   }
 }
 
-describe('svcd --mode kubernetes: Components from a real kube-apiserver', function () {
+describe('svcd --mode kubernetes: Components and Subscriptions from a real kube-apiserver', function () {
   this.timeout(180_000);
   let kube: KubeApiServer;
   /** shop:orders, bound by the chart's componentReaders RoleBinding. */
@@ -90,20 +93,28 @@ describe('svcd --mode kubernetes: Components from a real kube-apiserver', functi
   let badSpecReader: KubeCredentials;
   /** shop:default, with no RoleBinding. */
   let unbound: KubeCredentials;
+  /** events:orders, bound by the chart's componentReaders RoleBinding. */
+  let eventsReader: KubeCredentials;
 
   before(async () => {
     kube = await KubeApiServer.start();
     const chart = renderChart({
       release: 'svc',
       namespace: 'svc-system',
-      values: { 'sidecar.componentReaders': [SHOP, BAD_SPEC].map((namespace) => ({ namespace, serviceAccount: APP_ID })) },
+      values: { 'sidecar.componentReaders': [SHOP, BAD_SPEC, EVENTS].map((namespace) => ({ namespace, serviceAccount: APP_ID })) },
     });
     await installCrds(kube.admin, chart);
-    for (const ns of [SHOP, BAD_SPEC]) await kube.admin.apply(namespaceObject(ns));
+    for (const ns of [SHOP, BAD_SPEC, EVENTS]) await kube.admin.apply(namespaceObject(ns));
     // The chart's RBAC for svcd, exactly as rendered: the ClusterRole and one RoleBinding per reader.
     for (const obj of chart.filter((o) => o.metadata.name?.includes('-components-reader'))) await kube.admin.apply(obj);
     for (const name of [APP_ID, 'default']) await kube.admin.apply(serviceAccountObject(SHOP, name));
     await kube.admin.apply(serviceAccountObject(BAD_SPEC, APP_ID));
+    await kube.admin.apply(serviceAccountObject(EVENTS, APP_ID));
+
+    await kube.admin.apply(componentObject(EVENTS, 'pubsub', { spec: { type: 'pubsub.in-memory', version: 'v1' } }));
+    await kube.admin.apply(subscriptionObject(EVENTS, 'orders', { scopes: [APP_ID], spec: { pubsubname: 'pubsub', topic: 'orders', routes: { rules: [{ match: 'event.data.rush == true', path: '/rush' }], default: '/orders' } } }));
+    await kube.admin.apply(subscriptionObject(EVENTS, 'audit', { spec: { pubsubname: 'pubsub', topic: 'audit', routes: { default: '/audit' }, metadata: { concurrency: '1' } } }));
+    await kube.admin.apply(subscriptionObject(EVENTS, 'theirs', { scopes: ['billing'], spec: { pubsubname: 'pubsub', topic: 'invoices', routes: { default: '/invoices' } } }));
 
     await kube.admin.apply(componentObject(SHOP, 'mine', { scopes: [APP_ID], spec: { type: 'state.in-memory', version: 'v1', metadata: [{ name: 'ttl', value: 30 }] } }));
     await kube.admin.apply(componentObject(SHOP, 'everyone'));
@@ -114,15 +125,16 @@ describe('svcd --mode kubernetes: Components from a real kube-apiserver', functi
     reader = await kube.serviceAccountToken(SHOP, APP_ID);
     unbound = await kube.serviceAccountToken(SHOP, 'default');
     badSpecReader = await kube.serviceAccountToken(BAD_SPEC, APP_ID);
+    eventsReader = await kube.serviceAccountToken(EVENTS, APP_ID);
   });
 
   after(async () => kube?.stop());
 
-  function lister(credentials: KubeCredentials, name: string, retries?: RetryLog): ApiServerComponentLister {
-    return new ApiServerComponentLister(kubernetesConfig(kube.writeKubeconfig(name, credentials)), retries);
+  function lister(credentials: KubeCredentials, name: string, retries?: RetryLog): ApiServerObjectLister {
+    return new ApiServerObjectLister(kubernetesConfig(kube.writeKubeconfig(name, credentials)), retries);
   }
 
-  function load(namespace: string | undefined, from: ApiServerComponentLister) {
+  function load(namespace: string | undefined, from: ApiServerObjectLister) {
     return loadKubernetesComponents({ appId: APP_ID, namespace, log, lister: from });
   }
 
@@ -220,5 +232,44 @@ describe('svcd --mode kubernetes: Components from a real kube-apiserver', functi
     const failure = startupFailure(svcd.output);
     expect(failure.errorCode).to.equal('ERR_CONFIG_INVALID');
     expect(failure.err).to.equal('--mode kubernetes needs the in-cluster service account or --kubeconfig / KUBECONFIG');
+  });
+
+  it('reads the Subscriptions of the namespace scoped to the app and the unscoped ones', async () => {
+    const subs = await loadKubernetesSubscriptions({ appId: APP_ID, namespace: EVENTS, log, lister: new ApiServerObjectLister(kubernetesConfig(kube.writeKubeconfig('events-reader', eventsReader)), undefined, SUBSCRIPTIONS) });
+    expect(subs.map((s) => [s.topic, s.source, s.defaultPath]).sort()).to.deep.equal([
+      ['audit', 'kubernetes: events/audit', '/audit'],
+      ['orders', 'kubernetes: events/orders', '/orders'],
+    ]);
+    expect(subs.find((s) => s.topic === 'audit')!.metadata).to.deep.equal({ concurrency: '1' });
+  });
+
+  it('without the Subscription CRD (404) there are no declarative subscriptions; a 403 names the resource and the RBAC hint', async () => {
+    const absent = { plural: 'subscriptions', version: 'v9' };
+    const none = await loadKubernetesSubscriptions({ appId: APP_ID, namespace: EVENTS, log, lister: new ApiServerObjectLister(kubernetesConfig(kube.writeKubeconfig('events-v9', eventsReader)), undefined, absent) });
+    expect(none).to.deep.equal([]);
+    const err = await failureOf(loadKubernetesSubscriptions({ appId: APP_ID, namespace: SHOP, log, lister: new ApiServerObjectLister(kubernetesConfig(kube.writeKubeconfig('unbound-subs', unbound)), undefined, SUBSCRIPTIONS) }));
+    expect(isRuntimeError(err, 'ERR_KUBERNETES_API'), err.message).to.equal(true);
+    expect(err.message).to.match(/^cannot list subscriptions\.svc\.io in namespace shop: 403 Forbidden: .*; the pod service account needs get\/list on subscriptions\.svc\.io in its namespace$/);
+  });
+
+  it('a real svcd in --mode kubernetes delivers by the Subscriptions it read, and lists them as declarative', async () => {
+    const app = await SubscriberApp.start();
+    const svcd = await SvcdProcess.start({
+      appId: APP_ID,
+      args: ['--mode', 'kubernetes', '--namespace', EVENTS, '--kubeconfig', kube.writeKubeconfig('svcd-events', eventsReader), '--internal-grpc-port', String(await freePort()), '--app-port', String(app.port)],
+    });
+    try {
+      const meta = (await (await svcd.request('GET', '/v1.0/metadata')).json()) as { subscriptions: Array<{ topic: string; type: string }> };
+      expect(meta.subscriptions.map((s) => `${s.topic}:${s.type}`).sort()).to.deep.equal(['audit:DECLARATIVE', 'orders:DECLARATIVE']);
+      for (const [topic, body] of [['orders', { rush: true }], ['orders', { rush: false }], ['audit', { who: 'me' }], ['invoices', { n: 1 }]] as const) {
+        expect((await svcd.request('POST', `/v1.0/publish/pubsub/${topic}`, body)).status).to.equal(204);
+      }
+      await Promise.all([app.waitFor('/rush'), app.waitFor('/orders'), app.waitFor('/audit')]);
+      expect(app.to('/rush')[0]!.body.data).to.deep.equal({ rush: true });
+      expect(app.to('/invoices'), 'scoped to another app: not delivered here').to.have.length(0);
+    } finally {
+      await svcd.stop();
+      await app.stop();
+    }
   });
 });

@@ -1,4 +1,4 @@
-/** Builders of the plain Kubernetes objects the e2e tests create: namespaces, service accounts, Components. */
+/** Builders of the plain Kubernetes objects the e2e tests create: namespaces, service accounts, Components, Subscriptions. */
 import type { KubeObject } from './kube-client.js';
 
 export function namespaceObject(name: string, labels: Record<string, string> = {}): KubeObject {
@@ -22,6 +22,16 @@ export function componentObject(namespace: string, name: string, opts: Component
     kind: 'Component',
     metadata: { namespace, name, annotations: opts.annotations ?? {} },
     spec: opts.spec ?? { type: 'state.in-memory', version: 'v1' },
+    ...(opts.scopes ? { scopes: [...opts.scopes] } : {}),
+  };
+}
+
+export function subscriptionObject(namespace: string, name: string, opts: { scopes?: readonly string[]; spec: Record<string, unknown> }): KubeObject {
+  return {
+    apiVersion: 'svc.io/v2alpha1',
+    kind: 'Subscription',
+    metadata: { namespace, name },
+    spec: opts.spec,
     ...(opts.scopes ? { scopes: [...opts.scopes] } : {}),
   };
 }

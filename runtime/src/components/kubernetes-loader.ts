@@ -10,14 +10,21 @@ import type { Logger } from '../log/logger.js';
 import { selectComponents } from './select.js';
 import { isComponentDocument, parseComponentSpec, type ComponentSpec } from './spec.js';
 
-/** Lists the raw Component objects of a namespace. */
-export interface ComponentObjectLister {
+/** Lists the raw objects of one svc.io resource (Components, Subscriptions) in a namespace. */
+export interface SvcObjectLister {
   list(namespace: string): Promise<unknown[]>;
 }
 
+/** An svc.io custom resource svcd reads. */
+export interface SvcResource {
+  readonly plural: string;
+  readonly version: string;
+}
+
+export const COMPONENTS: SvcResource = { plural: 'components', version: 'v1alpha1' };
+
 const IN_CLUSTER_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
 const ATTEMPTS = 5;
-const RBAC_HINT = 'the pod service account needs get/list on components.svc.io in its namespace';
 
 /** The fields of a Kubernetes `Status` failure body that say what went wrong. */
 interface StatusBody {
@@ -46,11 +53,21 @@ function describeFailure(err: unknown): string {
   return status.message ? `${code} ${reason}: ${status.message}` : `${code} ${reason}`;
 }
 
-export class ApiServerComponentLister implements ComponentObjectLister {
+/** The HTTP status of a failed list (404: the resource's CRD is not installed), if the API server answered. */
+export function apiStatus(err: unknown): number | undefined {
+  const cause = err instanceof RuntimeError ? err.cause : err;
+  return cause instanceof ApiException ? (cause as ApiException<unknown>).code : undefined;
+}
+
+export class ApiServerObjectLister implements SvcObjectLister {
   private readonly api: CustomObjectsApi;
 
   /** `log` hears about each retry (svcd passes its logger; an operator sees why start-up waits). */
-  constructor(kc: KubeConfig, private readonly log?: Pick<Logger, 'warn'>) {
+  constructor(
+    kc: KubeConfig,
+    private readonly log?: Pick<Logger, 'warn'>,
+    private readonly resource: SvcResource = COMPONENTS,
+  ) {
     this.api = kc.makeApiClient(CustomObjectsApi);
   }
 
@@ -58,17 +75,19 @@ export class ApiServerComponentLister implements ComponentObjectLister {
   async list(namespace: string): Promise<unknown[]> {
     for (let attempt = 1; ; attempt++) {
       try {
-        const list = (await this.api.listNamespacedCustomObject({ group: 'svc.io', version: 'v1alpha1', namespace, plural: 'components' })) as { items?: unknown[] };
+        const { plural, version } = this.resource;
+        const list = (await this.api.listNamespacedCustomObject({ group: 'svc.io', version, namespace, plural })) as { items?: unknown[] };
         return list.items ?? [];
       } catch (err) {
-        const status = err instanceof ApiException ? (err as ApiException<unknown>).code : undefined;
+        const status = apiStatus(err);
         const problem = describeFailure(err);
+        const what = `${this.resource.plural}.svc.io`;
         if ((status !== undefined && status >= 400 && status < 500) || attempt >= ATTEMPTS) {
-          const hint = status === 403 ? `; ${RBAC_HINT}` : '';
-          throw new RuntimeError('ERR_KUBERNETES_API', `cannot list components.svc.io in namespace ${namespace}: ${problem}${hint}`, { cause: err });
+          const hint = status === 403 ? `; the pod service account needs get/list on ${what} in its namespace` : '';
+          throw new RuntimeError('ERR_KUBERNETES_API', `cannot list ${what} in namespace ${namespace}: ${problem}${hint}`, { cause: err });
         }
         const delayMs = 250 * 2 ** attempt;
-        this.log?.warn({ namespace, attempt, delayMs, problem }, 'cannot list components.svc.io yet; retrying');
+        this.log?.warn({ namespace, attempt, delayMs, problem }, `cannot list ${what} yet; retrying`);
         await new Promise((resolve) => setTimeout(resolve, delayMs));
       }
     }
@@ -87,7 +106,7 @@ export async function loadKubernetesComponents(opts: {
   appId: string;
   namespace: string | undefined;
   log: Logger;
-  lister: ComponentObjectLister;
+  lister: SvcObjectLister;
 }): Promise<ComponentSpec[]> {
   if (!opts.namespace) throw new RuntimeError('ERR_CONFIG_INVALID', '--mode kubernetes needs --namespace / NAMESPACE (the injector sets it from the downward API)');
   const objects = await opts.lister.list(opts.namespace);
