@@ -1,7 +1,7 @@
 /**
  * Input bindings at work: each input binding component that the app listens for delivers its events to the app,
  * `POST /<binding name>` (or the path in the component's `route` metadata), the event's data as the body and its
- * metadata as `metadata.<k>` headers. svcd first asks `OPTIONS <path>`: an app answering 404 does not listen for
+ * metadata as headers of the same names. svcd first asks `OPTIONS <path>`: an app answering 404 does not listen for
  * that binding and it is left unread. A 2xx answer is the event's acknowledgement (its body goes back to the
  * component); anything else is retried with the delivery policy of the binding's metadata (docs/bindings.md),
  * then handed back to the component unacknowledged.
@@ -14,6 +14,8 @@ import { ensureError } from '../errors/runtime-error.js';
 import type { Logger } from '../log/logger.js';
 import type { Part } from '../util/lifecycle.js';
 import { isInputBinding, type InputEvent } from './types.js';
+
+const RESERVED_HEADERS = new Set(['content-type', 'content-length', 'host', 'connection', 'transfer-encoding', 'keep-alive', 'expect', 'upgrade', 'te', 'trailer']);
 
 export class InputBindingsHost implements Part {
   readonly name = 'input-bindings';
@@ -65,7 +67,8 @@ export class InputBindingsHost implements Part {
 
   async #deliver(binding: string, path: string, event: InputEvent, policy: DeliveryPolicy): Promise<Buffer> {
     const headers: Record<string, string> = { 'content-type': event.contentType || 'application/json' };
-    for (const [k, v] of Object.entries(event.metadata)) if (/^[\w.-]+$/.test(k) && /^[\t\x20-\x7e]*$/.test(v)) headers[`metadata.${k}`] = v;
+    // As Dapr apps read them: each metadata entry a header of its own name (none that would change the request).
+    for (const [k, v] of Object.entries(event.metadata)) if (/^[\w.-]+$/.test(k) && !RESERVED_HEADERS.has(k.toLowerCase()) && /^[\t\x20-\x7e]*$/.test(v)) headers[k] = v;
     for (let attempt = 1; ; attempt++) {
       let reason: string;
       try {

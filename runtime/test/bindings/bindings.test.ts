@@ -53,14 +53,14 @@ describe('bindings over HTTP (pluggable input and output, bindings.cron)', funct
     app.answers.set('/outbox', [{ status: 500 }, { status: 200 }]);
     const created = await invoke('outbox', { operation: 'create', data: { hello: 'app' }, metadata: { contentType: 'application/json' } });
     const { id } = (await created.json()) as { id: string };
-    await eventuallyDelivered(app, '/outbox', (d) => d.headers['metadata.id'] === id, 2);
-    const forId = app.to('/outbox').filter((d) => d.headers['metadata.id'] === id);
+    await eventuallyDelivered(app, '/outbox', (d) => d.headers.id === id, 2);
+    const forId = app.to('/outbox').filter((d) => d.headers.id === id);
     expect(forId.map((d) => d.body)).to.deep.equal([{ hello: 'app' }, { hello: 'app' }]); // the 500, then the 200
   });
 
   it('fires bindings.cron on its schedule at the route in its metadata, and reads no binding the app does not listen for', async () => {
     const ticks = await app.waitFor('/ticks', 2, 5000);
-    expect(ticks[0]!.headers['metadata.schedule']).to.equal('@every 1s');
+    expect(ticks[0]!.headers.schedule).to.equal('@every 1s');
     expect(app.to('/unheard'), 'OPTIONS /unheard answered 404').to.have.length(0);
     expect(svcd.output).to.match(/does not listen for this input binding/);
   });
