@@ -73,12 +73,12 @@ build_kube_apiserver() {
   log "building kube-apiserver ${KUBE_VERSION} (several minutes on a cold Go build cache)"
   started=$(date +%s)
   mkdir -p "${CACHE_DIR}/bin"
-  (cd "$src" && nice -n 10 "$GO" build -trimpath -o "${BIN}.tmp" \
+  (cd "$src" && nice -n 10 "$GO" build -trimpath -o "${BIN}.tmp.$$" \
     -ldflags "-s -w -X k8s.io/component-base/version.gitVersion=${KUBE_VERSION} \
       -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=${minor} \
       -X k8s.io/component-base/version.gitTreeState=clean" \
     k8s.io/kubernetes/cmd/kube-apiserver)
-  mv "${BIN}.tmp" "$BIN"
+  mv "${BIN}.tmp.$$" "$BIN" # per process: two checkouts may build at once
   log "built ${BIN} in $(( $(date +%s) - started ))s"
 }
 
