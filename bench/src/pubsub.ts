@@ -1,12 +1,23 @@
 /**
  * Publish-to-delivery through svcd: publishers POST to `/v1.0/publish/…` as fast as svcd answers, a real app
- * receives the deliveries over HTTP. Per pub/sub (Redis Streams, the example pluggable component, in-memory) and
+ * receives the deliveries over HTTP. Per pub/sub (Redis Streams, NATS JetStream, the example pluggable component,
+ * in-memory) and
  * per publisher count (1 and 64): messages delivered per second, publish-to-delivery latency p50/p99 (the app's
  * receive time minus the publisher's send time, same machine clock), and svcd's CPU per message from /proc.
  * Run: `npm run build && node bench/dist/src/pubsub.js` (BENCH_PUBSUB_MESSAGES, default 5000 per cell).
  */
 import { randomUUID } from 'node:crypto';
-import { ExampleComponent, SubscriberApp, SvcdProcess, TEST_REDIS_HOST, componentYaml, deleteRedisKeysWithPrefix, tempSocketsFolder } from '@svc/runtime/test-support';
+import {
+  ExampleComponent,
+  SubscriberApp,
+  SvcdProcess,
+  TEST_NATS_URL,
+  TEST_REDIS_HOST,
+  componentYaml,
+  deleteJetStreamStream,
+  deleteRedisKeysWithPrefix,
+  tempSocketsFolder,
+} from '@svc/runtime/test-support';
 import { cpuMs, percentile } from './workflow-loop.js';
 
 const print = (line: string) => process.stdout.write(`${line}\n`);
@@ -16,10 +27,13 @@ interface Target {
   readonly label: string;
   readonly component: (topicPrefix: string) => string;
   readonly setUp?: () => Promise<{ socketsFolder: string; stop: () => Promise<void> }>;
+  /** Removes what the cell left in a shared server. */
+  readonly cleanup?: (topic: string) => Promise<void>;
 }
 
 const TARGETS: Target[] = [
-  { label: 'pubsub.redis', component: () => componentYaml('pubsub', 'pubsub.redis', { redisHost: TEST_REDIS_HOST }) },
+  { label: 'pubsub.redis', component: () => componentYaml('pubsub', 'pubsub.redis', { redisHost: TEST_REDIS_HOST }), cleanup: deleteRedisKeysWithPrefix },
+  { label: 'pubsub.jetstream', component: (topic) => componentYaml('pubsub', 'pubsub.jetstream', { natsURL: TEST_NATS_URL, streamName: topic }), cleanup: deleteJetStreamStream },
   {
     label: 'pluggable (example component)',
     component: () => componentYaml('pubsub', 'pubsub.memstore'),
@@ -68,7 +82,7 @@ async function cell(target: Target, publishers: number): Promise<void> {
     await svcd.dispose();
     await app.stop();
     await extra?.stop();
-    if (target.label === 'pubsub.redis') await deleteRedisKeysWithPrefix(topic);
+    await target.cleanup?.(topic);
   }
 }
 
