@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { componentYaml, ExampleComponent, TEST_NATS_URL, TEST_REDIS_HOST, deleteJetStreamStream, deleteRedisKeysWithPrefix, tempSocketsFolder } from '../support/index.js';
+import { componentYaml, exampleComponentHooks, TEST_NATS_URL, TEST_REDIS_HOST, deleteJetStreamStream, deleteRedisKeysWithPrefix } from '../support/index.js';
 import { describePubSubConformance } from '../conformance/pubsub-conformance.js';
 
 describePubSubConformance('pubsub.in-memory', { componentYaml: () => componentYaml('pubsub', 'pubsub.in-memory', { redeliverInterval: '300ms' }) });
@@ -15,15 +15,9 @@ describePubSubConformance('pubsub.jetstream (NATS JetStream)', {
   cleanup: () => deleteJetStreamStream(jetStreamName),
 });
 
-let example: ExampleComponent | undefined;
-describePubSubConformance('pluggable (examples/pluggable-component over a Unix socket)', {
-  componentYaml: () => componentYaml('pubsub', 'pubsub.memstore'),
-  setUp: async () => {
-    const folder = tempSocketsFolder();
-    example = await ExampleComponent.start({ folder, name: 'memstore' });
-    return { socketsFolder: folder };
-  },
-  tearDown: async () => {
-    await example?.stop();
-  },
-});
+for (const pkg of ['svc.proto.components.v1', 'dapr.proto.components.v1'] as const) {
+  describePubSubConformance(`pluggable (examples/pluggable-component over a Unix socket, ${pkg})`, {
+    componentYaml: () => componentYaml('pubsub', 'pubsub.memstore'),
+    ...exampleComponentHooks({ name: 'memstore', pkg }),
+  });
+}

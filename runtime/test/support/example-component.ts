@@ -81,3 +81,18 @@ export async function rogueSocket(socketPath: string, behaviour: 'silent' | 'gar
       }),
   };
 }
+
+/** The `setUp` / `tearDown` of a conformance suite run against the example component in a sockets folder of its own. */
+export function exampleComponentHooks(opts: Omit<ExampleOptions, 'folder'>): { setUp: () => Promise<{ socketsFolder: string }>; tearDown: () => Promise<void> } {
+  let component: ExampleComponent | undefined;
+  return {
+    setUp: async () => {
+      const folder = tempSocketsFolder();
+      component = await ExampleComponent.start({ ...opts, folder });
+      return { socketsFolder: folder };
+    },
+    tearDown: async () => {
+      await component?.stop();
+    },
+  };
+}

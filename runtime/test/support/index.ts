@@ -3,7 +3,7 @@ export { freePort } from './ports.js';
 export { TEST_NATS_URL, TEST_POSTGRES_URL, TEST_REDIS_HOST } from './services.js';
 export { describeStateStoreConformance, type StateStoreConformanceOptions } from '../conformance/state-store-conformance.js';
 export { componentYaml, type ComponentYamlOptions } from './components.js';
-export { ExampleComponent, rogueSocket, tempSocketsFolder, EXAMPLE_COMPONENT_MAIN, type ExampleOptions } from './example-component.js';
+export { ExampleComponent, exampleComponentHooks, rogueSocket, tempSocketsFolder, EXAMPLE_COMPONENT_MAIN, type ExampleOptions } from './example-component.js';
 export { actorStore, ACTOR_STORE_KINDS, type ActorStore, type ActorStoreKind } from './actor-stores.js';
 export { deleteJetStreamStream, deleteRedisKeysWithPrefix, dropTestPostgresTable, withTestPostgres, withTestRedis } from './service-cleanup.js';
 export { TestChildProcess, type ExitStatus } from './child-process.js';
