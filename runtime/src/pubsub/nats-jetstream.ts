@@ -75,6 +75,10 @@ export class JetStreamPubSub implements PubSub {
   readonly #subscriptions = new Set<ConsumerSubscription>();
   /** Subject → the stream capturing it, once known (or being found), so a publish costs no lookup. */
   readonly #streams = new Map<string, Promise<string>>();
+  /** Set while the connection is lost: publishes fail at once instead of waiting for a reply that cannot come. */
+  #disconnected: string | undefined;
+  /** Publishes waiting for their reply; failed when the connection is lost (the reply cannot come any more). */
+  readonly #awaitingReply = new Set<(err: Error) => void>();
 
   private constructor(
     private readonly nc: NatsConnection,
@@ -82,13 +86,29 @@ export class JetStreamPubSub implements PubSub {
     private readonly jsm: JetStreamManager,
     private readonly opts: JetStreamOptions,
     private readonly log: Logger,
-  ) {}
+  ) {
+    void this.#watchConnection();
+  }
+
+  async #watchConnection(): Promise<void> {
+    for await (const status of this.nc.status()) {
+      if (status.type === 'disconnect') {
+        this.#disconnected = `the connection to NATS at ${status.server} is lost; reconnecting`;
+        for (const fail of this.#awaitingReply) fail(new Error(this.#disconnected));
+        this.log.warn({ server: status.server }, 'NATS connection lost; reconnecting');
+      } else if (status.type === 'reconnect') {
+        this.#disconnected = undefined;
+        this.log.info({ server: status.server }, 'NATS connection back');
+      }
+    }
+  }
 
   static async connect(get: (name: string) => string | undefined, log: Logger): Promise<JetStreamPubSub> {
     const opts = jetStreamOptions(get);
     let nc: NatsConnection;
     try {
-      nc = await connect({ servers: opts.servers, token: opts.token, user: opts.user, pass: opts.pass, maxReconnectAttempts: -1, timeout: 5000, name: 'svcd' });
+      // Reconnects for ever, every half second: a broker that restarts is used again at once.
+      nc = await connect({ servers: opts.servers, token: opts.token, user: opts.user, pass: opts.pass, maxReconnectAttempts: -1, reconnectTimeWait: 500, timeout: 5000, name: 'svcd' });
     } catch (err) {
       throw new Error(`cannot connect to NATS at ${opts.servers.join(', ')}: ${ensureError(err).message}`, { cause: err });
     }
@@ -106,10 +126,18 @@ export class JetStreamPubSub implements PubSub {
   }
 
   async publish(req: PublishRequest): Promise<void> {
+    if (this.#disconnected) throw new Error(this.#disconnected);
     await this.#streamFor(req.topic);
     const h = natsHeaders();
     h.set('Content-Type', req.contentType);
-    await this.js.publish(req.topic, req.data, { headers: h });
+    let fail!: (err: Error) => void;
+    const lost = new Promise<never>((_, reject) => (fail = reject));
+    this.#awaitingReply.add(fail);
+    try {
+      await Promise.race([this.js.publish(req.topic, req.data, { headers: h }), lost]);
+    } finally {
+      this.#awaitingReply.delete(fail);
+    }
   }
 
   async subscribe(req: SubscribeRequest, handler: MessageHandler): Promise<TopicSubscription> {
@@ -176,6 +204,7 @@ export class JetStreamPubSub implements PubSub {
 
   async pingServer(timeoutMs: number): Promise<void> {
     if (this.nc.isClosed()) throw new Error('the NATS connection is closed');
+    if (this.#disconnected) throw new Error(this.#disconnected);
     await this.nc.flush();
     await this.nc.rtt().then((ms) => {
       if (ms > timeoutMs) throw new Error(`NATS answered after ${ms} ms`);

@@ -72,6 +72,15 @@ function streamEntries(reply: unknown[] | null): RawEntry[] {
   return (pair[1] as RawEntry[] | undefined) ?? [];
 }
 
+/** Creates the consumer group (and the stream) unless it exists; from the stream's start, so nothing is skipped. */
+async function ensureGroup(redis: Redis, topic: string, group: string): Promise<void> {
+  try {
+    await redis.xgroup('CREATE', topic, group, '0', 'MKSTREAM');
+  } catch (err) {
+    if (!/BUSYGROUP/.test(ensureError(err).message)) throw err;
+  }
+}
+
 export class RedisStreamsPubSub implements PubSub {
   readonly #subscriptions = new Set<StreamSubscription>();
 
@@ -97,11 +106,7 @@ export class RedisStreamsPubSub implements PubSub {
 
   async subscribe(req: SubscribeRequest, handler: MessageHandler): Promise<TopicSubscription> {
     const group = req.metadata.consumerID || 'default';
-    try {
-      await this.redis.xgroup('CREATE', req.topic, group, '0', 'MKSTREAM');
-    } catch (err) {
-      if (!/BUSYGROUP/.test(ensureError(err).message)) throw err;
-    }
+    await ensureGroup(this.redis, req.topic, group);
     const reader = this.redis.duplicate();
     reader.on('error', () => undefined);
     const sub = new StreamSubscription(this.redis, reader, req.topic, group, this.opts, new HandlerSlots(Math.max(1, req.maxConcurrency)), handler, this.log);
@@ -166,7 +171,10 @@ class StreamSubscription {
         delay = 100;
       } catch (err) {
         if (this.#closed) return;
-        this.log.warn({ topic: this.topic, err: ensureError(err).message, retryInMs: delay }, 'reading the stream failed');
+        const message = ensureError(err).message;
+        // The stream or its group is gone (deleted, or a Redis restarted without persistence): made again.
+        if (/NOGROUP/.test(message)) await ensureGroup(this.redis, this.topic, this.group).catch(() => undefined);
+        this.log.warn({ topic: this.topic, err: message, retryInMs: delay }, 'reading the stream failed');
         await new Promise((r) => setTimeout(r, delay));
         delay = Math.min(delay * 2, 5000);
       }
