@@ -3,6 +3,7 @@
  * the app back for methods (`PUT /actors/<type>/<id>/method/<method>`), reminders (`…/method/remind/<name>`),
  * timers (`…/method/timer/<name>`) and deactivation (`DELETE /actors/<type>/<id>`).
  */
+import { appRequest, type AppResponse } from '../app/app-http.js';
 import { RuntimeError, ensureError } from '../errors/runtime-error.js';
 import type { Logger } from '../log/logger.js';
 import { parseGoDuration, parseIsoDuration } from './durations.js';
@@ -53,21 +54,20 @@ export class AppChannel {
   }
 
   async call(method: 'PUT' | 'DELETE', path: string, body?: Buffer): Promise<Buffer> {
-    let res: Response;
+    let res: AppResponse;
     try {
-      res = await fetch(`${this.baseUrl}${path}`, {
+      res = await appRequest(`${this.baseUrl}${path}`, {
         method,
         ...(body !== undefined && { body, headers: { 'content-type': 'application/json' } }),
-        signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
+        timeoutMs: CALL_TIMEOUT_MS,
       });
     } catch (err) {
       throw new RuntimeError('ERR_ACTOR_INVOKE_METHOD', `error invoking the app at ${method} ${path}: ${ensureError(err).message}`, { cause: err });
     }
-    const bytes = Buffer.from(await res.arrayBuffer());
-    if (!res.ok) {
-      throw new RuntimeError('ERR_ACTOR_INVOKE_METHOD', `error from actor service: ${method} ${path} answered ${res.status}: ${bytes.toString('utf8').slice(0, 500)}`);
+    if (res.status < 200 || res.status > 299) {
+      throw new RuntimeError('ERR_ACTOR_INVOKE_METHOD', `error from actor service: ${method} ${path} answered ${res.status}: ${res.body.toString('utf8').slice(0, 500)}`);
     }
-    return bytes;
+    return res.body;
   }
 }
 

@@ -6,6 +6,7 @@
  * component); anything else is retried with the delivery policy of the binding's metadata (docs/bindings.md),
  * then handed back to the component unacknowledged.
  */
+import { appRequest } from '../app/app-http.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ComponentManager } from '../components/manager.js';
 import { metadataValue } from '../components/spec.js';
@@ -72,9 +73,8 @@ export class InputBindingsHost implements Part {
     for (let attempt = 1; ; attempt++) {
       let reason: string;
       try {
-        const res = await fetch(`http://127.0.0.1:${this.appPort}${path}`, { method: 'POST', body: event.data, headers, signal: AbortSignal.timeout(policy.timeoutMs) });
-        const body = Buffer.from(await res.arrayBuffer());
-        if (res.ok) return body;
+        const res = await appRequest(`http://127.0.0.1:${this.appPort}${path}`, { method: 'POST', body: event.data, headers, timeoutMs: policy.timeoutMs });
+        if (res.status >= 200 && res.status <= 299) return res.body;
         reason = `the app answered ${res.status}`;
       } catch (err) {
         reason = `cannot deliver to the app: ${ensureError(err).message}`;

@@ -3,6 +3,7 @@
  * 2xx with `{"status":"SUCCESS"}` or an empty (or non-JSON) body → success; `RETRY` → retry; `DROP` → drop;
  * 404 → drop; any other status, no answer within the timeout, or a connection error → retry.
  */
+import { appRequest, AppTimeoutError } from '../app/app-http.js';
 import { ensureError } from '../errors/runtime-error.js';
 import { CLOUDEVENT_CONTENT_TYPE } from './cloudevents.js';
 
@@ -73,11 +74,11 @@ export class AppDelivery {
 
   async #post(path: string, body: string, headers: Record<string, string>): Promise<{ status: number; text: string } | { error: string }> {
     try {
-      const res = await fetch(`${this.baseUrl}${path}`, { method: 'POST', body, headers, signal: AbortSignal.timeout(this.timeoutMs) });
-      return { status: res.status, text: await res.text() };
+      const res = await appRequest(`${this.baseUrl}${path}`, { method: 'POST', body, headers, timeoutMs: this.timeoutMs });
+      return { status: res.status, text: res.body.toString('utf8') };
     } catch (err) {
       const e = ensureError(err);
-      return { error: e.name === 'TimeoutError' ? `the app did not answer within ${this.timeoutMs} ms` : `cannot reach the app: ${e.message}` };
+      return { error: e instanceof AppTimeoutError ? e.message : `cannot reach the app: ${e.message}` };
     }
   }
 }
