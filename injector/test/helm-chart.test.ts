@@ -148,7 +148,7 @@ describe('Helm chart charts/svc', function () {
     expect(injectorRole.rules).to.deep.include({ apiGroups: ['svc.io'], resources: ['components'], verbs: ['get', 'list'] });
     expect(injectorRole.rules).to.deep.include({ apiGroups: ['admissionregistration.k8s.io'], resources: ['mutatingwebhookconfigurations'], resourceNames: ['svc-injector'], verbs: ['get', 'patch'] });
     const reader = find(objs, 'ClusterRole', 'svc-components-reader') as unknown as { rules: unknown[] };
-    expect(reader.rules).to.deep.equal([{ apiGroups: ['svc.io'], resources: ['components'], verbs: ['get', 'list'] }]);
+    expect(reader.rules).to.deep.equal([{ apiGroups: ['svc.io'], resources: ['components', 'subscriptions'], verbs: ['get', 'list'] }]);
     const secretRole = find(objs, 'Role', 'svc-injector') as unknown as { rules: Array<{ verbs: string[]; resourceNames?: string[] }> };
     expect(secretRole.rules.find((r) => r.verbs.includes('update'))?.resourceNames).to.deep.equal(['svc-injector-tls']);
   });
