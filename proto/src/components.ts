@@ -5,12 +5,12 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
-import protobuf from 'protobufjs';
 import path from 'node:path';
 import type { ProtoGrpcType as BindingsGrpc } from './gen/bindings.js';
 import type { ProtoGrpcType as PubSubGrpc } from './gen/pubsub.js';
 import type { ProtoGrpcType as StateGrpc } from './gen/state.js';
-import { LOADER_OPTIONS, PROTO_ROOT } from './proto-root.js';
+import { daprAliasDefinition } from './dapr-alias.js';
+import { LOADER_OPTIONS } from './proto-root.js';
 
 export const SVC_COMPONENTS_PACKAGE = 'svc.proto.components.v1';
 export const DAPR_COMPONENTS_PACKAGE = 'dapr.proto.components.v1';
@@ -30,19 +30,6 @@ export interface ComponentsProtoPackage {
   readonly grpc: ComponentsGrpc;
 }
 
-function daprAliasDefinition(): protoLoader.PackageDefinition {
-  // Same files, the package moved from svc.proto to dapr.proto. Every reference inside the files is relative to
-  // the package (or to google.protobuf), so moving the namespace keeps them resolvable.
-  const root = new protobuf.Root();
-  root.resolvePath = (_origin, target) => (path.isAbsolute(target) ? target : path.join(PROTO_ROOT, target));
-  root.loadSync(FILES, { keepCase: LOADER_OPTIONS.keepCase });
-  const json = root.toJSON() as { nested: Record<string, protobuf.AnyNestedObject> };
-  const svc = json.nested.svc as { nested: { proto: { nested: Record<string, protobuf.AnyNestedObject> } } };
-  const { svc: _moved, ...others } = json.nested;
-  const aliased = { nested: { ...others, dapr: { nested: { proto: { nested: svc.nested.proto.nested } } } } };
-  return protoLoader.fromJSON(aliased, LOADER_OPTIONS);
-}
-
 function pick(def: protoLoader.PackageDefinition, pkg: ComponentsPackage): ComponentsProtoPackage {
   const loaded = grpc.loadPackageDefinition(def) as unknown as Record<string, unknown>;
   let node: unknown = loaded;
@@ -56,7 +43,7 @@ let cache: Readonly<Record<ComponentsPackage, ComponentsProtoPackage>> | undefin
 export function loadComponentsProto(): Readonly<Record<ComponentsPackage, ComponentsProtoPackage>> {
   cache ??= {
     [SVC_COMPONENTS_PACKAGE]: pick(protoLoader.loadSync(FILES, LOADER_OPTIONS), SVC_COMPONENTS_PACKAGE),
-    [DAPR_COMPONENTS_PACKAGE]: pick(daprAliasDefinition(), DAPR_COMPONENTS_PACKAGE),
+    [DAPR_COMPONENTS_PACKAGE]: pick(daprAliasDefinition(FILES), DAPR_COMPONENTS_PACKAGE),
   };
   return cache;
 }

@@ -5,3 +5,5 @@ export * from './rich-status.js';
 export * from './durabletask.js';
 export * from './work-item-encoding.js';
 export * from './work-answer-decoding.js';
+export * from './runtime-api.js';
+export * from './health.js';
