@@ -148,6 +148,18 @@ export class StateApi {
     }
   }
 
+  /** Every key is validated before any is deleted; the store deletes them in one bulk call. */
+  async bulkDelete(storeName: string, inputs: readonly DeleteStateInput[]): Promise<void> {
+    const { store, keys } = this.#resolve(storeName);
+    const reqs = inputs.map((input) => ({ key: keys.toStoreKey(input.key), etag: input.etag, metadata: input.metadata, options: parseStateOptions(input.options) }));
+    if (reqs.length === 0) return;
+    try {
+      await store.bulkDelete(reqs);
+    } catch (err) {
+      throw stateFailure('ERR_STATE_DELETE', `failed deleting state in state store ${storeName}`, err, keys);
+    }
+  }
+
   /** Items carry the client's keys (unprefixed), in the order the store answered (request order for built-ins). */
   async bulkGet(storeName: string, requested: readonly string[], metadata: StateMetadata = {}): Promise<BulkGetItem[]> {
     const { store, keys } = this.#resolve(storeName);

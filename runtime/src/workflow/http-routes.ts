@@ -3,16 +3,15 @@ import type { Context } from 'koa';
 import { RuntimeError } from '../errors/runtime-error.js';
 import type { HttpRouteGroup } from '../api/http/app.js';
 import { readRawBody } from '../api/http/body.js';
-import type { WorkflowEngine } from './engine.js';
 import { checkWorkflowComponent } from './http-validation.js';
 import { checkExistingInstanceId } from './instance-id.js';
-import { WorkflowManagementApi } from './management-api.js';
+import type { WorkflowManagementApi } from './management-api.js';
 
 /** `/v1.0` is the documented prefix; the other two keep `@dapr/dapr` clients and older scripts working. */
 export const WORKFLOW_API_VERSIONS: readonly string[] = ['v1.0', 'v1.0-beta1', 'v1.0-alpha1'];
 
 export interface WorkflowHttpOptions {
-  readonly engine: WorkflowEngine;
+  readonly api: WorkflowManagementApi;
   /** Largest accepted start input / event payload (`--max-request-size`); larger bodies get 413. */
   readonly maxBodyBytes: number;
 }
@@ -99,7 +98,7 @@ function malformedPath(ctx: Context): never {
 
 /** The workflow HTTP API on top of `WorkflowManagementApi`, under every version prefix. */
 export function workflowHttpRoutes(opts: WorkflowHttpOptions): HttpRouteGroup {
-  const api = new WorkflowManagementApi(opts.engine);
+  const { api } = opts;
   return {
     mount(router: Router) {
       for (const version of WORKFLOW_API_VERSIONS) {

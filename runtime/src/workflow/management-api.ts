@@ -5,7 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ErrorCode } from '../errors/codes.js';
-import { RuntimeError, ensureError } from '../errors/runtime-error.js';
+import { RuntimeError } from '../errors/runtime-error.js';
+import { withCode } from '../errors/with-code.js';
 import type { WorkflowEngine, WorkflowInstance } from './engine.js';
 import { bodyAsPayload, checkWorkflowComponent } from './http-validation.js';
 import { instanceView, propertyPrefix, type WorkflowInstanceView } from './http-view.js';
@@ -66,13 +67,8 @@ export class WorkflowManagementApi {
     checkExistingInstanceId(instanceId);
   }
 
-  async #run<T>(code: ErrorCode, action: string, work: () => Promise<T>): Promise<T> {
-    try {
-      return await work();
-    } catch (err) {
-      if (err instanceof RuntimeError) throw err;
-      throw new RuntimeError(code, `error ${action}: ${ensureError(err).message}`, { cause: err });
-    }
+  #run<T>(code: ErrorCode, action: string, work: () => Promise<T>): Promise<T> {
+    return withCode(code, `error ${action}`, work);
   }
 }
 

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createHttpApp } from '../../src/api/http/app.js';
 import { pino } from 'pino';
 import { WORKFLOW_API_VERSIONS, workflowHttpRoutes } from '../../src/workflow/http-routes.js';
+import { WorkflowManagementApi } from '../../src/workflow/management-api.js';
 import { FakeWorkflowEngine } from './fake-engine.js';
 
 const LIMIT = 1024;
@@ -19,7 +20,7 @@ describe('workflow HTTP routes (unit, fake engine)', () => {
       apiToken: undefined,
       // Silent: the 500 cases would log errors that are expected here.
       log: pino({ level: 'silent' }),
-      groups: [workflowHttpRoutes({ engine, maxBodyBytes: LIMIT })],
+      groups: [workflowHttpRoutes({ api: new WorkflowManagementApi(engine), maxBodyBytes: LIMIT })],
     });
     const callback = app.callback();
     server = http.createServer((req, res) => void callback(req, res));

@@ -1,4 +1,4 @@
-import { parseDueTime, parsePeriod, parseTtl } from '../../actors/durations.js';
+import { reminderOptions, timerOptions, type ScheduleFields } from '../../actors/schedule-options.js';
 import type { ActorStateOperation, ReminderOptions, TimerOptions } from '../../actors/types.js';
 import { RuntimeError } from '../../errors/runtime-error.js';
 import { parseJsonBody } from './body.js';
@@ -30,38 +30,22 @@ function objectBody(raw: Buffer): Record<string, unknown> {
   return body;
 }
 
+/** The text fields of a reminder or timer body. */
+function scheduleFields(body: Record<string, unknown>): ScheduleFields {
+  const fields = { dueTime: optionalString(body, 'dueTime'), period: optionalString(body, 'period'), ttl: optionalString(body, 'ttl'), data: jsonData(body) };
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
+}
+
 /** `{"dueTime","period","ttl","data"}` of a reminder create. */
 export function decodeReminderBody(raw: Buffer, now: number): ReminderOptions {
-  const body = objectBody(raw);
-  const dueTime = optionalString(body, 'dueTime');
-  const period = optionalString(body, 'period');
-  const ttl = optionalString(body, 'ttl');
-  const expiresAt = parseTtl(ttl, now);
-  const data = jsonData(body);
-  return {
-    dueAt: parseDueTime(dueTime, now),
-    ...parsePeriod(period),
-    ...(expiresAt !== undefined && { expiresAt }),
-    ...(data !== undefined && { data }),
-    ...(dueTime !== undefined && { dueTimeText: dueTime }),
-    ...(period !== undefined && { periodText: period }),
-  };
+  return reminderOptions(scheduleFields(objectBody(raw)), now);
 }
 
 /** `{"dueTime","period","ttl","data","callback"}` of a timer create. */
 export function decodeTimerBody(raw: Buffer, now: number): TimerOptions {
-  const opts = decodeReminderBody(raw, now);
-  const callback = optionalString(objectBody(raw), 'callback');
-  return {
-    ...(callback !== undefined && { callback }),
-    dueTimeMs: Math.max(0, (opts.dueAt ?? now) - now),
-    ...(opts.periodMs !== undefined && { periodMs: opts.periodMs }),
-    ...(opts.repetitions !== undefined && { repetitions: opts.repetitions }),
-    ...(opts.expiresAt !== undefined && { ttlMs: opts.expiresAt - now }),
-    ...(opts.data !== undefined && { data: opts.data }),
-    ...(opts.dueTimeText !== undefined && { dueTimeText: opts.dueTimeText }),
-    ...(opts.periodText !== undefined && { periodText: opts.periodText }),
-  };
+  const body = objectBody(raw);
+  const callback = optionalString(body, 'callback');
+  return timerOptions({ ...scheduleFields(body), ...(callback !== undefined && { callback }) }, now);
 }
 
 /** `[{"operation":"upsert"|"delete","request":{"key","value"}}]` of an actor state transaction. */

@@ -25,6 +25,7 @@ import type {
   WorkItem as WireWorkItem,
 } from '@svc/proto';
 import { loadDurableTaskProto, splitOrchestratorResponse } from '@svc/proto';
+import { authorized as isAuthorized, serviceError, UNAUTHENTICATED } from '../../api/grpc/call-guard.js';
 import { RuntimeError, isRuntimeError, ensureError } from '../../errors/runtime-error.js';
 import type { Logger } from '../../log/logger.js';
 import type { WorkerHub } from '../actor-engine.js';
@@ -34,8 +35,6 @@ import { checkExistingInstanceId, checkNewInstanceId } from '../instance-id.js';
 import { decodeWireActions, fromReusePolicy, fromTimestamp, fromWireFailure, nonEmptyText, text, encodeWorkItem, toWireEvent, toWireState } from './wire.js';
 import { optional } from '../optional.js';
 import { fromListRequest, fromPurgeFilter, toListResponse } from './instance-listing.js';
-
-const TOKEN_HEADERS = ['svc-api-token', 'dapr-api-token'];
 
 export interface DurableTaskServiceOptions {
   readonly engine: WorkflowEngine;
@@ -71,10 +70,7 @@ export function durableTaskService(opts: DurableTaskServiceOptions): { definitio
   };
   let nextWorkerId = 1;
 
-  const authorized = (call: Call): boolean => {
-    if (!opts.apiToken) return true;
-    return TOKEN_HEADERS.some((h) => call.metadata.get(h).some((v) => v.toString() === opts.apiToken));
-  };
+  const authorized = (call: Call): boolean => isAuthorized(call, opts.apiToken);
 
   /**
    * Runs a unary handler: token check, error → gRPC status with the catalogue's code. `cancelled()` is the
@@ -84,7 +80,7 @@ export function durableTaskService(opts: DurableTaskServiceOptions): { definitio
   function unary<Req, Res>(name: string, body: (req: Req, cancelled: () => AbortSignal, call: grpc.ServerUnaryCall<Req, Res>) => Promise<Res>): grpc.handleUnaryCall<Req, Res> {
     return (call, callback) => {
       if (!authorized(call)) {
-        callback({ code: grpc.status.UNAUTHENTICATED, details: 'authentication failed: missing or invalid svc-api-token metadata' });
+        callback(UNAUTHENTICATED);
         return;
       }
       let abort: AbortController | undefined;
@@ -100,11 +96,8 @@ export function durableTaskService(opts: DurableTaskServiceOptions): { definitio
         (res) => callback(null, res),
         (err: unknown) => {
           if (call.cancelled || abort?.signal.aborted) return;
-          if (isRuntimeError(err)) callback({ code: err.grpcStatus, details: err.message });
-          else {
-            log.warn({ rpc: name, err: ensureError(err).message }, 'workflow gRPC call failed');
-            callback({ code: grpc.status.INTERNAL, details: ensureError(err).message });
-          }
+          if (!isRuntimeError(err)) log.warn({ rpc: name, err: ensureError(err).message }, 'workflow gRPC call failed');
+          callback(serviceError(err));
         },
       );
     };
@@ -211,7 +204,7 @@ export function durableTaskService(opts: DurableTaskServiceOptions): { definitio
 
     GetWorkItems: (call: grpc.ServerWritableStream<unknown, unknown>) => {
       if (!authorized(call)) {
-        call.emit('error', { code: grpc.status.UNAUTHENTICATED, details: 'authentication failed: missing or invalid svc-api-token metadata' });
+        call.emit('error', UNAUTHENTICATED);
         return;
       }
       const hub = opts.hub();

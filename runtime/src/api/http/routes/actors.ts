@@ -3,21 +3,11 @@ import type { RouterContext } from '@koa/router';
 import { formatGoDuration } from '../../../actors/durations.js';
 import type { PublicActorApi } from '../../../actors/public-actors.js';
 import type { ReminderInfo } from '../../../actors/types.js';
-import { RuntimeError, ensureError, isRuntimeError } from '../../../errors/runtime-error.js';
-import type { ErrorCode } from '../../../errors/codes.js';
+import { RuntimeError } from '../../../errors/runtime-error.js';
+import { withCode } from '../../../errors/with-code.js';
 import type { HttpRouteGroup } from '../app.js';
 import { decodeActorStateTransaction, decodeReminderBody, decodeTimerBody } from '../actor-body.js';
 import { readRawBody } from '../body.js';
-
-/** Wraps a failure that is not already a coded API error (bad input keeps its own code). */
-async function withCode<T>(code: ErrorCode, what: string, fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    if (isRuntimeError(err)) throw err;
-    throw new RuntimeError(code, `${what}: ${ensureError(err).message}`, { cause: err });
-  }
-}
 
 function reminderJson(r: ReminderInfo): string {
   const parts = [

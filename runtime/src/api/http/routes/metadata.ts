@@ -1,14 +1,21 @@
 import type Router from '@koa/router';
+import type { RuntimeMetadata } from '../../../metadata/runtime-metadata.js';
 import type { HttpRouteGroup } from '../app.js';
+import { readRawBody } from '../body.js';
 
-/** Each part of the runtime contributes its own fields to `/v1.0/metadata` (components, actors, workflows…). */
-export type MetadataContributor = () => Record<string, unknown>;
+/** Set attributes are labels: a small body is plenty. */
+const MAX_ATTRIBUTE_BODY = 64 * 1024;
 
-export function metadataRoutes(contributors: readonly MetadataContributor[]): HttpRouteGroup {
+/** `GET /v1.0/metadata`, and `PUT /v1.0/metadata/<key>` with the value as the body. */
+export function metadataRoutes(metadata: RuntimeMetadata): HttpRouteGroup {
   return {
     mount(router: Router) {
       router.get('/v1.0/metadata', (ctx) => {
-        ctx.body = Object.assign({}, ...contributors.map((c) => c()));
+        ctx.body = metadata.snapshot();
+      });
+      router.put('/v1.0/metadata/:key', async (ctx) => {
+        metadata.set(ctx.params.key!, (await readRawBody(ctx, MAX_ATTRIBUTE_BODY)).toString('utf8'));
+        ctx.status = 204;
       });
     },
   };
