@@ -12,6 +12,7 @@ import { createHttpApp } from './api/http/app.js';
 import { actorRoutes } from './api/http/routes/actors.js';
 import { healthRoutes } from './api/http/routes/health.js';
 import { metadataRoutes } from './api/http/routes/metadata.js';
+import { RuntimeMetadata } from './metadata/runtime-metadata.js';
 import { bindingRoutes } from './api/http/routes/bindings.js';
 import { publishRoutes } from './api/http/routes/publish.js';
 import { InputBindingsHost } from './bindings/input-bindings-host.js';
@@ -19,6 +20,10 @@ import { OutputBindingApi } from './bindings/output-api.js';
 import { stateRoutes } from './api/http/routes/state.js';
 import { HttpApiServer } from './api/http/server.js';
 import { GrpcApiServer } from './api/grpc/server.js';
+import { runtimeApiServices } from './api/grpc/runtime-service.js';
+import { loadDurableTaskProto } from '@svc/proto';
+import { Readiness } from './util/readiness.js';
+import { WorkflowManagementApi } from './workflow/management-api.js';
 import { registerBuiltinComponents } from './components/builtins.js';
 import { loadStandaloneComponents } from './components/disk-loader.js';
 import { ComponentManager } from './components/manager.js';
@@ -113,32 +118,51 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
     metrics: pubsubMetrics,
     log: log.child({ scope: 'pubsub' }),
   });
-  let ready = false;
+  const runtimeMetadata = new RuntimeMetadata([
+    () => ({ id: config.appId, runtimeVersion: RUNTIME_VERSION }),
+    () => componentsMetadata(components),
+    () => actors.metadata(),
+    () => workflows.metadata(),
+    () => subscriptions.metadata(),
+  ]);
+  const readiness = new Readiness();
+  const stateApi = new StateApi({ appId: config.appId, namespace: config.namespace, stores: components });
+  const publishApi = new PublishApi(pubsubs, config.appId, pubsubMetrics);
+  const bindingApi = new OutputBindingApi(components);
+  const publicActors = () => new PublicActors(actors.requireRuntime());
+  const workflowApi = new WorkflowManagementApi(workflows.engine);
   const outboundHealth = new OutboundHealth(components, { pingTimeoutMs: OUTBOUND_PING_TIMEOUT_MS, cacheMs: OUTBOUND_HEALTH_CACHE_MS });
 
   const httpApp = createHttpApp({
     apiToken: config.apiToken,
     log,
     groups: [
-      healthRoutes({ ready: () => ready, outboundProblems: () => outboundHealth.problems() }),
-      stateRoutes(new StateApi({ appId: config.appId, namespace: config.namespace, stores: components }), config.maxRequestSizeBytes),
-      publishRoutes(new PublishApi(pubsubs, config.appId, pubsubMetrics), config.maxRequestSizeBytes),
-      bindingRoutes(new OutputBindingApi(components), config.maxRequestSizeBytes),
-      metadataRoutes([
-        () => ({ id: config.appId, runtimeVersion: RUNTIME_VERSION }),
-        () => componentsMetadata(components),
-        () => actors.metadata(),
-        () => workflows.metadata(),
-        () => subscriptions.metadata(),
-      ]),
-      actorRoutes(() => new PublicActors(actors.requireRuntime()), config.maxRequestSizeBytes),
-      workflowHttpRoutes({ engine: workflows.engine, maxBodyBytes: config.maxRequestSizeBytes }),
+      healthRoutes({ ready: () => readiness.ready, outboundProblems: () => outboundHealth.problems() }),
+      stateRoutes(stateApi, config.maxRequestSizeBytes),
+      publishRoutes(publishApi, config.maxRequestSizeBytes),
+      bindingRoutes(bindingApi, config.maxRequestSizeBytes),
+      metadataRoutes(runtimeMetadata),
+      actorRoutes(publicActors, config.maxRequestSizeBytes),
+      workflowHttpRoutes({ api: workflowApi, maxBodyBytes: config.maxRequestSizeBytes }),
     ],
   });
   const httpServer = new HttpApiServer(httpApp, config.listenAddress, config.httpPort);
   const grpcServer = new GrpcApiServer(config.listenAddress, config.grpcPort);
   const durableTask = durableTaskService({ engine: workflows.engine, hub: () => workflows.hub, apiToken: config.apiToken, log });
   grpcServer.addService(durableTask.definition, durableTask.implementation);
+  const runtimeApi = runtimeApiServices({
+    state: stateApi,
+    publish: publishApi,
+    bindings: bindingApi,
+    metadata: runtimeMetadata,
+    actors: publicActors,
+    workflows: workflowApi,
+    readiness,
+    shutdown: () => process.kill(process.pid, 'SIGTERM'),
+    apiToken: config.apiToken,
+  });
+  for (const service of runtimeApi.services) grpcServer.addService(service.definition, service.implementation);
+  grpcServer.addReflection([loadDurableTaskProto().definition, ...runtimeApi.reflection]);
   const metricsServer = new MetricsServer(metrics, config.metricsListenAddress, config.metricsPort);
   const ports: Record<string, number> = {};
 
@@ -180,7 +204,7 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
     await lifecycle.stopAll();
     throw err;
   }
-  ready = true;
+  readiness.set(true);
   log.info(
     {
       version: RUNTIME_VERSION,
@@ -194,7 +218,7 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
     'svcd started',
   );
   return async () => {
-    ready = false;
+    readiness.set(false);
     await lifecycle.stopAll();
   };
 }

@@ -1,4 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
+import type { PackageDefinition } from '@grpc/proto-loader';
+import { ReflectionService } from '@grpc/reflection';
 
 /**
  * The gRPC API listener. Parts register their services before `start()`; stop drains calls, then forces after
@@ -23,6 +25,11 @@ export class GrpcApiServer {
 
   addService(service: grpc.ServiceDefinition, impl: grpc.UntypedServiceImplementation): void {
     this.#server.addService(service, impl);
+  }
+
+  /** Server reflection (grpcurl, Postman, `grpc_cli`) describing the services of these definitions. */
+  addReflection(definitions: readonly PackageDefinition[]): void {
+    new ReflectionService(Object.assign({}, ...definitions) as PackageDefinition).addToServer(this.#server);
   }
 
   async start(): Promise<number> {

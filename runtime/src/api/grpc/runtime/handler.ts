@@ -1,0 +1,30 @@
+/**
+ * One gRPC runtime API method: the request as decoded (`__Output` types), the call for its metadata, the response
+ * as a plain object. `unary` adds the token check and the error mapping every method shares.
+ */
+import type * as grpc from '@grpc/grpc-js';
+import { authorized, serviceError, UNAUTHENTICATED } from '../call-guard.js';
+
+export type Handler<Req = never, Res = unknown> = (req: Req, call: grpc.ServerUnaryCall<Req, Res>) => Promise<Res>;
+
+/** The handlers of a group of methods, by method name. */
+export type HandlerGroup = Record<string, Handler<never, unknown>>;
+
+export function unary<Req, Res>(handler: Handler<Req, Res>, apiToken: string | undefined): grpc.handleUnaryCall<Req, Res> {
+  return (call, callback) => {
+    if (!authorized(call, apiToken)) {
+      callback(UNAUTHENTICATED);
+      return;
+    }
+    handler(call.request, call).then(
+      (res) => callback(null, res),
+      (err: unknown) => callback(serviceError(err)),
+    );
+  };
+}
+
+/** The first value of a call's metadata entry, as text. */
+export function metadataValue(call: { metadata: grpc.Metadata }, name: string): string | undefined {
+  const v = call.metadata.get(name)[0];
+  return v === undefined ? undefined : v.toString();
+}

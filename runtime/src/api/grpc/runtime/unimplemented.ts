@@ -1,0 +1,58 @@
+/**
+ * Methods of the runtime service whose building block svc does not have: UNIMPLEMENTED, naming the building
+ * block, so a client learns why instead of reading a bare "method not implemented".
+ */
+import * as grpc from '@grpc/grpc-js';
+
+const BLOCKS: Readonly<Record<string, string>> = {
+  InvokeService: 'service invocation',
+  QueryStateAlpha1: 'state query (no svc state store supports queries)',
+  SubscribeTopicEventsAlpha1: 'streaming pub/sub subscriptions (subscribe through the app channel: /dapr/subscribe or Subscription resources)',
+  GetSecret: 'secrets',
+  GetBulkSecret: 'secrets',
+  UnregisterActorRemindersByType: 'actors: deleting reminders by type',
+  ListActorReminders: 'actors: listing reminders',
+  SubscribeActorEventsAlpha1: 'actors: streaming actor hosting',
+  GetConfigurationAlpha1: 'configuration',
+  GetConfiguration: 'configuration',
+  SubscribeConfigurationAlpha1: 'configuration',
+  SubscribeConfiguration: 'configuration',
+  UnsubscribeConfigurationAlpha1: 'configuration',
+  UnsubscribeConfiguration: 'configuration',
+  TryLockAlpha1: 'distributed lock',
+  UnlockAlpha1: 'distributed lock',
+  EncryptAlpha1: 'cryptography',
+  DecryptAlpha1: 'cryptography',
+  SubtleGetKeyAlpha1: 'cryptography',
+  SubtleEncryptAlpha1: 'cryptography',
+  SubtleDecryptAlpha1: 'cryptography',
+  SubtleWrapKeyAlpha1: 'cryptography',
+  SubtleUnwrapKeyAlpha1: 'cryptography',
+  SubtleSignAlpha1: 'cryptography',
+  SubtleVerifyAlpha1: 'cryptography',
+  ScheduleJobAlpha1: 'jobs',
+  ScheduleJob: 'jobs',
+  GetJobAlpha1: 'jobs',
+  GetJob: 'jobs',
+  DeleteJobAlpha1: 'jobs',
+  DeleteJob: 'jobs',
+  DeleteJobsByPrefixAlpha1: 'jobs',
+  DeleteJobsByPrefix: 'jobs',
+  ListJobsAlpha1: 'jobs',
+  ListJobs: 'jobs',
+  ConverseAlpha1: 'conversation',
+  ConverseAlpha2: 'conversation',
+};
+
+/** Implementations of every method in `BLOCKS`, whatever its streaming shape. */
+export function unimplementedMethods(): grpc.UntypedServiceImplementation {
+  const impl: grpc.UntypedServiceImplementation = {};
+  for (const [method, block] of Object.entries(BLOCKS)) {
+    const status = { code: grpc.status.UNIMPLEMENTED, details: `svc has no ${block} building block (${method})` };
+    impl[method] = (call: { emit?: (e: string, v: unknown) => void }, callback?: (err: unknown) => void) => {
+      if (typeof callback === 'function') callback(status);
+      else call.emit?.('error', status);
+    };
+  }
+  return impl;
+}
