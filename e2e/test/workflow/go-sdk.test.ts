@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { actorStore, SvcdProcess, type ActorStore } from '@svc/runtime/test-support';
 import { svcdLogLines } from '../support/svcd-log.js';
-import { buildGoProgram, runGoProgram, type GoProgramRun, type ScenarioLine } from './support/go-sdk-program.js';
+import { buildGoProgram, runGoProgram, type GoProgramRun, type ScenarioLine } from '../support/go-program.js';
 
 const TOKEN = 'e2e-go-token';
 const SCENARIO_TIMEOUT_MS = 20_000;
@@ -19,10 +19,10 @@ describe('Dapr Go SDK workflows against svcd (e2e/go/workflow-sdk)', function ()
 
   before(async function () {
     this.timeout(300_000); // the first build downloads the SDK's modules; later ones only relink, if that
-    const binary = await buildGoProgram();
+    const binary = await buildGoProgram('workflow-sdk');
     store = actorStore('sqlite', 'wf-go');
     svcd = await SvcdProcess.start({ appId: store.appId, resources: store.resources, env: { SVC_API_TOKEN: TOKEN } });
-    program = await runGoProgram(binary, { grpcPort: svcd.ports.grpc, apiToken: TOKEN, scenarioTimeoutMs: SCENARIO_TIMEOUT_MS, killAfterMs: SCENARIO_TIMEOUT_MS + 15_000 });
+    program = await runGoProgram(binary, { grpcPort: svcd.ports.grpc, apiToken: TOKEN, args: ['-scenario-timeout', `${SCENARIO_TIMEOUT_MS}ms`], killAfterMs: SCENARIO_TIMEOUT_MS + 15_000 });
   });
 
   after(async () => {

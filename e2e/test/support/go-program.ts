@@ -5,14 +5,11 @@ import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-/** e2e/go/workflow-sdk: the Go module (its go.sum pins the SDK and everything it pulls). */
-const SOURCE = path.resolve(HERE, '../../../../go/workflow-sdk');
-/** Built next to the compiled tests (git-ignored); `go build` relinks it only when a source changed. */
-const BINARY = path.resolve(HERE, '../../../go/workflow-sdk');
 
-/** One line of the program's stdout: what a scenario observed, or why it could not run to its end. */
+/** One line of a program's stdout: what a scenario (or step) observed, or why it could not run to its end. */
 export interface ScenarioLine {
-  scenario: string;
+  scenario?: string;
+  step?: string;
   observed: Record<string, unknown> | null;
   error?: string;
 }
@@ -35,30 +32,34 @@ function goCommand(): string {
 }
 
 /**
- * Builds e2e/go/workflow-sdk (the Dapr Go SDK's workflow worker and client) and returns the binary's path. The
- * module cache and the module proxy provide the dependencies; `-mod=readonly` makes a go.sum that does not match
+ * Builds the Go module e2e/go/<module> (a program on the Dapr Go SDK; its go.sum pins the SDK and everything it
+ * pulls) and returns the binary's path, next to the compiled tests (git-ignored; `go build` relinks it only when a
+ * source changed). The module cache and the module proxy provide the dependencies; `-mod=readonly` makes a go.sum that does not match
  * go.mod an error instead of an edit, whatever GOFLAGS says; `-buildvcs=false` keeps git out of it (no relink
  * per commit, no git needed).
  */
-export async function buildGoProgram(): Promise<string> {
+export async function buildGoProgram(module: string): Promise<string> {
+  const source = path.resolve(HERE, '../../../go', module);
+  const binary = path.resolve(HERE, '../../go', module);
   try {
-    await run(goCommand(), ['build', '-mod=readonly', '-buildvcs=false', '-o', BINARY, '.'], { cwd: SOURCE, maxBuffer: 16 * 1024 * 1024 });
+    await run(goCommand(), ['build', '-mod=readonly', '-buildvcs=false', '-o', binary, '.'], { cwd: source, maxBuffer: 16 * 1024 * 1024 });
   } catch (err) {
     const { stderr } = err as { stderr?: string };
-    throw new Error(`go build in ${SOURCE} failed: ${stderr || String(err)}`, { cause: err });
+    throw new Error(`go build in ${source} failed: ${stderr || String(err)}`, { cause: err });
   }
-  return BINARY;
+  return binary;
 }
 
 /**
  * Runs the program against a sidecar's gRPC port, as a Dapr app finds its sidecar (DAPR_GRPC_PORT,
- * DAPR_API_TOKEN), and resolves when it exited. Each scenario gives up after `scenarioTimeoutMs`; the whole
- * run is killed after `killAfterMs`.
+ * DAPR_API_TOKEN), and resolves when it exited; the run is killed after `killAfterMs`.
  */
-export async function runGoProgram(binary: string, opts: { grpcPort: number; apiToken: string; scenarioTimeoutMs: number; killAfterMs: number }): Promise<GoProgramRun> {
-  const env: NodeJS.ProcessEnv = { ...process.env, DAPR_GRPC_PORT: String(opts.grpcPort), DAPR_API_TOKEN: opts.apiToken };
+export async function runGoProgram(binary: string, opts: { grpcPort: number; apiToken?: string; args?: readonly string[]; killAfterMs: number }): Promise<GoProgramRun> {
+  const env: NodeJS.ProcessEnv = { ...process.env, DAPR_GRPC_PORT: String(opts.grpcPort) };
+  if (opts.apiToken !== undefined) env.DAPR_API_TOKEN = opts.apiToken;
+  else delete env.DAPR_API_TOKEN;
   delete env.DAPR_GRPC_ENDPOINT; // the SDK prefers it over DAPR_GRPC_PORT
-  const args = ['-scenario-timeout', `${opts.scenarioTimeoutMs}ms`];
+  const args = [...(opts.args ?? [])];
   let stdout: string, stderr: string, exit: string;
   try {
     ({ stdout, stderr } = await run(binary, args, { env, timeout: opts.killAfterMs, killSignal: 'SIGKILL', maxBuffer: 16 * 1024 * 1024 }));

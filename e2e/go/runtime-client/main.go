@@ -1,0 +1,188 @@
+// Command runtime-client calls svcd's gRPC runtime API through the Dapr Go SDK client (github.com/dapr/go-sdk/client),
+// as a Go app would: state with ETags, bulk and transactions, publish and bulk publish, an output binding, metadata,
+// workflow management and the errors of unknown components. It finds the sidecar as a Dapr app does
+// (DAPR_GRPC_PORT, DAPR_API_TOKEN) and prints one JSON line per step: what it observed, or its error.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log"
+	"os"
+	"sort"
+	"time"
+
+	dapr "github.com/dapr/go-sdk/client"
+	"google.golang.org/grpc/status"
+)
+
+type step struct {
+	name string
+	run  func(ctx context.Context, c dapr.Client) (map[string]any, error)
+}
+
+var steps = []step{
+	{"state", stateStep},
+	{"state-errors", stateErrorsStep},
+	{"publish", publishStep},
+	{"binding", bindingStep},
+	{"metadata", metadataStep},
+	{"workflow", workflowStep},
+}
+
+func main() {
+	dapr.SetLogger(log.New(os.Stderr, "", log.LstdFlags))
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	c, err := dapr.NewClient()
+	if err != nil {
+		log.Fatalf("creating the client: %v", err)
+	}
+	defer c.Close()
+	failed := false
+	for _, s := range steps {
+		observed, err := s.run(ctx, c)
+		line := map[string]any{"step": s.name, "observed": observed}
+		if err != nil {
+			line["error"] = err.Error()
+			failed = true
+		}
+		out, _ := json.Marshal(line)
+		fmt.Println(string(out))
+	}
+	if failed {
+		os.Exit(1)
+	}
+}
+
+func stateStep(ctx context.Context, c dapr.Client) (map[string]any, error) {
+	if err := c.SaveState(ctx, "statestore", "order", []byte(`{"n":1}`), nil); err != nil {
+		return nil, fmt.Errorf("save: %w", err)
+	}
+	item, err := c.GetState(ctx, "statestore", "order", nil)
+	if err != nil {
+		return nil, fmt.Errorf("get: %w", err)
+	}
+	staleErr := c.SaveStateWithETag(ctx, "statestore", "order", []byte(`{"n":2}`), "999999", nil) // well-formed, not current
+	if err := c.SaveStateWithETag(ctx, "statestore", "order", []byte(`{"n":3}`), item.Etag, nil); err != nil {
+		return nil, fmt.Errorf("save with the etag: %w", err)
+	}
+	ops := []*dapr.StateOperation{
+		{Type: dapr.StateOperationTypeUpsert, Item: &dapr.SetStateItem{Key: "a", Value: []byte(`"A"`)}},
+		{Type: dapr.StateOperationTypeUpsert, Item: &dapr.SetStateItem{Key: "b", Value: []byte(`"B"`)}},
+	}
+	if err := c.ExecuteStateTransaction(ctx, "statestore", nil, ops); err != nil {
+		return nil, fmt.Errorf("transaction: %w", err)
+	}
+	bulk, err := c.GetBulkState(ctx, "statestore", []string{"order", "a", "b", "missing"}, nil, 0)
+	if err != nil {
+		return nil, fmt.Errorf("bulk get: %w", err)
+	}
+	values := map[string]string{}
+	for _, i := range bulk {
+		values[i.Key] = string(i.Value)
+	}
+	if err := c.DeleteBulkState(ctx, "statestore", []string{"a", "b"}, nil); err != nil {
+		return nil, fmt.Errorf("bulk delete: %w", err)
+	}
+	if err := c.DeleteState(ctx, "statestore", "order", nil); err != nil {
+		return nil, fmt.Errorf("delete: %w", err)
+	}
+	gone, err := c.GetState(ctx, "statestore", "order", nil)
+	if err != nil {
+		return nil, fmt.Errorf("get after delete: %w", err)
+	}
+	return map[string]any{
+		"value": string(item.Value), "etagSet": item.Etag != "", "staleSave": statusOf(staleErr),
+		"bulk": values, "afterDelete": string(gone.Value),
+	}, nil
+}
+
+func stateErrorsStep(ctx context.Context, c dapr.Client) (map[string]any, error) {
+	_, err := c.GetState(ctx, "nope", "k", nil)
+	return map[string]any{"unknownStore": statusOf(err)}, nil
+}
+
+func publishStep(ctx context.Context, c dapr.Client) (map[string]any, error) {
+	if err := c.PublishEvent(ctx, "pubsub", "orders", map[string]any{"orderId": 1}); err != nil {
+		return nil, fmt.Errorf("publish: %w", err)
+	}
+	res := c.PublishEvents(ctx, "pubsub", "orders", []any{map[string]any{"orderId": 2}, map[string]any{"orderId": 3}})
+	if res.Error != nil {
+		return nil, fmt.Errorf("bulk publish: %w", res.Error)
+	}
+	unknown := c.PublishEvent(ctx, "nope", "orders", map[string]any{})
+	return map[string]any{"failedEvents": len(res.FailedEvents), "unknownPubsub": statusOf(unknown)}, nil
+}
+
+func bindingStep(ctx context.Context, c dapr.Client) (map[string]any, error) {
+	created, err := c.InvokeBinding(ctx, &dapr.InvokeBindingRequest{Name: "outbox", Operation: "create", Data: []byte(`{"order":7}`), Metadata: map[string]string{"contentType": "application/json"}})
+	if err != nil {
+		return nil, fmt.Errorf("create: %w", err)
+	}
+	got, err := c.InvokeBinding(ctx, &dapr.InvokeBindingRequest{Name: "outbox", Operation: "get", Metadata: map[string]string{"id": created.Metadata["id"]}})
+	if err != nil {
+		return nil, fmt.Errorf("get: %w", err)
+	}
+	_, unsupported := c.InvokeBinding(ctx, &dapr.InvokeBindingRequest{Name: "outbox", Operation: "explode"})
+	return map[string]any{"created": string(created.Data), "got": string(got.Data), "unsupported": statusOf(unsupported)}, nil
+}
+
+func metadataStep(ctx context.Context, c dapr.Client) (map[string]any, error) {
+	if err := c.SetMetadata(ctx, "team", "payments"); err != nil {
+		return nil, fmt.Errorf("set: %w", err)
+	}
+	md, err := c.GetMetadata(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("get: %w", err)
+	}
+	names := []string{}
+	for _, comp := range md.RegisteredComponents {
+		names = append(names, comp.Name)
+	}
+	sort.Strings(names)
+	topics := []string{}
+	for _, s := range md.Subscriptions {
+		topics = append(topics, s.Topic)
+	}
+	return map[string]any{"id": md.ID, "components": names, "extended": md.ExtendedMetadata, "topics": topics}, nil
+}
+
+func workflowStep(ctx context.Context, c dapr.Client) (map[string]any, error) {
+	started, err := c.StartWorkflowBeta1(ctx, &dapr.StartWorkflowRequest{InstanceID: "go-wf-1", WorkflowComponent: "dapr", WorkflowName: "notRegistered", Input: map[string]int{"n": 1}})
+	if err != nil {
+		return nil, fmt.Errorf("start: %w", err)
+	}
+	got, err := c.GetWorkflowBeta1(ctx, &dapr.GetWorkflowRequest{InstanceID: started.InstanceID, WorkflowComponent: "dapr"})
+	if err != nil {
+		return nil, fmt.Errorf("get: %w", err)
+	}
+	if err := c.TerminateWorkflowBeta1(ctx, &dapr.TerminateWorkflowRequest{InstanceID: started.InstanceID, WorkflowComponent: "dapr"}); err != nil {
+		return nil, fmt.Errorf("terminate: %w", err)
+	}
+	terminated, err := c.GetWorkflowBeta1(ctx, &dapr.GetWorkflowRequest{InstanceID: started.InstanceID, WorkflowComponent: "dapr"})
+	if err != nil {
+		return nil, fmt.Errorf("get after terminate: %w", err)
+	}
+	if err := c.PurgeWorkflowBeta1(ctx, &dapr.PurgeWorkflowRequest{InstanceID: started.InstanceID, WorkflowComponent: "dapr"}); err != nil {
+		return nil, fmt.Errorf("purge: %w", err)
+	}
+	_, missing := c.GetWorkflowBeta1(ctx, &dapr.GetWorkflowRequest{InstanceID: started.InstanceID, WorkflowComponent: "dapr"})
+	return map[string]any{
+		"instanceID": started.InstanceID, "name": got.WorkflowName, "status": got.RuntimeStatus, "input": got.Properties["dapr.workflow.input"],
+		"createdRecently": time.Since(got.CreatedAt) < time.Minute, "afterTerminate": terminated.RuntimeStatus, "afterPurge": statusOf(missing),
+	}, nil
+}
+
+// statusOf is the gRPC code and message of an error, or its text when the SDK kept only that ("" for none).
+func statusOf(err error) string {
+	if err == nil {
+		return ""
+	}
+	// The SDK wraps some errors (%w: the status is found) and formats others (%v: only the text is left).
+	if s, ok := status.FromError(err); ok {
+		return s.Code().String() + ": " + s.Message()
+	}
+	return err.Error()
+}

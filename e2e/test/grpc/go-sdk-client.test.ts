@@ -1,0 +1,92 @@
+/**
+ * A real Go program on the Dapr Go SDK client (github.com/dapr/go-sdk/client v1.11.0, gRPC only) against svcd:
+ * e2e/go/runtime-client runs its steps — state with ETags, bulk and transactions, publish and bulk publish,
+ * an output binding, metadata, workflow management, errors — and prints what each observed; each `it` checks one.
+ */
+import { expect } from 'chai';
+import { componentYaml, ExampleComponent, SubscriberApp, SvcdProcess, tempSocketsFolder } from '@svc/runtime/test-support';
+import { buildGoProgram, runGoProgram, type GoProgramRun } from '../support/go-program.js';
+
+const TOKEN = 'e2e-go-client-token';
+
+describe('Dapr Go SDK client over gRPC against svcd (e2e/go/runtime-client)', function () {
+  this.timeout(60_000);
+  let component: ExampleComponent;
+  let app: SubscriberApp;
+  let svcd: SvcdProcess;
+  let program: GoProgramRun;
+
+  before(async function () {
+    this.timeout(300_000); // the first build downloads the SDK's modules
+    const binary = await buildGoProgram('runtime-client');
+    const folder = tempSocketsFolder();
+    component = await ExampleComponent.start({ folder, name: 'memstore' });
+    app = await SubscriberApp.start([{ pubsubname: 'pubsub', topic: 'orders', route: '/orders' }]);
+    svcd = await SvcdProcess.start({
+      socketsFolder: folder,
+      env: { SVC_API_TOKEN: TOKEN },
+      resources: {
+        'state.yaml': componentYaml('statestore', 'state.sqlite', { actorStateStore: 'true' }),
+        'pubsub.yaml': componentYaml('pubsub', 'pubsub.in-memory'),
+        'outbox.yaml': componentYaml('outbox', 'bindings.memstore'),
+      },
+      args: ['--app-port', String(app.port)],
+    });
+    program = await runGoProgram(binary, { grpcPort: svcd.ports.grpc, apiToken: TOKEN, killAfterMs: 60_000 });
+  });
+  after(async () => {
+    await svcd?.dispose();
+    await app?.stop();
+    await component?.stop();
+  });
+
+  function observed(step: string): Record<string, unknown> {
+    const line = program.lines.find((l) => l.step === step);
+    expect(line, `no line for ${step} (exit ${program.exit})\n${program.stderr}`).to.not.equal(undefined);
+    expect(line!.error, `${step}: ${line!.error}`).to.equal(undefined);
+    return line!.observed!;
+  }
+
+  it('saves and reads state with ETags (a stale one refused), runs a transaction, bulk-reads and deletes', () => {
+    const o = observed('state');
+    expect(o).to.deep.include({ value: '{"n":1}', etagSet: true, afterDelete: '' });
+    expect(o.staleSave).to.match(/^Aborted: .*etag/i);
+    expect(o.bulk).to.deep.equal({ order: '{"n":3}', a: '"A"', b: '"B"', missing: '' });
+  });
+
+  it('gets the catalogue status for an unknown store', () => {
+    expect(observed('state-errors').unknownStore).to.match(/^InvalidArgument: .*state store nope is not found$/);
+  });
+
+  it('publishes one and two events the app receives, and is refused an unknown pub/sub', async () => {
+    const o = observed('publish');
+    expect(o.failedEvents).to.equal(0);
+    expect(o.unknownPubsub).to.match(/^InvalidArgument: .*pubsub nope not found/);
+    const got = await app.waitFor('/orders', 3);
+    expect(got.map((d) => d.body.data)).to.deep.include.members([{ orderId: 1 }, { orderId: 2 }, { orderId: 3 }]);
+  });
+
+  it('invokes an output binding and reads its answer; an unsupported operation is InvalidArgument', () => {
+    const o = observed('binding');
+    expect(JSON.parse(o.created as string)).to.have.property('id');
+    expect(JSON.parse(o.got as string)).to.deep.equal({ order: 7 });
+    expect(o.unsupported).to.match(/^InvalidArgument: .*binding outbox does not support operation explode/);
+  });
+
+  it('sets and reads metadata: app id, components, the attribute, subscriptions', () => {
+    expect(observed('metadata')).to.deep.equal({ id: 'testapp', components: ['outbox', 'pubsub', 'statestore'], extended: { team: 'payments' }, topics: ['orders'] });
+  });
+
+  it('starts, reads, terminates and purges a workflow instance through the Beta1 methods', () => {
+    const { afterPurge, ...o } = observed('workflow');
+    expect(afterPurge).to.match(/code = NotFound desc = unable to find workflow with the provided instance ID: go-wf-1$/);
+    expect(o).to.deep.equal({
+      instanceID: 'go-wf-1',
+      name: 'notRegistered',
+      status: 'PENDING',
+      input: '{"n":1}',
+      createdRecently: true,
+      afterTerminate: 'TERMINATED',
+    });
+  });
+});
