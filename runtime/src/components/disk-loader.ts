@@ -3,7 +3,7 @@ import path from 'node:path';
 import * as yaml from 'js-yaml';
 import { RuntimeError } from '../errors/runtime-error.js';
 import type { Logger } from '../log/logger.js';
-import { isComponentDocument, parseComponentSpec, type ComponentSpec } from './spec.js';
+import { DAPR_COMPONENT_API_VERSION, isComponentDocument, isDaprComponentDocument, parseComponentSpec, type ComponentSpec } from './spec.js';
 import { selectComponents } from './select.js';
 import { isSubscriptionDocument } from '../pubsub/subscription-resources.js';
 
@@ -47,9 +47,10 @@ export function parseResourceFile(file: string, text: string, log: Logger): Comp
     if (isSubscriptionDocument(doc)) return; // read by the pub/sub subscriptions
     if (!isComponentDocument(doc)) {
       const d = doc as { apiVersion?: unknown; kind?: unknown };
-      log.info({ source, apiVersion: d.apiVersion, kind: d.kind }, 'skipping a document that is not an svc.io/v1alpha1 Component');
+      log.info({ source, apiVersion: d.apiVersion, kind: d.kind }, 'skipping a document that is not a Component (svc.io/v1alpha1 or dapr.io/v1alpha1) or a Subscription');
       return;
     }
+    if (isDaprComponentDocument(doc)) log.warn({ source }, `loading a ${DAPR_COMPONENT_API_VERSION} Component; write apiVersion: svc.io/v1alpha1`);
     specs.push(parseComponentSpec(doc, source));
   });
   return specs;

@@ -85,4 +85,9 @@ export class ComponentRegistry {
   types(): string[] {
     return [...this.#byType.keys()].sort();
   }
+
+  /** The built-in types of a category (`state` → `state.in-memory`, …), for messages. */
+  builtInTypes(category: string): string[] {
+    return [...this.#byType.values()].filter((r) => r.origin === 'built-in' && r.category === category).map((r) => r.type).sort();
+  }
 }

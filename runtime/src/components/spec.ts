@@ -45,9 +45,14 @@ function stringMap(source: string, field: string, v: unknown): Record<string, st
 }
 
 /** Is this document a Component of ours? Other kinds are skipped by the loader, with a log line. */
+/** Dapr's Component files: the same shape, loaded so teams can move over without rewriting them. */
+export const DAPR_COMPONENT_API_VERSION = 'dapr.io/v1alpha1';
+
 export function isComponentDocument(doc: unknown): boolean {
-  return isRecord(doc) && doc.apiVersion === COMPONENT_API_VERSION && doc.kind === COMPONENT_KIND;
+  return isRecord(doc) && (doc.apiVersion === COMPONENT_API_VERSION || doc.apiVersion === DAPR_COMPONENT_API_VERSION) && doc.kind === COMPONENT_KIND;
 }
+
+export const isDaprComponentDocument = (doc: unknown): boolean => isRecord(doc) && doc.apiVersion === DAPR_COMPONENT_API_VERSION;
 
 /** Validates one Component document; every message names the source and the field. */
 export function parseComponentSpec(doc: unknown, source: string): ComponentSpec {

@@ -141,7 +141,7 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
     pluggableTrustedUids: typed(raw, 'pluggable-trusted-uids', str),
     pluggableMaxReplyBytes: typed(raw, 'pluggable-max-reply-size', parseSize),
     pluggableReplyBudgetBytes: typed(raw, 'pluggable-reply-budget', parseSize),
-    pluggableWaitTimeoutMs: typed(raw, 'pluggable-wait-timeout', parseDuration),
+    pluggableWaitTimeoutMs: raw.get('pluggable-wait-timeout') ? typed(raw, 'pluggable-wait-timeout', parseDuration) : typed(raw, 'mode', str) === 'kubernetes' ? 10_000 : 0,
     pluggableProbeTimeoutMs: typed(raw, 'pluggable-probe-timeout', parseDuration),
     pluggablePingIntervalMs: typed(raw, 'pluggable-ping-interval', parseDuration),
     dataDir: path.resolve(typed(raw, 'data-dir', str)),

@@ -64,19 +64,32 @@ describe('component loading', function () {
     }
   });
 
-  it('loads every Component of a multi-document file and skips other kinds with a log line', async () => {
+  it('loads every Component of a multi-document file (Dapr ones with a warning) and skips other kinds with a log line', async () => {
     const other = 'apiVersion: svc.io/v1alpha1\nkind: Configuration\nmetadata:\n  name: tracing\nspec: {}\n';
     const foreign = componentYaml('foreign', 'state.in-memory').replace('svc.io/v1alpha1', 'dapr.io/v1alpha1');
     const svcd = await SvcdProcess.start({
       resources: { 'all.yaml': [componentYaml('one', 'state.in-memory'), other, foreign, componentYaml('two', 'state.sqlite')].join('---\n'), 'notes.txt': 'not yaml' },
     });
     try {
-      expect((await components(svcd)).map((c) => c.name)).to.deep.equal(['one', 'two']);
-      expect(svcd.output).to.include('skipping a document that is not an svc.io/v1alpha1 Component');
+      expect((await components(svcd)).map((c) => c.name)).to.deep.equal(['one', 'foreign', 'two']);
+      expect(svcd.output).to.include('skipping a document that is not a Component');
       expect(svcd.output).to.include('Configuration');
-      await expectError(await svcd.request('GET', '/v1.0/state/foreign/k'), 400, 'ERR_STATE_STORE_NOT_FOUND');
+      expect(svcd.output).to.match(/all\.yaml \(document 3\).*loading a dapr\.io\/v1alpha1 Component; write apiVersion: svc\.io\/v1alpha1/);
+      expect((await svcd.request('POST', '/v1.0/state/foreign', [{ key: 'k', value: 1 }])).status).to.equal(204);
     } finally {
       await svcd.stop();
+    }
+  });
+
+  it('fails at once on a type that is neither built in nor a pluggable socket, listing the built-in types', async () => {
+    const svcd = await SvcdProcess.start({ resources: { 'kafka.yaml': componentYaml('events', 'pubsub.kafka') }, waitReady: false });
+    try {
+      expect((await svcd.exited).code).to.equal(1);
+      expect(svcd.output).to.match(/component events \(pubsub\.kafka, from file .*kafka\.yaml\): 'pubsub\.kafka' is not a built-in type \(built-in pubsub types: pubsub\.in-memory, pubsub\.jetstream, pubsub\.redis\) and no pluggable component socket kafka\.sock is in /);
+      expect(svcd.output).to.include('ERR_COMPONENT_TYPE_UNKNOWN');
+      expect(svcd.output).to.not.include('waiting for a pluggable component socket');
+    } finally {
+      await svcd.dispose();
     }
   });
 

@@ -47,7 +47,7 @@ export class PluggableComponents {
 
   async #awaitOne(name: string, users: readonly ComponentSpec[]): Promise<void> {
     const { folder, waitTimeoutMs, log } = this.opts;
-    log.info({ socket: name, folder, timeoutMs: waitTimeoutMs, components: users.map((s) => s.name) }, 'waiting for a pluggable component socket');
+    if (waitTimeoutMs > 0) log.info({ socket: name, folder, timeoutMs: waitTimeoutMs, components: users.map((s) => s.name) }, 'waiting for a pluggable component socket');
     try {
       const socket = await waitForSocket(folder, name, this.opts.owners, waitTimeoutMs, log);
       if (!socket) throw this.#notFound(name, users);
@@ -68,6 +68,17 @@ export class PluggableComponents {
 
   #notFound(name: string, users: readonly ComponentSpec[]): RuntimeError {
     const specs = users.map((s) => `${s.name} (${s.type}, from ${s.source})`).join(', ');
+    if (this.opts.waitTimeoutMs === 0) {
+      // Standalone: no component is expected to come late, so this is most often a type svc does not build in.
+      const category = users[0]!.category;
+      const builtIns = this.registry.builtInTypes(category);
+      return new RuntimeError(
+        'ERR_COMPONENT_TYPE_UNKNOWN',
+        `component ${specs}: '${users[0]!.type}' is not a built-in type (built-in ${category} types: ${builtIns.join(', ') || 'none'}) ` +
+          `and no pluggable component socket ${name}.sock is in ${this.opts.folder}. ` +
+          'For a pluggable component, start it before svcd, or give --pluggable-wait-timeout to wait for its socket.',
+      );
+    }
     return new RuntimeError(
       'ERR_PLUGGABLE_SOCKET_NOT_FOUND',
       `no socket for pluggable component '${name}' appeared in ${this.opts.folder} within ${this.opts.waitTimeoutMs} ms ` +

@@ -31,6 +31,7 @@ export async function waitForSocket(folder: string, name: string, owners: Socket
           if (found) return finish(undefined, found);
           const refused = untrusted.find((f) => f.path === folder || componentNameOf(path.basename(f.path)).toLowerCase() === name.toLowerCase());
           if (refused) finish(new RuntimeError('ERR_PLUGGABLE_SOCKET_UNTRUSTED', `pluggable component socket not used: ${untrustedReason(refused)}`));
+          else if (timeoutMs === 0) finish(undefined); // no wait: one look is all
         },
         (err: Error) => finish(err),
       );
@@ -38,7 +39,7 @@ export async function waitForSocket(folder: string, name: string, owners: Socket
     // Watch first, then look: a socket created in between is seen either way.
     const watcher = watch(folder, look);
     watcher.on('error', (err) => finish(err));
-    const timer = setTimeout(() => finish(undefined), timeoutMs);
+    const timer = timeoutMs > 0 ? setTimeout(() => finish(undefined), timeoutMs) : undefined;
     look();
   });
 }
