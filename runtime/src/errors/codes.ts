@@ -18,6 +18,7 @@ export const ERROR_CODES = {
   ERR_STATE_STORE_NOT_FOUND: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT },
   ERR_STATE_STORE_NOT_SUPPORTED: { http: 500, grpc: GrpcStatus.UNIMPLEMENTED },
   ERR_STATE_STORE_TOO_MANY_TRANSACTIONS: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT },
+  ERR_STATE_TTL_NOT_SUPPORTED: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT },
   ERR_NOT_SUPPORTED_STATE_OPERATION: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT },
   ERR_STATE_GET: { http: 500, grpc: GrpcStatus.INTERNAL },
   ERR_STATE_SAVE: { http: 500, grpc: GrpcStatus.INTERNAL },

@@ -107,10 +107,15 @@ export class StateApi {
     return { store: found.store, keys: new StateKeyMapper(prefix) };
   }
 
-  #setRequest(keys: StateKeyMapper, item: SaveStateItem, extraMetadata: StateMetadata): SetRequest {
+  #setRequest(store: StateStore, storeName: string, keys: StateKeyMapper, item: SaveStateItem, extraMetadata: StateMetadata): SetRequest {
     const key = keys.toStoreKey(item.key);
     if (item.value === undefined) throw new RuntimeError('ERR_MALFORMED_REQUEST', `"value" is a required field (key ${item.key})`);
-    return { key, value: item.value, etag: item.etag, metadata: { ...item.metadata, ...extraMetadata }, options: parseStateOptions(item.options) };
+    const metadata = { ...item.metadata, ...extraMetadata };
+    // Refused rather than ignored: a value the client asked to expire must not silently live for ever.
+    if (metadata.ttlInSeconds !== undefined && !store.features().includes('TTL')) {
+      throw new RuntimeError('ERR_STATE_TTL_NOT_SUPPORTED', `state store ${storeName} does not expire values: ttlInSeconds (key ${item.key}) is not supported`);
+    }
+    return { key, value: item.value, etag: item.etag, metadata, options: parseStateOptions(item.options) };
   }
 
   /** Undefined when the key is missing (or its value is empty, which the wire cannot tell apart). */
@@ -128,7 +133,7 @@ export class StateApi {
   /** One item is a `set`, more a `bulkSet` (atomic); nothing is written unless every item is valid. */
   async save(storeName: string, items: readonly SaveStateItem[], urlMetadata: StateMetadata = {}): Promise<void> {
     const { store, keys } = this.#resolve(storeName);
-    const reqs = items.map((item) => this.#setRequest(keys, item, urlMetadata));
+    const reqs = items.map((item) => this.#setRequest(store, storeName, keys, item, urlMetadata));
     if (reqs.length === 0) return;
     try {
       if (reqs.length === 1) await store.set(reqs[0]!);
@@ -185,7 +190,7 @@ export class StateApi {
     const planned = ops.map((op): TransactionOperation => {
       switch (op.operation) {
         case 'upsert':
-          return { operation: 'upsert', request: this.#setRequest(keys, op.request, {}) };
+          return { operation: 'upsert', request: this.#setRequest(store, storeName, keys, op.request, {}) };
         case 'delete':
           return {
             operation: 'delete',

@@ -150,9 +150,19 @@ for (const backend of stateBackends()) {
     });
 
     it('accepts metadata.* query parameters and validates consistency', async () => {
-      await expectStatus(await svcd.request('POST', '/v1.0/state/store?metadata.ttlInSeconds=60', [{ key: 'md', value: 1, metadata: { a: 'b' } }]), 204);
+      await expectStatus(await svcd.request('POST', '/v1.0/state/store?metadata.partitionKey=p', [{ key: 'md', value: 1, metadata: { a: 'b' } }]), 204);
       expect(await expectStatus(await svcd.request('GET', '/v1.0/state/store/md?metadata.partitionKey=p&consistency=strong'), 200)).to.equal('1');
       await expectError(await svcd.request('GET', '/v1.0/state/store/md?consistency=linearizable'), 400, 'ERR_MALFORMED_REQUEST');
+    });
+
+    it('refuses ttlInSeconds (the built-in stores do not expire values) instead of keeping the value for ever', async () => {
+      const refused = await expectError(await svcd.request('POST', '/v1.0/state/store?metadata.ttlInSeconds=60', [{ key: 'ttl', value: 1 }]), 400, 'ERR_STATE_TTL_NOT_SUPPORTED');
+      expect(refused.message).to.include('ttlInSeconds');
+      await expectError(await save([{ key: 'ok', value: 1 }, { key: 'ttl', value: 1, metadata: { ttlInSeconds: '5' } }]), 400, 'ERR_STATE_TTL_NOT_SUPPORTED');
+      const tx = { operations: [{ operation: 'upsert', request: { key: 'ttl', value: 1, metadata: { ttlInSeconds: '5' } } }] };
+      await expectError(await svcd.request('POST', '/v1.0/state/store/transaction', tx), 400, 'ERR_STATE_TTL_NOT_SUPPORTED');
+      expect(await getRaw(svcd, 'store', 'ttl')).to.equal(undefined);
+      expect(await getRaw(svcd, 'store', 'ok'), 'nothing of a refused request is written').to.equal(undefined);
     });
 
     describe('when the store itself fails', () => {
