@@ -8,6 +8,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const BENCHES: { script: string; nodeArgs?: string[] }[] = [
   { script: 'state.js' },
   { script: 'state-pluggable.js' },
+  { script: 'state-grpc.js' },
   { script: 'actors.js', nodeArgs: ['--expose-gc'] },
   { script: 'workflow.js' },
   { script: 'fanout-huge.js' },

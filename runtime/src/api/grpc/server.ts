@@ -20,6 +20,8 @@ export class GrpcApiServer {
       'grpc.max_receive_message_length': maxMessageBytes ?? 16 * 1024 * 1024,
       ...(maxMessageBytes !== undefined ? { 'grpc.max_send_message_length': maxMessageBytes } : {}),
       'grpc.keepalive_permit_without_calls': 1,
+      // Channelz bookkeeping costs CPU on every call and nothing here reads it.
+      'grpc.enable_channelz': 0,
     });
   }
 
