@@ -7,3 +7,4 @@ export * from './work-item-encoding.js';
 export * from './work-answer-decoding.js';
 export * from './runtime-api.js';
 export * from './health.js';
+export * from './app-callback.js';

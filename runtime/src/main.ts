@@ -38,6 +38,9 @@ import { createLogger, type Logger } from './log/logger.js';
 import { createMetricsRegistry, MetricsServer } from './metrics/metrics.js';
 import { Lifecycle } from './util/lifecycle.js';
 import { listenFor } from './util/listen-failure.js';
+import type { AppEvents } from './app/app-events.js';
+import { GrpcAppEvents } from './app/grpc-app-events.js';
+import { HttpAppEvents } from './app/http-app-events.js';
 import { PubSubMetrics } from './pubsub/metrics.js';
 import { PublishApi } from './pubsub/publish-api.js';
 import { PubSubHost } from './pubsub/pubsub-host.js';
@@ -94,7 +97,8 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
     log,
     metrics,
     idleTimeoutMs: config.actorIdleTimeoutMs,
-    appPort: config.appPort,
+    // App-hosted actors are called over HTTP only (as with Dapr): a gRPC app channel hosts none.
+    appPort: config.appProtocol === 'http' ? config.appPort : 0,
     appConfigWaitMs: 30_000,
     drainTimeoutMs: config.shutdownGracePeriodMs,
     placement: {
@@ -109,9 +113,13 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
   const workflows: WorkflowHost = new WorkflowHost({ appId: config.appId, actorRuntime: () => actors.runtime, replicas: () => actors.replicas, metrics, log });
   const pubsubs = new PubSubs(components, config.appId);
   const pubsubMetrics = new PubSubMetrics(metrics);
+  const appLog = log.child({ scope: 'app-channel' });
+  const appEvents: AppEvents = config.appProtocol === 'grpc' ? new GrpcAppEvents(config.appPort, appLog) : new HttpAppEvents(config.appPort, appLog);
   const subscriptions = new PubSubHost({
     appId: config.appId,
     appPort: config.appPort,
+    appProtocol: config.appProtocol,
+    app: appEvents,
     appWaitMs: 30_000,
     pubsubs,
     declarative: () => loadSubscriptions(config, log),
@@ -190,8 +198,9 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
     .add(actors)
     .add(workflows)
     // After the workflow engine registered its actor type: only then may other replicas route calls here.
+    .add({ name: 'app-channel', start: () => Promise.resolve(), stop: () => Promise.resolve(appEvents.close?.()) })
     .add(subscriptions)
-    .add(new InputBindingsHost(components, config.appPort, log.child({ scope: 'bindings' })))
+    .add(new InputBindingsHost(components, config.appPort, appEvents, log.child({ scope: 'bindings' })))
     .add({ name: 'actor-placement', start: () => actors.serve(), stop: () => Promise.resolve() })
     .add({ name: 'grpc-api', start: async () => void (ports.grpc = await listenFor('grpc-port', config.listenAddress, config.grpcPort, () => grpcServer.start())), stop: () => grpcServer.stop(config.shutdownGracePeriodMs) })
     // Stops before the gRPC server: workers' GetWorkItems streams end with status OK, so SDK workers reconnect.

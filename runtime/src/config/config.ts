@@ -37,6 +37,7 @@ export interface RuntimeConfig {
   readonly componentInitTimeoutMs: number;
   readonly shutdownGracePeriodMs: number;
   readonly appPort: number;
+  readonly appProtocol: 'http' | 'grpc';
   readonly namespace: string | undefined;
   readonly kubeconfig: string | undefined;
   readonly actorIdleTimeoutMs: number;
@@ -152,6 +153,7 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
     componentInitTimeoutMs: typed(raw, 'component-init-timeout', parseDuration),
     shutdownGracePeriodMs: typed(raw, 'shutdown-grace-period', parseDuration),
     appPort: typed(raw, 'app-port', parsePort),
+    appProtocol: typed(raw, 'app-protocol', oneOf<'http' | 'grpc'>('app-protocol')),
     namespace: typed(raw, 'namespace', str) || undefined,
     kubeconfig: typed(raw, 'kubeconfig', str) || undefined,
     actorIdleTimeoutMs: typed(raw, 'actor-idle-timeout', parseDuration),

@@ -46,6 +46,7 @@ export const OPTIONS = [
   { flag: 'max-request-size', env: 'SVC_MAX_REQUEST_SIZE', kind: 'size', description: 'Largest accepted request body (e.g. 4Mi, 512Ki, 1048576)', default: '4Mi' },
   { flag: 'component-init-timeout', env: 'SVC_COMPONENT_INIT_TIMEOUT', kind: 'duration', description: 'Default init timeout per component when spec.initTimeout is unset', default: '5s' },
   { flag: 'app-port', env: 'SVC_APP_PORT', kind: 'port', description: 'Port of the app on 127.0.0.1 (actor callbacks, /dapr/config); 0 means no app channel', default: '0' },
+  { flag: 'app-protocol', env: 'SVC_APP_PROTOCOL', kind: 'enum', choices: ['http', 'grpc'], description: 'How svcd calls the app: http, or grpc (the AppCallback service: subscriptions, topic and binding events; actors need http)', default: 'http' },
   { flag: 'actor-idle-timeout', env: 'SVC_ACTOR_IDLE_TIMEOUT', kind: 'duration', description: 'Idle time after which an actor is deactivated (an app may set its own in /dapr/config)', default: '60m' },
   { flag: 'namespace', env: 'NAMESPACE', kind: 'string', description: 'Namespace of this pod: kubernetes mode reads its Components, both modes skip Components of other namespaces (the injector sets it from the downward API)', default: '' },
   { flag: 'kubeconfig', env: 'KUBECONFIG', kind: 'string', description: 'kubeconfig for kubernetes mode outside a pod (tests); in a pod the service account is used', default: '' },

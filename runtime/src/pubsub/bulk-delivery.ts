@@ -1,19 +1,16 @@
 /**
  * Bulk subscribe: a subscription's messages gathered, per route, into one delivery of up to `maxMessagesCount`
- * entries, sent when full or `maxAwaitDurationMs` after its first entry. The app answers one status per entry
- * (`{"statuses":[{"entryId","status"}]}`); entries to retry go again together after the backoff, so each message
- * gets the same SUCCESS / RETRY / DROP handling as a single delivery. The envelope is the one Dapr SDK
- * subscribers read: `{id, entries:[{entryId, event, contentType, metadata}], metadata, pubsubname, topic, type}`,
- * `event` being the CloudEvent, or with `rawPayload` the message's bytes in base64.
+ * entries, sent when full or `maxAwaitDurationMs` after its first entry. The app answers one status per entry;
+ * entries to retry go again together after the backoff, so each message gets the same SUCCESS / RETRY / DROP
+ * handling as a single delivery. The envelope on the wire is the app channel's (HTTP: `{id, entries, …}`, gRPC:
+ * OnBulkTopicEvent).
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { AppEvents, BulkEntry, DeliveryResult } from '../app/app-events.js';
 import { retryDelay, type DeliveryPolicy } from '../delivery/policy.js';
-import type { AppDelivery, DeliveryResult } from './app-delivery.js';
-import { CLOUDEVENT_CONTENT_TYPE, type CloudEvent } from './cloudevents.js';
+import type { CloudEvent } from './cloudevents.js';
 import type { BulkSubscribeOptions, Subscription } from './subscriptions.js';
-
-export const BULK_EVENT_TYPE = 'com.dapr.event.sent.bulk';
 
 /** What becomes of one entry once the app has answered for it (or the attempts ran out). */
 export interface BulkOutcomes {
@@ -24,9 +21,9 @@ export interface BulkOutcomes {
 }
 
 interface Pending {
-  readonly entryId: string;
+  readonly entry: BulkEntry;
+  /** The CloudEvent, for the dead-letter topic (also of a raw entry). */
   readonly event: CloudEvent;
-  readonly entry: Record<string, unknown>;
   readonly done: { resolve(): void; reject(err: Error): void };
 }
 
@@ -43,24 +40,23 @@ export class BulkDelivery {
     private readonly sub: Subscription,
     private readonly options: BulkSubscribeOptions,
     private readonly policy: DeliveryPolicy,
-    private readonly app: AppDelivery,
+    private readonly app: AppEvents,
     private readonly outcomes: BulkOutcomes,
     private readonly stopped: AbortSignal,
   ) {}
 
-  /** Resolves when the app took the event (or it was dropped or dead-lettered); rejects to leave it with the broker. */
-  add(path: string, event: CloudEvent, raw: { data: Buffer; contentType: string | undefined } | undefined): Promise<void> {
+  /**
+   * Resolves when the app took the entry (or it was dropped or dead-lettered); rejects to leave it with the broker.
+   * `payload` is what the app gets: the CloudEvent, or with `rawPayload` the message's bytes.
+   */
+  add(path: string, payload: CloudEvent | Buffer, event: CloudEvent): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      const entryId = randomUUID();
-      const entry = raw
-        ? { entryId, event: raw.data.toString('base64'), contentType: 'application/octet-stream', metadata: {} }
-        : { entryId, event, contentType: CLOUDEVENT_CONTENT_TYPE, metadata: {} };
       let batch = this.#open.get(path);
       if (!batch) {
         batch = { entries: [], timer: setTimeout(() => this.#flush(path), this.options.maxAwaitDurationMs) };
         this.#open.set(path, batch);
       }
-      batch.entries.push({ entryId, event, entry, done: { resolve, reject } });
+      batch.entries.push({ entry: { entryId: randomUUID(), event: payload }, event, done: { resolve, reject } });
       if (batch.entries.length >= this.options.maxMessagesCount) this.#flush(path);
     });
   }
@@ -76,15 +72,16 @@ export class BulkDelivery {
   }
 
   async #deliver(path: string, first: Pending[]): Promise<void> {
+    const route = { pubsubName: this.sub.pubsubName, topic: this.sub.topic, path };
     let pending = first;
     for (let attempt = 1; ; attempt++) {
       if (this.stopped.aborted) throw new Error('svcd is stopping; the broker keeps the messages');
       const t0 = performance.now();
-      const results = await this.app.deliverBulk(path, this.#body(pending), pending.map((p) => p.entryId));
+      const results = await this.app.deliverBulk(route, pending.map((p) => p.entry), this.policy.timeoutMs);
       const latency = (performance.now() - t0) / 1000;
       const again: Pending[] = [];
       for (const p of pending) {
-        const result = results.get(p.entryId)!;
+        const result = results.get(p.entry.entryId)!;
         this.outcomes.observed(result, latency);
         if (result.outcome === 'success') p.done.resolve();
         else if (result.outcome === 'drop') this.#settle(p, this.outcomes.deadLetterOrDrop(p.event, result));
@@ -103,17 +100,6 @@ export class BulkDelivery {
       () => p.done.resolve(),
       (err: Error) => p.done.reject(err),
     );
-  }
-
-  #body(pending: readonly Pending[]): string {
-    return JSON.stringify({
-      id: randomUUID(),
-      entries: pending.map((p) => p.entry),
-      metadata: {},
-      pubsubname: this.sub.pubsubName,
-      topic: this.sub.topic,
-      type: BULK_EVENT_TYPE,
-    });
   }
 
   /** Gives what is still gathering back to the broker (svcd is stopping). */

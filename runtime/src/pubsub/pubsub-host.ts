@@ -4,6 +4,7 @@
  * (unknown pub/sub, forbidden topic, an invalid entry) is logged as an error naming its source and left out; the
  * others run. Stopped before the components close.
  */
+import type { AppEvents } from '../app/app-events.js';
 import { ensureError } from '../errors/runtime-error.js';
 import type { Logger } from '../log/logger.js';
 import type { Part } from '../util/lifecycle.js';
@@ -16,6 +17,9 @@ export interface PubSubHostOptions {
   readonly appId: string;
   /** 0: no app channel, so no subscriptions. */
   readonly appPort: number;
+  readonly appProtocol: 'http' | 'grpc';
+  /** The app channel the subscriptions are read from and delivered through. */
+  readonly app: AppEvents;
   readonly appWaitMs: number;
   readonly pubsubs: PubSubs;
   readonly declarative: () => Promise<Subscription[]>;
@@ -47,7 +51,7 @@ export class PubSubHost implements Part {
       }
       try {
         const target = this.opts.pubsubs.resolve(sub.pubsubName, sub.topic, 'subscribe');
-        const runner = new SubscriptionRunner(sub, target, { appId: this.opts.appId, appBaseUrl: `http://127.0.0.1:${this.opts.appPort}`, metrics: this.opts.metrics, log });
+        const runner = new SubscriptionRunner(sub, target, { appId: this.opts.appId, app: this.opts.app, metrics: this.opts.metrics, log });
         await runner.start();
         this.#runners.push(runner);
         taken.add(key);
@@ -69,39 +73,14 @@ export class PubSubHost implements Part {
     return { subscriptions: this.#runners.map((r) => subscriptionMetadata(r.sub)) };
   }
 
-  /** The app's `GET /dapr/subscribe`, waiting while it does not listen yet; 404 means none. */
+  /** The app's own subscriptions (`GET /dapr/subscribe`, or ListTopicSubscriptions over gRPC). */
   async #programmatic(): Promise<Subscription[]> {
-    const { log } = this.opts;
-    const url = `http://127.0.0.1:${this.opts.appPort}/dapr/subscribe`;
-    const deadline = Date.now() + this.opts.appWaitMs;
-    let body: unknown;
-    for (let delay = 50; ; delay = Math.min(delay * 2, 1000)) {
+    const { entries, source } = await this.opts.app.subscriptions(this.opts.appWaitMs);
+    return entries.flatMap((entry: unknown, i) => {
       try {
-        const res = await fetch(url, { signal: AbortSignal.timeout(5000) });
-        if (res.status === 404) return [];
-        if (!res.ok) {
-          log.error({ status: res.status }, `GET /dapr/subscribe answered ${res.status}: no programmatic subscriptions`);
-          return [];
-        }
-        body = await res.json();
-        break;
+        return [parseSubscription(entry, 'programmatic', `${source} (entry ${i + 1})`, { verbatimPaths: this.opts.appProtocol === 'grpc' })];
       } catch (err) {
-        if (Date.now() + delay > deadline || ensureError(err).name === 'SyntaxError') {
-          log.error({ err: ensureError(err).message }, 'could not read the app subscriptions (GET /dapr/subscribe): no programmatic subscriptions');
-          return [];
-        }
-        await new Promise((resolve) => setTimeout(resolve, delay));
-      }
-    }
-    if (!Array.isArray(body)) {
-      log.error('GET /dapr/subscribe did not answer a JSON list: no programmatic subscriptions');
-      return [];
-    }
-    return body.flatMap((entry: unknown, i) => {
-      try {
-        return [parseSubscription(entry, 'programmatic', `the app's /dapr/subscribe (entry ${i + 1})`)];
-      } catch (err) {
-        log.error({ err: ensureError(err).message }, 'invalid subscription left out');
+        this.opts.log.error({ err: ensureError(err).message }, 'invalid subscription left out');
         return [];
       }
     });

@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ensureError } from '../errors/runtime-error.js';
 import { deliveryPolicy, retryDelay, type DeliveryPolicy } from '../delivery/policy.js';
 import type { Logger } from '../log/logger.js';
-import { AppDelivery, type DeliveryResult } from './app-delivery.js';
+import type { AppEvents, DeliveryResult, TopicRoute } from '../app/app-events.js';
 import { BulkDelivery } from './bulk-delivery.js';
 import { CLOUDEVENT_CONTENT_TYPE, eventForDelivery, isExpired, type CloudEvent } from './cloudevents.js';
 import type { PubSubMetrics } from './metrics.js';
@@ -19,7 +19,6 @@ import type { ReceivedMessage, TopicSubscription } from './types.js';
 
 export class SubscriptionRunner {
   readonly #policy: DeliveryPolicy;
-  readonly #app: AppDelivery;
   readonly #stopped = new AbortController();
   /** Set for a bulk subscription: events go to the app in batches. */
   readonly #bulk: BulkDelivery | undefined;
@@ -28,13 +27,12 @@ export class SubscriptionRunner {
   constructor(
     readonly sub: Subscription,
     private readonly target: LoadedPubSub,
-    private readonly deps: { appId: string; appBaseUrl: string; metrics: PubSubMetrics; log: Logger },
+    private readonly deps: { appId: string; app: AppEvents; metrics: PubSubMetrics; log: Logger },
   ) {
     this.#policy = deliveryPolicy(sub.metadata, `subscription from ${sub.source}`, 'ERR_PUBSUB_SUBSCRIPTION_INVALID');
-    this.#app = new AppDelivery(deps.appBaseUrl, this.#policy.timeoutMs);
     if (sub.bulk) {
       const outcomes = { observed: (r: DeliveryResult, seconds: number) => this.#observe(r, seconds), deadLetterOrDrop: (e: CloudEvent, why: DeliveryResult) => this.#deadLetterOrDrop(e, why) };
-      this.#bulk = new BulkDelivery(sub, sub.bulk, this.#policy, this.#app, outcomes, this.#stopped.signal);
+      this.#bulk = new BulkDelivery(sub, sub.bulk, this.#policy, deps.app, outcomes, this.#stopped.signal);
     }
   }
 
@@ -70,13 +68,11 @@ export class SubscriptionRunner {
       this.deps.metrics.delivered.inc({ ...this.#labels, outcome: 'drop' });
       return;
     }
-    if (this.#bulk) return this.#bulk.add(path, event, this.#policy.rawPayload ? { data: msg.data, contentType: msg.contentType } : undefined);
-    const body = JSON.stringify(event);
-    const headers: Record<string, string> = { pubsubname: this.sub.pubsubName, topic: this.sub.topic };
-    if (typeof event.traceparent === 'string') headers.traceparent = event.traceparent;
+    if (this.#bulk) return this.#bulk.add(path, this.#policy.rawPayload ? msg.data : event, event);
+    const route: TopicRoute = { pubsubName: this.sub.pubsubName, topic: this.sub.topic, path };
     for (let attempt = 1; ; attempt++) {
       if (this.#stopped.signal.aborted) throw new Error('svcd is stopping; the broker keeps the message');
-      const result = await this.#deliverOnce(path, body, headers);
+      const result = await this.#deliverOnce(route, event);
       if (result.outcome === 'success') return;
       if (result.outcome === 'drop') return this.#deadLetterOrDrop(event, result);
       if (attempt >= this.#policy.maxDeliveryAttempts) {
@@ -89,9 +85,9 @@ export class SubscriptionRunner {
     }
   }
 
-  async #deliverOnce(path: string, body: string, headers: Record<string, string>): Promise<DeliveryResult> {
+  async #deliverOnce(route: TopicRoute, event: CloudEvent): Promise<DeliveryResult> {
     const t0 = performance.now();
-    const result = await this.#app.deliver(path, body, headers);
+    const result = await this.deps.app.deliver(route, event, this.#policy.timeoutMs);
     this.#observe(result, (performance.now() - t0) / 1000);
     return result;
   }

@@ -53,7 +53,7 @@ function text(obj: Record<string, unknown>, name: string, source: string, requir
   return v;
 }
 
-const routePath = (path: string): string => (path.startsWith('/') ? path : `/${path}`);
+const urlPath = (path: string): string => (path.startsWith('/') ? path : `/${path}`);
 
 function stringMap(v: unknown, field: string, source: string): Record<string, string> {
   if (v === undefined || v === null) return {};
@@ -77,8 +77,13 @@ function bulkOptions(v: unknown, source: string): BulkSubscribeOptions | undefin
   return { maxMessagesCount: count, maxAwaitDurationMs: await_ };
 }
 
-/** One subscription's fields (the same names in `/dapr/subscribe` entries and in a resource's `spec`). */
-export function parseSubscription(obj: unknown, kind: Subscription['kind'], source: string): Subscription {
+/**
+ * One subscription's fields (the same names in `/dapr/subscribe` entries and in a resource's `spec`). With
+ * `verbatimPaths` (an app on the gRPC channel) paths are the app's route names, passed back as they were: they
+ * are not URL paths, so no `/` is added, and no route at all means the empty route.
+ */
+export function parseSubscription(obj: unknown, kind: Subscription['kind'], source: string, opts: { verbatimPaths?: boolean } = {}): Subscription {
+  const routePath = opts.verbatimPaths ? (path: string) => path : urlPath;
   if (!isRecord(obj)) invalid(source, 'must be an object');
   const pubsubName = text(obj, 'pubsubname', source, true)!;
   const topic = text(obj, 'topic', source, true)!;
@@ -103,7 +108,10 @@ export function parseSubscription(obj: unknown, kind: Subscription['kind'], sour
     const fallback = text(routes, 'default', source, false);
     if (fallback !== undefined) defaultPath = routePath(fallback);
   }
-  if (rules.length === 0 && defaultPath === undefined) invalid(source, `topic ${topic} has no route (route, or routes.default / routes.rules)`);
+  if (rules.length === 0 && defaultPath === undefined) {
+    if (!opts.verbatimPaths) invalid(source, `topic ${topic} has no route (route, or routes.default / routes.rules)`);
+    defaultPath = '';
+  }
   return {
     pubsubName,
     topic,

@@ -1,0 +1,58 @@
+/**
+ * What svcd hands the app besides actor calls — its programmatic subscriptions, topic events (one or a bulk) and
+ * input binding events — whatever the app channel's protocol (`--app-protocol http` or `grpc`). The pub/sub and
+ * bindings hosts use only this interface.
+ */
+import type { CloudEvent } from '../pubsub/cloudevents.js';
+
+export type DeliveryOutcome = 'success' | 'retry' | 'drop';
+
+export interface DeliveryResult {
+  readonly outcome: DeliveryOutcome;
+  /** Why, for logs: the status, the app's word, the error. */
+  readonly detail: string;
+}
+
+/** Where a topic event is going: the subscription's pub/sub and topic, and the route the rules chose. */
+export interface TopicRoute {
+  readonly pubsubName: string;
+  readonly topic: string;
+  readonly path: string;
+}
+
+/** One entry of a bulk delivery: the CloudEvent, or with `rawPayload` the message's bytes. */
+export interface BulkEntry {
+  readonly entryId: string;
+  readonly event: CloudEvent | Buffer;
+}
+
+/** An input binding event as the app receives it. */
+export interface BindingEvent {
+  readonly data: Buffer;
+  readonly contentType?: string;
+  readonly metadata: Readonly<Record<string, string>>;
+}
+
+export interface AppEvents {
+  /**
+   * The app's programmatic subscriptions, as `/dapr/subscribe` entries (the gRPC answer is converted to them),
+   * waiting up to `waitMs` for the app to listen. An app that has none, or cannot say, gives [] (logged).
+   */
+  subscriptions(waitMs: number): Promise<{ entries: unknown[]; source: string }>;
+  deliver(route: TopicRoute, event: CloudEvent, timeoutMs: number): Promise<DeliveryResult>;
+  /** The outcome of every entry; entries the app did not answer for are retried. */
+  deliverBulk(route: TopicRoute, entries: readonly BulkEntry[], timeoutMs: number): Promise<Map<string, DeliveryResult>>;
+  /** Does the app take events of this input binding? Unsure (not listening yet) counts as yes. */
+  listensForBinding(name: string, path: string): Promise<boolean>;
+  /** One attempt: the app's answer body when it took the event, else why not. */
+  deliverBinding(name: string, path: string, event: BindingEvent, timeoutMs: number): Promise<{ taken: true; reply: Buffer } | { taken: false; reason: string }>;
+  /** Releases a connection the channel keeps (gRPC). */
+  close?(): void;
+}
+
+const STATUS_OUTCOMES: Record<string, DeliveryOutcome> = { SUCCESS: 'success', RETRY: 'retry', DROP: 'drop' };
+
+/** The outcome of the app's SUCCESS / RETRY / DROP (any case), or undefined for anything else. */
+export function statusOutcome(status: unknown): DeliveryOutcome | undefined {
+  return typeof status === 'string' ? STATUS_OUTCOMES[status.toUpperCase()] : undefined;
+}
