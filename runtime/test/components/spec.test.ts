@@ -54,7 +54,7 @@ describe('component specs', () => {
     expectInvalid(() => parseComponentSpec(doc({ scopes: 'app' }), 'f.yaml'), /scopes must be a list/);
   });
 
-  it('reads multi-document files, skipping other kinds and empty documents', () => {
+  it('reads multi-document files (Dapr Components too), skipping other kinds and empty documents', () => {
     const text = [
       'apiVersion: svc.io/v1alpha1\nkind: Component\nmetadata: {name: one}\nspec: {type: state.in-memory, version: v1}',
       'apiVersion: svc.io/v1alpha1\nkind: Subscription\nmetadata: {name: sub}',
@@ -63,8 +63,8 @@ describe('component specs', () => {
       'apiVersion: svc.io/v1alpha1\nkind: Component\nmetadata: {name: two}\nspec: {type: state.sqlite, version: v1}',
     ].join('\n---\n');
     const specs = parseResourceFile('/r/all.yaml', text, silent);
-    expect(specs.map((s) => s.name)).to.deep.equal(['one', 'two']);
-    expect(specs[1]!.source).to.equal('file /r/all.yaml (document 5)');
+    expect(specs.map((s) => s.name)).to.deep.equal(['one', 'daprs', 'two']);
+    expect(specs[2]!.source).to.equal('file /r/all.yaml (document 5)');
   });
 
   it('reports YAML syntax errors with the file name', () => {
