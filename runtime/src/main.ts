@@ -166,11 +166,12 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
     actors: publicActors,
     workflows: workflowApi,
     readiness,
+    subscriptions,
     shutdown: () => process.kill(process.pid, 'SIGTERM'),
     apiToken: config.apiToken,
   });
   for (const service of runtimeApi.services) grpcServer.addService(service.definition, service.implementation);
-  grpcServer.addReflection([loadDurableTaskProto().definition, ...runtimeApi.reflection]);
+  grpcServer.addReflection([loadDurableTaskProto().definition, ...runtimeApi.reflection], ['TaskHubSidecarService', ...runtimeApi.names]);
   const metricsServer = new MetricsServer(metrics, config.metricsListenAddress, config.metricsPort);
   const ports: Record<string, number> = {};
 

@@ -29,6 +29,7 @@ var steps = []step{
 	{"binding", bindingStep},
 	{"metadata", metadataStep},
 	{"workflow", workflowStep},
+	{"streaming", streamingStep},
 }
 
 func main() {
@@ -173,6 +174,52 @@ func workflowStep(ctx context.Context, c dapr.Client) (map[string]any, error) {
 		"instanceID": started.InstanceID, "name": got.WorkflowName, "status": got.RuntimeStatus, "input": got.Properties["dapr.workflow.input"],
 		"createdRecently": time.Since(got.CreatedAt) < time.Minute, "afterTerminate": terminated.RuntimeStatus, "afterPurge": statusOf(missing),
 	}, nil
+}
+
+func streamingStep(ctx context.Context, c dapr.Client) (map[string]any, error) {
+	sub, err := c.Subscribe(ctx, dapr.SubscriptionOptions{PubsubName: "pubsub", Topic: "stream"})
+	if err != nil {
+		return nil, fmt.Errorf("subscribe: %w", err)
+	}
+	md, err := c.GetMetadata(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("metadata: %w", err)
+	}
+	subscribed := false
+	for _, s := range md.Subscriptions {
+		subscribed = subscribed || s.Topic == "stream"
+	}
+	for n := 1; n <= 3; n++ {
+		if err := c.PublishEvent(ctx, "pubsub", "stream", map[string]int{"n": n}); err != nil {
+			return nil, fmt.Errorf("publish: %w", err)
+		}
+	}
+	// The first delivery of n=1 is answered RETRY: it must come again.
+	received := []float64{}
+	retried := false
+	for len(received) < 3 {
+		msg, err := sub.Receive()
+		if err != nil {
+			return nil, fmt.Errorf("receive: %w", err)
+		}
+		n := msg.Data.(map[string]any)["n"].(float64)
+		if n == 1 && !retried {
+			retried = true
+			if err := msg.Retry(); err != nil {
+				return nil, fmt.Errorf("retry: %w", err)
+			}
+			continue
+		}
+		if err := msg.Success(); err != nil {
+			return nil, fmt.Errorf("success: %w", err)
+		}
+		received = append(received, n)
+	}
+	if err := sub.Close(); err != nil {
+		return nil, fmt.Errorf("close: %w", err)
+	}
+	sort.Float64s(received)
+	return map[string]any{"subscribedInMetadata": subscribed, "received": received, "retried": retried}, nil
 }
 
 // statusOf is the gRPC code and message of an error, or its text when the SDK kept only that ("" for none).

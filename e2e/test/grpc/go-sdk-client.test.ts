@@ -89,4 +89,8 @@ describe('Dapr Go SDK client over gRPC against svcd (e2e/go/runtime-client)', fu
       afterTerminate: 'TERMINATED',
     });
   });
+
+  it('receives a streaming subscription (Subscribe): events published after it, a RETRY delivered again', () => {
+    expect(observed('streaming')).to.deep.equal({ subscribedInMetadata: true, received: [1, 2, 3], retried: true });
+  });
 });

@@ -33,6 +33,9 @@ export interface BindingEvent {
   readonly metadata: Readonly<Record<string, string>>;
 }
 
+/** How a subscription's events reach their receiver: the app channel, or a gRPC streaming subscription. */
+export type TopicDelivery = Pick<AppEvents, 'deliver' | 'deliverBulk'>;
+
 export interface AppEvents {
   /**
    * The app's programmatic subscriptions, as `/dapr/subscribe` entries (the gRPC answer is converted to them),

@@ -20,11 +20,9 @@ import {
 import { randomUUID } from 'node:crypto';
 import { ensureError } from '../errors/runtime-error.js';
 import type { Logger } from '../log/logger.js';
-import { isJsonContentType, type CloudEvent } from '../pubsub/cloudevents.js';
+import type { CloudEvent } from '../pubsub/cloudevents.js';
+import { ceFields } from './topic-event-wire.js';
 import { statusOutcome, type AppEvents, type BindingEvent, type BulkEntry, type DeliveryResult, type TopicRoute } from './app-events.js';
-
-/** CloudEvent attributes with fields of their own in TopicEventRequest; the rest go to `extensions`. */
-const OWN_FIELDS = new Set(['id', 'source', 'type', 'specversion', 'datacontenttype', 'data', 'data_base64', 'topic', 'pubsubname']);
 
 type Invoke<Res> = (md: grpc.Metadata, opts: grpc.CallOptions, cb: (err: grpc.ServiceError | null, res?: Res) => void) => unknown;
 
@@ -36,39 +34,6 @@ function call<Res>(invoke: Invoke<Res>, timeoutMs: number): Promise<Res> {
 }
 
 const codeOf = (err: unknown): number | undefined => (err as { code?: unknown }).code as number | undefined;
-
-/** The event's data as the bytes the app decodes by `data_content_type`. */
-function dataBytes(event: CloudEvent): Buffer {
-  if (typeof event.data_base64 === 'string') return Buffer.from(event.data_base64, 'base64');
-  if (event.data === undefined) return Buffer.alloc(0);
-  const contentType = typeof event.datacontenttype === 'string' ? event.datacontenttype : undefined;
-  if (typeof event.data === 'string' && !isJsonContentType(contentType)) return Buffer.from(event.data, 'utf8');
-  return Buffer.from(JSON.stringify(event.data));
-}
-
-/** google.protobuf.Struct of the event's other attributes (strings, numbers, booleans). */
-function extensions(event: CloudEvent): { fields: Record<string, { stringValue: string } | { numberValue: number } | { boolValue: boolean }> } {
-  const fields: Record<string, { stringValue: string } | { numberValue: number } | { boolValue: boolean }> = {};
-  for (const [k, v] of Object.entries(event)) {
-    if (OWN_FIELDS.has(k)) continue;
-    if (typeof v === 'string') fields[k] = { stringValue: v };
-    else if (typeof v === 'number') fields[k] = { numberValue: v };
-    else if (typeof v === 'boolean') fields[k] = { boolValue: v };
-  }
-  return { fields };
-}
-
-function ceFields(event: CloudEvent) {
-  return {
-    id: event.id,
-    source: event.source,
-    type: event.type,
-    specVersion: event.specversion,
-    dataContentType: typeof event.datacontenttype === 'string' ? event.datacontenttype : '',
-    data: dataBytes(event),
-    extensions: extensions(event),
-  };
-}
 
 export class GrpcAppEvents implements AppEvents {
   readonly #app: AppCallbackClient;

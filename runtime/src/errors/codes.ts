@@ -95,6 +95,7 @@ export const ERROR_CODES = {
   ERR_PUBSUB_EVENTS_SER: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT },
   ERR_PUBSUB_PUBLISH_MESSAGE: { http: 500, grpc: GrpcStatus.INTERNAL },
   ERR_PUBSUB_SUBSCRIPTION_INVALID: { http: 500, grpc: GrpcStatus.INVALID_ARGUMENT },
+  ERR_PUBSUB_SUBSCRIPTION_EXISTS: { http: 409, grpc: GrpcStatus.ALREADY_EXISTS },
 
   // Bindings
   ERR_BINDING_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND },

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { AppEvents, BulkEntry, DeliveryResult } from '../app/app-events.js';
+import type { BulkEntry, DeliveryResult, TopicDelivery } from '../app/app-events.js';
 import { retryDelay, type DeliveryPolicy } from '../delivery/policy.js';
 import type { CloudEvent } from './cloudevents.js';
 import type { BulkSubscribeOptions, Subscription } from './subscriptions.js';
@@ -40,7 +40,7 @@ export class BulkDelivery {
     private readonly sub: Subscription,
     private readonly options: BulkSubscribeOptions,
     private readonly policy: DeliveryPolicy,
-    private readonly app: AppEvents,
+    private readonly app: TopicDelivery,
     private readonly outcomes: BulkOutcomes,
     private readonly stopped: AbortSignal,
   ) {}

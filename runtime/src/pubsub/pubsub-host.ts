@@ -4,8 +4,8 @@
  * (unknown pub/sub, forbidden topic, an invalid entry) is logged as an error naming its source and left out; the
  * others run. Stopped before the components close.
  */
-import type { AppEvents } from '../app/app-events.js';
-import { ensureError } from '../errors/runtime-error.js';
+import type { AppEvents, TopicDelivery } from '../app/app-events.js';
+import { RuntimeError, ensureError } from '../errors/runtime-error.js';
 import type { Logger } from '../log/logger.js';
 import type { Part } from '../util/lifecycle.js';
 import type { PubSubMetrics } from './metrics.js';
@@ -60,6 +60,35 @@ export class PubSubHost implements Part {
         log.error({ pubsub: sub.pubsubName, topic: sub.topic, source: sub.source, err: ensureError(err).message }, 'subscription not started');
       }
     }
+  }
+
+  /**
+   * A streaming subscription (gRPC SubscribeTopicEventsAlpha1): runs until the returned `stop`, delivering
+   * through `delivery`. One subscription per pub/sub and topic, whatever its kind: ERR_PUBSUB_SUBSCRIPTION_INVALID
+   * (ALREADY_EXISTS over gRPC) for a second one.
+   */
+  async subscribeStream(sub: Subscription, delivery: TopicDelivery): Promise<{ stop(): Promise<void> }> {
+    if (this.#runners.some((r) => r.sub.pubsubName === sub.pubsubName && r.sub.topic === sub.topic)) {
+      throw new RuntimeError('ERR_PUBSUB_SUBSCRIPTION_EXISTS', `this app already subscribes to topic ${sub.topic} of pub/sub ${sub.pubsubName}`);
+    }
+    const target = this.opts.pubsubs.resolve(sub.pubsubName, sub.topic, 'subscribe');
+    const runner = new SubscriptionRunner(sub, target, { appId: this.opts.appId, app: delivery, metrics: this.opts.metrics, log: this.opts.log });
+    this.#runners.push(runner);
+    try {
+      await runner.start();
+    } catch (err) {
+      this.#runners = this.#runners.filter((r) => r !== runner);
+      throw err;
+    }
+    this.opts.log.info({ pubsub: sub.pubsubName, topic: sub.topic, kind: sub.kind }, 'subscribed');
+    return {
+      stop: async () => {
+        if (!this.#runners.includes(runner)) return;
+        this.#runners = this.#runners.filter((r) => r !== runner);
+        await runner.stop();
+        this.opts.log.info({ pubsub: sub.pubsubName, topic: sub.topic }, 'streaming subscription ended');
+      },
+    };
   }
 
   async stop(): Promise<void> {

@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ensureError } from '../errors/runtime-error.js';
 import { deliveryPolicy, retryDelay, type DeliveryPolicy } from '../delivery/policy.js';
 import type { Logger } from '../log/logger.js';
-import type { AppEvents, DeliveryResult, TopicRoute } from '../app/app-events.js';
+import type { DeliveryResult, TopicDelivery, TopicRoute } from '../app/app-events.js';
 import { BulkDelivery } from './bulk-delivery.js';
 import { CLOUDEVENT_CONTENT_TYPE, eventForDelivery, isExpired, type CloudEvent } from './cloudevents.js';
 import type { PubSubMetrics } from './metrics.js';
@@ -27,7 +27,7 @@ export class SubscriptionRunner {
   constructor(
     readonly sub: Subscription,
     private readonly target: LoadedPubSub,
-    private readonly deps: { appId: string; app: AppEvents; metrics: PubSubMetrics; log: Logger },
+    private readonly deps: { appId: string; app: TopicDelivery; metrics: PubSubMetrics; log: Logger },
   ) {
     this.#policy = deliveryPolicy(sub.metadata, `subscription from ${sub.source}`, 'ERR_PUBSUB_SUBSCRIPTION_INVALID');
     if (sub.bulk) {

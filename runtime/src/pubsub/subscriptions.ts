@@ -25,7 +25,7 @@ export interface Subscription {
   readonly deadLetterTopic: string | undefined;
   readonly metadata: Readonly<Record<string, string>>;
   readonly bulk: BulkSubscribeOptions | undefined;
-  readonly kind: 'programmatic' | 'declarative';
+  readonly kind: 'programmatic' | 'declarative' | 'streaming';
   /** For messages: `the app's /dapr/subscribe (entry 2)`, `file /r/subs.yaml (document 1)`. */
   readonly source: string;
 }
@@ -139,6 +139,6 @@ export function subscriptionMetadata(sub: Subscription): Record<string, unknown>
     rules: [...sub.rules.map((r) => ({ match: r.match, path: r.path })), ...(sub.defaultPath ? [{ match: '', path: sub.defaultPath }] : [])],
     ...(sub.deadLetterTopic ? { deadLetterTopic: sub.deadLetterTopic } : {}),
     ...(sub.bulk ? { bulkSubscribe: { enabled: true, ...sub.bulk } } : {}),
-    type: sub.kind === 'programmatic' ? 'PROGRAMMATIC' : 'DECLARATIVE',
+    type: sub.kind.toUpperCase(),
   };
 }

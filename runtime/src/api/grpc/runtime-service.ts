@@ -18,6 +18,7 @@ import { unary, type Handler, type HandlerGroup } from './runtime/handler.js';
 import { messagingHandlers } from './runtime/messaging.js';
 import { metadataHandlers } from './runtime/metadata.js';
 import { stateHandlers } from './runtime/state.js';
+import { subscribeStreamHandler, type StreamingSubscriptions } from './runtime/subscribe-stream.js';
 import { unimplementedMethods } from './runtime/unimplemented.js';
 import { workflowHandlers } from './runtime/workflows.js';
 
@@ -30,6 +31,8 @@ export interface RuntimeServiceDeps {
   readonly actors: () => PublicActorApi;
   readonly workflows: WorkflowManagementApi;
   readonly readiness: Readiness;
+  /** Where streaming subscriptions (SubscribeTopicEventsAlpha1) run. */
+  readonly subscriptions: StreamingSubscriptions;
   /** Starts svcd's graceful stop (the `Shutdown` method), after the answer went out. */
   readonly shutdown: () => void;
   readonly apiToken: string | undefined;
@@ -56,6 +59,7 @@ function runtimeImplementation(deps: RuntimeServiceDeps): grpc.UntypedServiceImp
   ];
   const impl: grpc.UntypedServiceImplementation = unimplementedMethods();
   for (const group of groups) for (const [name, handler] of Object.entries(group)) impl[name] = unary(handler as Handler<unknown, unknown>, deps.apiToken) as grpc.UntypedHandleCall;
+  impl.SubscribeTopicEventsAlpha1 = subscribeStreamHandler(deps.subscriptions, deps.apiToken) as grpc.UntypedHandleCall;
   return impl;
 }
 
@@ -84,7 +88,7 @@ function healthImplementation(readiness: Readiness, services: ReadonlySet<string
 }
 
 /** The services to add to the gRPC server, and the package definitions reflection describes. */
-export function runtimeApiServices(deps: RuntimeServiceDeps): { services: GrpcService[]; reflection: PackageDefinition[] } {
+export function runtimeApiServices(deps: RuntimeServiceDeps): { services: GrpcService[]; reflection: PackageDefinition[]; names: string[] } {
   const runtime = loadRuntimeApiProto();
   const health = loadHealthProto();
   const implementation = runtimeImplementation(deps);
@@ -95,6 +99,7 @@ export function runtimeApiServices(deps: RuntimeServiceDeps): { services: GrpcSe
       { definition: health.definition, implementation: healthImplementation(deps.readiness, names) },
     ],
     reflection: [...runtime.services.map((s) => s.packageDefinition), health.packageDefinition],
+    names: [...names, 'grpc.health.v1.Health'],
   };
 }
 

@@ -29,9 +29,12 @@ export class GrpcApiServer {
     this.#server.addService(service, impl);
   }
 
-  /** Server reflection (grpcurl, Postman, `grpc_cli`) describing the services of these definitions. */
-  addReflection(definitions: readonly PackageDefinition[]): void {
-    new ReflectionService(Object.assign({}, ...definitions) as PackageDefinition).addToServer(this.#server);
+  /**
+   * Server reflection (grpcurl, Postman, `grpc_cli`) for the services named, described from these definitions
+   * (which may also hold services this server does not serve, such as the app callbacks svcd calls).
+   */
+  addReflection(definitions: readonly PackageDefinition[], services: readonly string[]): void {
+    new ReflectionService(Object.assign({}, ...definitions) as PackageDefinition, { services: [...services] }).addToServer(this.#server);
   }
 
   async start(): Promise<number> {

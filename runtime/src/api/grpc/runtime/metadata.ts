@@ -29,7 +29,7 @@ function toWire(s: Snapshot): GetMetadataResponse {
       metadata: sub.metadata,
       rules: { rules: sub.rules },
       deadLetterTopic: sub.deadLetterTopic ?? '',
-      type: sub.type === 'PROGRAMMATIC' ? 'PROGRAMMATIC' : 'DECLARATIVE',
+      type: sub.type === 'PROGRAMMATIC' || sub.type === 'STREAMING' ? sub.type : 'DECLARATIVE',
     })),
     actorRuntime: {
       runtimeStatus: s.actorRuntime?.runtimeStatus === 'RUNNING' ? 'RUNNING' : 'DISABLED',

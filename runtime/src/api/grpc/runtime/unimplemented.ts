@@ -7,7 +7,6 @@ import * as grpc from '@grpc/grpc-js';
 const BLOCKS: Readonly<Record<string, string>> = {
   InvokeService: 'service invocation',
   QueryStateAlpha1: 'state query (no svc state store supports queries)',
-  SubscribeTopicEventsAlpha1: 'streaming pub/sub subscriptions (subscribe through the app channel: /dapr/subscribe or Subscription resources)',
   GetSecret: 'secrets',
   GetBulkSecret: 'secrets',
   UnregisterActorRemindersByType: 'actors: deleting reminders by type',
