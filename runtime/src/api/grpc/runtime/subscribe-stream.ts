@@ -6,7 +6,7 @@
  * `deliveryTimeout`, bounded concurrency); the subscription ends with the stream, and what was not acknowledged
  * stays with the broker.
  */
-import * as grpc from '@grpc/grpc-js';
+import type * as grpc from '@grpc/grpc-js';
 import type { SubscribeTopicEventsRequestAlpha1__Output } from '@svc/proto/gen/svc/proto/runtime/v1/SubscribeTopicEventsRequestAlpha1.js';
 import type { SubscribeTopicEventsResponseAlpha1 } from '@svc/proto/gen/svc/proto/runtime/v1/SubscribeTopicEventsResponseAlpha1.js';
 import { statusOutcome, type BulkEntry, type DeliveryResult, type TopicDelivery, type TopicRoute } from '../../../app/app-events.js';
