@@ -18,6 +18,7 @@ const settings = { sidecarImage: 'svc/svcd:test', sidecarImagePullPolicy: 'IfNot
 const SAMPLES: Record<string, { value: string; with?: Record<string, string> }> = {
   'svc.io/app-id': { value: 'other-app' },
   'svc.io/app-port': { value: '8080' },
+  'svc.io/app-protocol': { value: 'grpc' },
   'svc.io/config': { value: 'tracing' },
   'svc.io/log-level': { value: 'debug' },
   'svc.io/log-as-json': { value: 'false' },

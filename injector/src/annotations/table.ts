@@ -37,6 +37,7 @@ export const ANNOTATIONS = [
   annotation({ key: 'svc.io/enabled', field: 'enabled', parse: parseBoolean, default: false, description: 'Inject the svcd sidecar ("true")' }),
   annotation({ key: 'svc.io/app-id', field: 'appId', parse: optional(parseAppId), default: undefined, description: 'Application id (SVC_APP_ID); defaults to the pod name when the pod has one' }),
   annotation({ key: 'svc.io/app-port', field: 'appPort', parse: optional(parsePort), default: undefined, description: 'Port the application listens on (SVC_APP_PORT on svcd)' }),
+  annotation({ key: 'svc.io/app-protocol', field: 'appProtocol', parse: oneOf(['http', 'grpc'] as const), default: 'http', description: 'How svcd calls the application: http, or grpc (the AppCallback service) (SVC_APP_PROTOCOL on svcd)' }),
   annotation({ key: 'svc.io/config', field: 'config', parse: optional(parseText), default: undefined, description: 'Name of a configuration resource, passed to svcd as SVC_CONFIG' }),
   annotation({ key: 'svc.io/log-level', field: 'logLevel', parse: oneOf(LOG_LEVELS), default: 'info', description: 'svcd log level: debug, info, warn or error' }),
   annotation({ key: 'svc.io/log-as-json', field: 'logAsJson', parse: parseBoolean, default: true, description: 'svcd writes JSON log lines' }),

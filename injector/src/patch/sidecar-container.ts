@@ -55,6 +55,7 @@ function sidecarEnv(input: SidecarContainerInput): V1EnvVar[] {
     { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
   ];
   if (a.appPort !== undefined) env.push({ name: 'SVC_APP_PORT', value: String(a.appPort) });
+  if (a.appProtocol !== 'http') env.push({ name: 'SVC_APP_PROTOCOL', value: a.appProtocol });
   if (a.config !== undefined) env.push({ name: 'SVC_CONFIG', value: a.config });
   if (a.maxRequestSize !== undefined) env.push({ name: 'SVC_MAX_REQUEST_SIZE', value: a.maxRequestSize });
   if (a.apiTokenSecret !== undefined) env.push(apiTokenEnv('SVC_API_TOKEN', a.apiTokenSecret));
