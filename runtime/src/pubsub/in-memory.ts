@@ -4,8 +4,7 @@
  * replicas. A message whose handler failed is redelivered after `redeliverInterval` (default 1s).
  */
 import { Fifo } from '../util/fifo.js';
-import { parseDuration } from '../config/parse-values.js';
-import { RuntimeError } from '../errors/runtime-error.js';
+import { metadataDuration } from '../components/metadata-duration.js';
 import type { MessageHandler, PublishRequest, PubSub, ReceivedMessage, SubscribeRequest, TopicSubscription } from './types.js';
 
 const DEFAULT_REDELIVER_MS = 1000;
@@ -17,13 +16,7 @@ export class InMemoryPubSub implements PubSub {
   constructor(private readonly redeliverMs = DEFAULT_REDELIVER_MS) {}
 
   static fromMetadata(get: (name: string) => string | undefined): InMemoryPubSub {
-    const text = get('redeliverInterval');
-    if (text === undefined || text === '') return new InMemoryPubSub();
-    try {
-      return new InMemoryPubSub(parseDuration(text));
-    } catch (err) {
-      throw new RuntimeError('ERR_COMPONENT_SPEC_INVALID', `metadata redeliverInterval '${text}': ${(err as Error).message}`);
-    }
+    return new InMemoryPubSub(metadataDuration(get, 'redeliverInterval', DEFAULT_REDELIVER_MS));
   }
 
   features(): readonly string[] {

@@ -13,7 +13,7 @@
 import { createHash } from 'node:crypto';
 import { connect, nanos, headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
 import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, StorageType, type ConsumerMessages, type JetStreamClient, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
-import { parseDuration } from '../config/parse-values.js';
+import { metadataDuration } from '../components/metadata-duration.js';
 import { RuntimeError, ensureError } from '../errors/runtime-error.js';
 import type { Logger } from '../log/logger.js';
 import { HandlerSlots } from './handler-slots.js';
@@ -34,15 +34,7 @@ interface JetStreamOptions {
 const invalid = (message: string) => new RuntimeError('ERR_COMPONENT_SPEC_INVALID', message);
 
 function jetStreamOptions(get: (name: string) => string | undefined): JetStreamOptions {
-  const duration = (name: string, fallback: number): number => {
-    const text = get(name);
-    if (!text) return fallback;
-    try {
-      return parseDuration(text);
-    } catch (err) {
-      throw invalid(`metadata ${name} '${text}': ${(err as Error).message}`);
-    }
-  };
+  const duration = (name: string, fallbackMs: number) => metadataDuration(get, name, fallbackMs);
   const deliver = (get('deliverPolicy') || 'all').toLowerCase();
   if (deliver !== 'all' && deliver !== 'new') throw invalid(`metadata deliverPolicy '${deliver}' must be 'all' or 'new'`);
   const streamName = get('streamName') || 'svc';

@@ -9,7 +9,7 @@
  */
 import { hostname } from 'node:os';
 import type { Redis } from 'ioredis';
-import { parseDuration } from '../config/parse-values.js';
+import { metadataDuration } from '../components/metadata-duration.js';
 import { RuntimeError, ensureError } from '../errors/runtime-error.js';
 import type { Logger } from '../log/logger.js';
 import { closeRedis } from '../actors/placement/redis-backend.js';
@@ -30,15 +30,7 @@ interface StreamOptions {
 const BLOCK_MS = 5000;
 
 function streamOptions(get: (name: string) => string | undefined): StreamOptions {
-  const duration = (name: string, fallback: number): number => {
-    const text = get(name);
-    if (!text) return fallback;
-    try {
-      return parseDuration(text);
-    } catch (err) {
-      throw new RuntimeError('ERR_COMPONENT_SPEC_INVALID', `metadata ${name} '${text}': ${(err as Error).message}`);
-    }
-  };
+  const duration = (name: string, fallbackMs: number) => metadataDuration(get, name, fallbackMs);
   const maxLen = get('maxLenApprox');
   if (maxLen && !/^[1-9][0-9]*$/.test(maxLen)) throw new RuntimeError('ERR_COMPONENT_SPEC_INVALID', `metadata maxLenApprox '${maxLen}' must be a positive whole number`);
   return {
