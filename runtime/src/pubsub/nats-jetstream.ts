@@ -16,6 +16,7 @@ import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, StorageType, typ
 import { metadataDuration } from '../components/metadata-duration.js';
 import { RuntimeError, ensureError } from '../errors/runtime-error.js';
 import type { Logger } from '../log/logger.js';
+import { Closables } from '../util/closables.js';
 import { HandlerSlots } from './handler-slots.js';
 import type { MessageHandler, PublishRequest, PubSub, SubscribeRequest, TopicSubscription } from './types.js';
 
@@ -64,7 +65,7 @@ function durableFor(group: string, topic: string): string {
 }
 
 export class JetStreamPubSub implements PubSub {
-  readonly #subscriptions = new Set<ConsumerSubscription>();
+  readonly #subscriptions = new Closables<ConsumerSubscription>();
   /** Subject → the stream capturing it, once known (or being found), so a publish costs no lookup. */
   readonly #streams = new Map<string, Promise<string>>();
   /** Set while the connection is lost: publishes fail at once instead of waiting for a reply that cannot come. */
@@ -150,14 +151,8 @@ export class JetStreamPubSub implements PubSub {
     const consumer = await this.js.consumers.get(stream, durable);
     const slots = new HandlerSlots(Math.max(1, req.maxConcurrency));
     const sub = new ConsumerSubscription(await consumer.consume({ max_messages: slots.limit }), req.topic, slots, this.opts.nakDelayMs, handler, this.log);
-    this.#subscriptions.add(sub);
     sub.start();
-    return {
-      close: async () => {
-        this.#subscriptions.delete(sub);
-        await sub.close();
-      },
-    };
+    return this.#subscriptions.add(sub);
   }
 
   /** The stream capturing `subject`: an existing one, else svcd's own stream, created or extended to capture it. */
@@ -204,7 +199,7 @@ export class JetStreamPubSub implements PubSub {
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.#subscriptions].map((s) => s.close()));
+    await this.#subscriptions.closeAll();
     await this.nc.drain().catch(() => this.nc.close());
   }
 }

@@ -15,6 +15,7 @@ import type { Logger } from '../log/logger.js';
 import { closeRedis } from '../actors/placement/redis-backend.js';
 import { connectRedis } from '../state/redis-connection.js';
 import { redisOptionsFromMetadata, type RedisStoreOptions } from '../state/redis.js';
+import { Closables } from '../util/closables.js';
 import { HandlerSlots } from './handler-slots.js';
 import type { MessageHandler, PublishRequest, PubSub, ReceivedMessage, SubscribeRequest, TopicSubscription } from './types.js';
 
@@ -74,7 +75,7 @@ async function ensureGroup(redis: Redis, topic: string, group: string): Promise<
 }
 
 export class RedisStreamsPubSub implements PubSub {
-  readonly #subscriptions = new Set<StreamSubscription>();
+  readonly #subscriptions = new Closables<StreamSubscription>();
 
   private constructor(
     private readonly redis: Redis,
@@ -102,14 +103,8 @@ export class RedisStreamsPubSub implements PubSub {
     const reader = this.redis.duplicate();
     reader.on('error', () => undefined);
     const sub = new StreamSubscription(this.redis, reader, req.topic, group, this.opts, new HandlerSlots(Math.max(1, req.maxConcurrency)), handler, this.log);
-    this.#subscriptions.add(sub);
     sub.start();
-    return {
-      close: async () => {
-        this.#subscriptions.delete(sub);
-        await sub.close();
-      },
-    };
+    return this.#subscriptions.add(sub);
   }
 
   async pingServer(): Promise<void> {
@@ -118,7 +113,7 @@ export class RedisStreamsPubSub implements PubSub {
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.#subscriptions].map((s) => s.close()));
+    await this.#subscriptions.closeAll();
     await closeRedis(this.redis);
   }
 }

@@ -2,6 +2,7 @@ import type { ComponentsProtoPackage } from '@svc/proto';
 import type { InvokeResponse__Output } from '@svc/proto/gen/svc/proto/components/v1/InvokeResponse.js';
 import type { InputHandler, InvokeRequest, InvokeResponse } from '../../bindings/types.js';
 import type { Logger } from '../../log/logger.js';
+import { Closables } from '../../util/closables.js';
 import { ReadStream } from './read-stream.js';
 import type { InputBindingClient } from '@svc/proto/gen/svc/proto/components/v1/InputBinding.js';
 import type { ListOperationsResponse__Output } from '@svc/proto/gen/svc/proto/components/v1/ListOperationsResponse.js';
@@ -18,7 +19,7 @@ export class PluggableBinding implements Component {
   readonly #input: InputBindingClient | undefined;
   readonly #output: OutputBindingClient | undefined;
   #operations: string[] = [];
-  readonly #readers = new Set<ReadStream>();
+  readonly #readers = new Closables<ReadStream>();
 
   constructor(
     private readonly conn: ComponentConnection,
@@ -71,13 +72,7 @@ export class PluggableBinding implements Component {
     if (!input) throw new Error('this component serves no input binding');
     const reader = new ReadStream(this.conn, input, handler, this.log, this.conn.instance);
     await reader.open();
-    this.#readers.add(reader);
-    return {
-      close: async () => {
-        this.#readers.delete(reader);
-        await reader.close();
-      },
-    };
+    return this.#readers.add(reader);
   }
 
   capabilities(): readonly string[] {
@@ -89,7 +84,7 @@ export class PluggableBinding implements Component {
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.#readers].map((r) => r.close()));
+    await this.#readers.closeAll();
     await this.conn.close();
   }
 }

@@ -7,12 +7,13 @@ import type { Logger } from '../../log/logger.js';
 import type { BulkPublishResponse__Output } from '@svc/proto/gen/svc/proto/components/v1/BulkPublishResponse.js';
 import type { BulkPublishMessage, FailedEntry, MessageHandler, PublishRequest, PubSub, SubscribeRequest, TopicSubscription } from '../../pubsub/types.js';
 import type { ComponentConnection } from './connection.js';
+import { Closables } from '../../util/closables.js';
 import { PullSubscription } from './pull-subscription.js';
 
 /** A pub/sub served by a pluggable component: Publish, and one PullMessages stream per subscription. */
 export class PluggablePubSub implements PubSub {
   readonly #client: PubSubClient;
-  readonly #subscriptions = new Set<PullSubscription>();
+  readonly #subscriptions = new Closables<PullSubscription>();
   #features: string[] = [];
   #bulkUnimplemented = false;
 
@@ -74,13 +75,7 @@ export class PluggablePubSub implements PubSub {
   async subscribe(req: SubscribeRequest, handler: MessageHandler): Promise<TopicSubscription> {
     const sub = new PullSubscription(this.conn, this.#client, req, handler, this.log);
     await sub.open();
-    this.#subscriptions.add(sub);
-    return {
-      close: async () => {
-        this.#subscriptions.delete(sub);
-        await sub.close();
-      },
-    };
+    return this.#subscriptions.add(sub);
   }
 
   health(): { ok: boolean; reason?: string } {
@@ -88,7 +83,7 @@ export class PluggablePubSub implements PubSub {
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.#subscriptions].map((s) => s.close()));
+    await this.#subscriptions.closeAll();
     await this.conn.close();
   }
 }
