@@ -1,11 +1,14 @@
 import { ensureError } from '../errors/runtime-error.js';
 import type { KeyListingStore, KeyPage, ListedKey } from './store.js';
 import { applyInOrder, type PlannedWrite } from './write-plan.js';
+import { ExpirySweeper } from './expiry-sweeper.js';
 import { VersionedStateStore, type StoredValue } from './versioned-store.js';
 
 interface Entry {
   readonly value: Buffer;
   readonly version: number;
+  /** Epoch ms after which the value is gone; expired entries are dropped when written over or swept. */
+  readonly expiresAt?: number;
 }
 
 /**
@@ -16,10 +19,24 @@ interface Entry {
 export class InMemoryStateStore extends VersionedStateStore implements KeyListingStore {
   readonly #entries = new Map<string, Entry>();
   readonly #listed = new Map<string, string[]>();
+  readonly #sweeper = new ExpirySweeper(() => this.#sweepExpired(), Number.MAX_SAFE_INTEGER);
+
+  /** Drops every expired entry (reads already treat them as absent). */
+  #sweepExpired(): number {
+    const now = Date.now();
+    let removed = 0;
+    for (const [key, e] of this.#entries) {
+      if (e.expiresAt === undefined || e.expiresAt > now) continue;
+      this.#entries.delete(key);
+      this.#keepListed(key, false);
+      removed++;
+    }
+    return removed;
+  }
 
   protected read(key: string): Promise<StoredValue | undefined> {
     const e = this.#entries.get(key);
-    return Promise.resolve(e && { value: Buffer.from(e.value), version: e.version });
+    return Promise.resolve(e && { value: Buffer.from(e.value), version: e.version, expiresAt: e.expiresAt });
   }
 
   protected async readMany(keys: readonly string[]): Promise<(StoredValue | undefined)[]> {
@@ -30,9 +47,13 @@ export class InMemoryStateStore extends VersionedStateStore implements KeyListin
     const staged = new Map<string, Entry | undefined>();
     const current = (key: string) => (staged.has(key) ? staged.get(key) : this.#entries.get(key));
     try {
+      const now = Date.now();
       applyInOrder(writes, {
-        version: (key) => current(key)?.version,
-        put: (key, value, version) => staged.set(key, { value: Buffer.from(value), version }),
+        current: (key) => {
+          const e = current(key);
+          return e && { version: e.version, live: e.expiresAt === undefined || e.expiresAt > now };
+        },
+        put: (key, value, version, expiresAt) => staged.set(key, { value: Buffer.from(value), version, ...(expiresAt !== undefined ? { expiresAt } : {}) }),
         remove: (key) => staged.set(key, undefined),
       });
     } catch (err) {
@@ -68,6 +89,7 @@ export class InMemoryStateStore extends VersionedStateStore implements KeyListin
   }
 
   close(): Promise<void> {
+    this.#sweeper.stop();
     this.#entries.clear();
     this.#listed.clear();
     return Promise.resolve();

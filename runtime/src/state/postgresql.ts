@@ -7,6 +7,7 @@ import { inTransaction } from './pg-transaction.js';
 import { quotedCompanionTableName, quotedTableName } from './sql-identifier.js';
 import { prefixUpperBound, type KeyListingStore, type KeyPage, type ListedKey, type TransactionOperation } from './store.js';
 import { batchUnconditional, mismatch, type PlannedWrite, type UnconditionalBatch } from './write-plan.js';
+import { ExpirySweeper } from './expiry-sweeper.js';
 import { VersionedStateStore, type FencedScope, type StoredValue } from './versioned-store.js';
 
 /** Rows per bulk statement: large enough that a 100,000-write turn is a few round trips, small enough to stream. */
@@ -43,7 +44,11 @@ interface Row {
   key: string;
   value: Buffer;
   version: string;
+  expiresAt: string | null;
 }
+
+/** Expired rows removed per sweep statement. */
+const SWEEP_BATCH = 1000;
 
 /**
  * `state.postgresql`: one row per key. Each write is a single conditional statement (so a concurrent writer is
@@ -53,6 +58,7 @@ interface Row {
 export class PostgresStateStore extends VersionedStateStore implements MultiHostStore, KeyListingStore {
   readonly #placementPartitions: string;
   readonly #backends: PostgresPlacementBackend[] = [];
+  readonly #sweeper: ExpirySweeper;
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -61,6 +67,10 @@ export class PostgresStateStore extends VersionedStateStore implements MultiHost
   ) {
     super();
     this.#placementPartitions = placementTables(opts.tableName).partitions;
+    this.#sweeper = new ExpirySweeper(async () => {
+      const res = await this.pool.query(`DELETE FROM ${table} WHERE key IN (SELECT key FROM ${table} WHERE expires_at <= $1 LIMIT ${SWEEP_BATCH})`, [Date.now()]);
+      return res.rowCount ?? 0;
+    }, SWEEP_BATCH);
   }
 
   /** Connects, creates the table when missing, and so proves the address and credentials work. */
@@ -86,8 +96,13 @@ export class PostgresStateStore extends VersionedStateStore implements MultiHost
           key TEXT COLLATE "C" NOT NULL PRIMARY KEY,
           value BYTEA NOT NULL,
           version BIGINT NOT NULL,
-          update_time TIMESTAMPTZ NOT NULL DEFAULT now()
+          update_time TIMESTAMPTZ NOT NULL DEFAULT now(),
+          expires_at BIGINT
         )`);
+        // Tables made before values could expire get the column (NULL: never expires) and its index.
+        await client.query(`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS expires_at BIGINT`);
+        const expiryIndex = quotedCompanionTableName(opts.tableName, 'expires_at').split('.').pop()!;
+        await client.query(`CREATE INDEX IF NOT EXISTS ${expiryIndex} ON ${table} (expires_at) WHERE expires_at IS NOT NULL`);
         await ensureByteOrderKeyIndex(client, opts.tableName, table);
       });
     } catch (err) {
@@ -112,12 +127,12 @@ export class PostgresStateStore extends VersionedStateStore implements MultiHost
   }
 
   protected async read(key: string): Promise<StoredValue | undefined> {
-    const res = await this.pool.query<Row>(`SELECT value, version FROM ${this.table} WHERE key = $1`, [key]);
+    const res = await this.pool.query<Row>(`SELECT value, version, expires_at AS "expiresAt" FROM ${this.table} WHERE key = $1`, [key]);
     return res.rows[0];
   }
 
   protected async readMany(keys: readonly string[]): Promise<(StoredValue | undefined)[]> {
-    const res = await this.pool.query<Row>(`SELECT key, value, version FROM ${this.table} WHERE key = ANY($1::text[])`, [keys]);
+    const res = await this.pool.query<Row>(`SELECT key, value, version, expires_at AS "expiresAt" FROM ${this.table} WHERE key = ANY($1::text[])`, [keys]);
     const byKey = new Map(res.rows.map((r) => [r.key, r]));
     return keys.map((k) => byKey.get(k));
   }
@@ -142,9 +157,9 @@ export class PostgresStateStore extends VersionedStateStore implements MultiHost
     for (let i = 0; i < batch.sets.length; i += BULK_ROWS) {
       const slice = batch.sets.slice(i, i + BULK_ROWS);
       await db.query(
-        `INSERT INTO ${t} (key, value, version) SELECT k, v, 1 FROM unnest($1::text[], $2::bytea[]) AS u(k, v)
-         ON CONFLICT (key) DO UPDATE SET value = excluded.value, version = ${t}.version + 1, update_time = now()`,
-        [slice.map((s) => s.key), slice.map((s) => s.value)],
+        `INSERT INTO ${t} (key, value, version, expires_at) SELECT k, v, 1, e FROM unnest($1::text[], $2::bytea[], $3::bigint[]) AS u(k, v, e)
+         ON CONFLICT (key) DO UPDATE SET value = excluded.value, version = ${t}.version + 1, update_time = now(), expires_at = excluded.expires_at`,
+        [slice.map((s) => s.key), slice.map((s) => s.value), slice.map((s) => s.expiresAt ?? null)],
       );
     }
     for (let i = 0; i < batch.deletes.length; i += BULK_ROWS) {
@@ -163,20 +178,34 @@ export class PostgresStateStore extends VersionedStateStore implements MultiHost
     return this.applyFenced(appId, ops, fences);
   }
 
+  /**
+   * One conditional write. An expired row is absent to conditions ($now: this write's clock), but its version goes
+   * on counting, so an ETag from before it expired stays stale.
+   */
   async #apply(db: Queryable, w: PlannedWrite): Promise<void> {
     const t = this.table;
     const c = w.condition;
+    const now = Date.now();
+    /** The row is live at the write's clock, passed as parameter `param`. */
+    const liveAt = (param: string) => `(${t}.expires_at IS NULL OR ${t}.expires_at > ${param})`;
     let res: pg.QueryResult;
     if (w.kind === 'set') {
+      const expiresAt = w.expiresAt ?? null;
       if (c.kind === 'version') {
-        res = await db.query(`UPDATE ${t} SET value = $2, version = version + 1, update_time = now() WHERE key = $1 AND version = $3`, [w.key, w.value, c.version]);
+        res = await db.query(
+          `UPDATE ${t} SET value = $2, version = version + 1, update_time = now(), expires_at = $4 WHERE key = $1 AND version = $3 AND ${liveAt('$5')}`,
+          [w.key, w.value, c.version, expiresAt, now],
+        );
       } else {
-        const onConflict = c.kind === 'absent' ? 'DO NOTHING' : `DO UPDATE SET value = excluded.value, version = ${t}.version + 1, update_time = now()`;
-        res = await db.query(`INSERT INTO ${t} (key, value, version) VALUES ($1, $2, 1) ON CONFLICT (key) ${onConflict}`, [w.key, w.value]);
+        const update = `DO UPDATE SET value = excluded.value, version = ${t}.version + 1, update_time = now(), expires_at = excluded.expires_at`;
+        // First-write: only over an expired row.
+        const onConflict = c.kind === 'absent' ? `${update} WHERE NOT ${liveAt('$4')}` : update;
+        res = await db.query(`INSERT INTO ${t} (key, value, version, expires_at) VALUES ($1, $2, 1, $3) ON CONFLICT (key) ${onConflict}`, c.kind === 'absent' ? [w.key, w.value, expiresAt, now] : [w.key, w.value, expiresAt]);
       }
+    } else if (c.kind === 'version') {
+      res = await db.query(`DELETE FROM ${t} WHERE key = $1 AND version = $2 AND ${liveAt('$3')}`, [w.key, c.version, now]);
     } else {
-      const versionCheck = c.kind === 'version' ? ' AND version = $2' : '';
-      res = await db.query(`DELETE FROM ${t} WHERE key = $1${versionCheck}`, c.kind === 'version' ? [w.key, c.version] : [w.key]);
+      res = await db.query(`DELETE FROM ${t} WHERE key = $1`, [w.key]);
     }
     if (res.rowCount === 0 && c.kind !== 'any') throw mismatch(w);
   }
@@ -192,7 +221,13 @@ export class PostgresStateStore extends VersionedStateStore implements MultiHost
     return res.rows;
   }
 
+  /** Removes the expired rows now (the sweeper does it every minute); resolves with how many. */
+  sweepExpired(): Promise<number> {
+    return this.#sweeper.sweep();
+  }
+
   async close(): Promise<void> {
+    this.#sweeper.stop();
     await Promise.all(this.#backends.map((b) => b.close()));
     await this.pool.end();
   }

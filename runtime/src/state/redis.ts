@@ -56,9 +56,11 @@ export function redisOptionsFromMetadata(get: (name: string) => string | undefin
  * not support it): a 100,000-write turn is a handful of arguments, where one per key and value cost svcd a
  * synchronous encoding step of half a second.
  * ARGV: the number of fences; per fence: partition, expected `owner:epoch`; then the write headers as ONE string,
- * `<kind><condition><set>,<version>,<key bytes>,<value bytes>;` per write — kind `s`(et)/`d`(elete), condition
- * `a`(ny)/`b` (absent)/`v`(ersion), the index of its sorted set in KEYS (0: not listed), the expected version (or
- * nothing) and the byte lengths of its key and value — then all keys concatenated, then all values concatenated.
+ * `<kind><condition><set>,<version>,<expires>,<key bytes>,<value bytes>;` per write — kind `s`(et)/`d`(elete),
+ * condition `a`(ny)/`b` (absent)/`v`(ersion), the index of its sorted set in KEYS (0: not listed), the expected
+ * version (or nothing), the epoch ms the value expires at (or nothing: it never does) and the byte lengths of its
+ * key and value — then all keys concatenated, then all values concatenated. Expiry is Redis's own (PEXPIREAT): an
+ * expired key is gone, so its next version starts again at 1.
  * Returns 0 when applied, the 1-based index of the first failed write, or the list of failed fence partitions.
  */
 const APPLY_WRITES_LUA = `
@@ -71,9 +73,9 @@ if fences > 0 then
   if #failed > 0 then return failed end
 end
 local headers, keyBlob, valueBlob = ARGV[2 + fences * 2], ARGV[3 + fences * 2], ARGV[4 + fences * 2]
-local kinds, listedIn, keys, values, newVersions, versions = {}, {}, {}, {}, {}, {}
+local kinds, listedIn, keys, values, newVersions, versions, expires = {}, {}, {}, {}, {}, {}, {}
 local i, keyAt, valueAt = 0, 1, 1
-for kind, cond, set, want, keyLen, valueLen in string.gmatch(headers, '(%a)(%a)(%d+),(%d*),(%d+),(%d+);') do
+for kind, cond, set, want, expiresAt, keyLen, valueLen in string.gmatch(headers, '(%a)(%a)(%d+),(%d*),(%d*),(%d+),(%d+);') do
   i = i + 1
   local key = string.sub(keyBlob, keyAt, keyAt + tonumber(keyLen) - 1)
   keyAt = keyAt + tonumber(keyLen)
@@ -93,11 +95,12 @@ for kind, cond, set, want, keyLen, valueLen in string.gmatch(headers, '(%a)(%a)(
     cur = false
   end
   versions[key] = cur
-  keys[i], kinds[i], listedIn[i] = key, kind, tonumber(set)
+  keys[i], kinds[i], listedIn[i], expires[i] = key, kind, tonumber(set), expiresAt
 end
 for w = 1, i do
   if kinds[w] == 's' then
     redis.call('HSET', keys[w], 'data', values[w], 'version', newVersions[w])
+    if expires[w] ~= '' then redis.call('PEXPIREAT', keys[w], expires[w]) else redis.call('PERSIST', keys[w]) end
     if listedIn[w] > 0 then redis.call('ZADD', KEYS[listedIn[w]], 0, keys[w]) end
   else
     redis.call('DEL', keys[w])
@@ -192,7 +195,8 @@ export class RedisStateStore extends VersionedStateStore implements MultiHostSto
     await inSlices(writes, (w) => {
       const value = w.kind === 'set' ? w.value : EMPTY;
       const want = w.condition.kind === 'version' ? String(w.condition.version) : '';
-      headers += `${w.kind === 'set' ? 's' : 'd'}${CONDITION_CODES[w.condition.kind]}${setOf(w.key)},${want},${Buffer.byteLength(w.key)},${value.length};`;
+      const expires = w.kind === 'set' && w.expiresAt !== undefined ? String(w.expiresAt) : '';
+      headers += `${w.kind === 'set' ? 's' : 'd'}${CONDITION_CODES[w.condition.kind]}${setOf(w.key)},${want},${expires},${Buffer.byteLength(w.key)},${value.length};`;
       keyText += w.key;
       valueBytes.push(value);
     });

@@ -7,6 +7,7 @@ import { holdDatabaseLock, type DatabaseLock } from './sqlite-lock.js';
 import { quotedTableName } from './sql-identifier.js';
 import { prefixUpperBound, type KeyListingStore, type KeyPage, type ListedKey } from './store.js';
 import { applyInOrder, type PlannedWrite } from './write-plan.js';
+import { ExpirySweeper } from './expiry-sweeper.js';
 import { VersionedStateStore, type StoredValue } from './versioned-store.js';
 
 const SYNCHRONOUS_MODES = ['OFF', 'NORMAL', 'FULL', 'EXTRA'] as const;
@@ -46,6 +47,7 @@ export function sqliteOptionsFromMetadata(get: (name: string) => string | undefi
 interface Row {
   value: Buffer;
   version: number;
+  expiresAt: number | null;
 }
 
 /**
@@ -62,6 +64,9 @@ const WRITE_SLICE = 1000;
  * second svcd on the same data — a second replica, a stray `make run` — is refused instead of sharing it (two actor
  * runtimes on one store would both own every actor).
  */
+/** Expired rows removed per sweep statement: a short write, so a sweep never holds the database long. */
+const SWEEP_BATCH = 1000;
+
 export class SqliteStateStore extends VersionedStateStore implements KeyListingStore {
   readonly #db: Database.Database;
   /**
@@ -73,8 +78,10 @@ export class SqliteStateStore extends VersionedStateStore implements KeyListingS
   /** Writes run one after another: a sliced transaction must not take in another batch's rows. */
   #writing: Promise<void> = Promise.resolve();
   readonly #select: Database.Statement<[string], Row>;
-  readonly #version: Database.Statement<[string], { version: number }>;
-  readonly #upsert: Database.Statement<[string, Buffer, number, number]>;
+  readonly #version: Database.Statement<[string], { version: number; expiresAt: number | null }>;
+  readonly #upsert: Database.Statement<[string, Buffer, number, number, number | null]>;
+  readonly #sweep: Database.Statement<[number, number]>;
+  readonly #sweeper: ExpirySweeper;
   readonly #remove: Database.Statement<[string]>;
   /** A range of the primary key (TEXT, BINARY collation: byte order). */
   readonly #range: Database.Statement<[string, string, number], ListedKey>;
@@ -91,20 +98,26 @@ export class SqliteStateStore extends VersionedStateStore implements KeyListingS
     super();
     this.#db = db;
     this.#reader = reader;
-    this.#select = (reader ?? db).prepare(`SELECT value, version FROM ${table} WHERE key = ?`);
-    this.#version = db.prepare(`SELECT version FROM ${table} WHERE key = ?`);
+    this.#select = (reader ?? db).prepare(`SELECT value, version, expires_at AS expiresAt FROM ${table} WHERE key = ?`);
+    this.#version = db.prepare(`SELECT version, expires_at AS expiresAt FROM ${table} WHERE key = ?`);
     this.#upsert = db.prepare(
-      `INSERT INTO ${table} (key, value, version, update_time) VALUES (?, ?, ?, ?)
-       ON CONFLICT (key) DO UPDATE SET value = excluded.value, version = excluded.version, update_time = excluded.update_time`,
+      `INSERT INTO ${table} (key, value, version, update_time, expires_at) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (key) DO UPDATE SET value = excluded.value, version = excluded.version, update_time = excluded.update_time, expires_at = excluded.expires_at`,
     );
+    // Through the partial index on expires_at: a sweep reads only the rows that have a TTL.
+    this.#sweep = db.prepare(`DELETE FROM ${table} WHERE key IN (SELECT key FROM ${table} WHERE expires_at <= ? LIMIT ?)`);
+    this.#sweeper = new ExpirySweeper(() => this.#sweepExpired(), SWEEP_BATCH);
     this.#remove = db.prepare(`DELETE FROM ${table} WHERE key = ?`);
     // On the reader: a listing must not see the rows of a sliced write still open on `#db`.
     this.#range = (reader ?? db).prepare(`SELECT key, value FROM ${table} WHERE key > ? AND key < ? ORDER BY key LIMIT ?`);
     this.#applySlice = (writes: readonly PlannedWrite[]) => {
       const now = Date.now();
       applyInOrder(writes, {
-        version: (key) => this.#version.get(key)?.version,
-        put: (key, value, version) => void this.#upsert.run(key, value, version, now),
+        current: (key) => {
+          const row = this.#version.get(key);
+          return row && { version: row.version, live: row.expiresAt === null || row.expiresAt > now };
+        },
+        put: (key, value, version, expiresAt) => void this.#upsert.run(key, value, version, now, expiresAt ?? null),
         remove: (key) => void this.#remove.run(key),
       });
     };
@@ -128,8 +141,13 @@ export class SqliteStateStore extends VersionedStateStore implements KeyListingS
         key TEXT NOT NULL PRIMARY KEY,
         value BLOB NOT NULL,
         version INTEGER NOT NULL,
-        update_time INTEGER NOT NULL
+        update_time INTEGER NOT NULL,
+        expires_at INTEGER
       )`);
+      // Tables made before values could expire get the column (NULL: never expires) and its index.
+      const columns = db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[];
+      if (!columns.some((c) => c.name === 'expires_at')) db.exec(`ALTER TABLE ${table} ADD COLUMN expires_at INTEGER`);
+      db.exec(`CREATE INDEX IF NOT EXISTS "${opts.tableName}_expires_at" ON ${table} (expires_at) WHERE expires_at IS NOT NULL`);
       const reader = opts.databasePath === ':memory:' ? undefined : new Database(opts.databasePath, { readonly: true });
       reader?.pragma(`busy_timeout = ${opts.busyTimeoutMs}`);
       const writer = db;
@@ -142,6 +160,16 @@ export class SqliteStateStore extends VersionedStateStore implements KeyListingS
       if (err instanceof RuntimeError) throw err;
       throw new Error(`cannot open SQLite database ${opts.databasePath}: ${(err as Error).message}`, { cause: err });
     }
+  }
+
+  /** Removes a batch of expired rows, in turn with the writes (a sliced write holds the connection's transaction). */
+  #sweepExpired(): Promise<number> {
+    const run = this.#writing.then(() => (this.#db.open ? this.#sweep.run(Date.now(), SWEEP_BATCH).changes : 0));
+    this.#writing = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
   }
 
   protected read(key: string): Promise<StoredValue | undefined> {
@@ -202,7 +230,13 @@ export class SqliteStateStore extends VersionedStateStore implements KeyListingS
     return this.checkpointer?.checkpointed() ?? Promise.resolve();
   }
 
+  /** Removes the expired rows now (the sweeper does it every minute); resolves with how many. */
+  sweepExpired(): Promise<number> {
+    return this.#sweeper.sweep();
+  }
+
   async close(): Promise<void> {
+    this.#sweeper.stop();
     await this.#writing; // a sliced write finishes (or rolls back) before the connection goes
     await this.checkpointer?.close();
     if (this.#db.open) {

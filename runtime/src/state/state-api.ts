@@ -111,9 +111,14 @@ export class StateApi {
     const key = keys.toStoreKey(item.key);
     if (item.value === undefined) throw new RuntimeError('ERR_MALFORMED_REQUEST', `"value" is a required field (key ${item.key})`);
     const metadata = { ...item.metadata, ...extraMetadata };
-    // Refused rather than ignored: a value the client asked to expire must not silently live for ever.
-    if (metadata.ttlInSeconds !== undefined && !store.features().includes('TTL')) {
-      throw new RuntimeError('ERR_STATE_TTL_NOT_SUPPORTED', `state store ${storeName} does not expire values: ttlInSeconds (key ${item.key}) is not supported`);
+    if (metadata.ttlInSeconds !== undefined) {
+      // Refused rather than ignored: a value the client asked to expire must not silently live for ever.
+      if (!store.features().includes('TTL')) {
+        throw new RuntimeError('ERR_STATE_TTL_NOT_SUPPORTED', `state store ${storeName} does not expire values: ttlInSeconds (key ${item.key}) is not supported`);
+      }
+      if (!/^(-1|[1-9][0-9]{0,9})$/.test(metadata.ttlInSeconds)) {
+        throw new RuntimeError('ERR_MALFORMED_REQUEST', `ttlInSeconds '${metadata.ttlInSeconds}' (key ${item.key}) must be a positive whole number of seconds, or -1 for no expiry`);
+      }
     }
     return { key, value: item.value, etag: item.etag, metadata, options: parseStateOptions(item.options) };
   }

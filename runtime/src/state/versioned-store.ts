@@ -16,6 +16,18 @@ export interface StoredValue {
   readonly value: Buffer;
   /** Stores keep versions as numbers or numeric strings (PostgreSQL BIGINT). */
   readonly version: number | string;
+  /** Epoch ms after which the value is gone (`ttlInSeconds`); null or absent: never. */
+  readonly expiresAt?: number | string | null;
+}
+
+/** The stored value unless it expired: expired values read as absent, whatever a sweep has removed yet. */
+function live(found: StoredValue | undefined, now: number): StoredValue | undefined {
+  return found && (found.expiresAt === undefined || found.expiresAt === null || Number(found.expiresAt) > now) ? found : undefined;
+}
+
+/** `ttlExpireTime` (RFC 3339), as Dapr answers it for a value saved with `ttlInSeconds`. */
+function ttlMetadata(found: StoredValue): StateMetadata | undefined {
+  return found.expiresAt === undefined || found.expiresAt === null ? undefined : { ttlExpireTime: new Date(Number(found.expiresAt)).toISOString() };
 }
 
 /** Fences on one app's placement partitions, checked in the same atomic operation as the writes. */
@@ -24,7 +36,7 @@ export interface FencedScope {
   readonly fences: readonly Fence[];
 }
 
-const BUILT_IN_FEATURES: readonly StateFeature[] = ['ETAG', 'TRANSACTIONAL', 'ACTOR'];
+const BUILT_IN_FEATURES: readonly StateFeature[] = ['ETAG', 'TRANSACTIONAL', 'ACTOR', 'TTL'];
 
 /**
  * The shared shape of every built-in store: a key → (value, version) map. Subclasses read and apply planned
@@ -46,16 +58,21 @@ export abstract class VersionedStateStore implements TransactionalStateStore {
   }
 
   async get(req: GetRequest): Promise<GetResponse | undefined> {
-    const found = await this.read(req.key);
-    return found && { data: found.value, etag: formatEtag(found.version) };
+    const found = live(await this.read(req.key), Date.now());
+    if (!found) return undefined;
+    const metadata = ttlMetadata(found);
+    return { data: found.value, etag: formatEtag(found.version), ...(metadata ? { metadata } : {}) };
   }
 
   async bulkGet(reqs: readonly GetRequest[]): Promise<BulkGetItem[]> {
     if (reqs.length === 0) return [];
     const found = await this.readMany(reqs.map((r) => r.key));
+    const now = Date.now();
     return reqs.map((r, i) => {
-      const item = found[i];
-      return item ? { key: r.key, data: item.value, etag: formatEtag(item.version) } : { key: r.key };
+      const item = live(found[i], now);
+      if (!item) return { key: r.key };
+      const metadata = ttlMetadata(item);
+      return { key: r.key, data: item.value, etag: formatEtag(item.version), ...(metadata ? { metadata } : {}) };
     });
   }
 

@@ -16,7 +16,8 @@ export type WriteCondition =
 export type DeleteCondition = Exclude<WriteCondition, { kind: 'absent' }>;
 
 export type PlannedWrite =
-  | { readonly kind: 'set'; readonly key: string; readonly value: Buffer; readonly condition: WriteCondition }
+  /** `expiresAt`: epoch ms after which the value is gone (`ttlInSeconds`); absent: it never expires. */
+  | { readonly kind: 'set'; readonly key: string; readonly value: Buffer; readonly condition: WriteCondition; readonly expiresAt?: number }
   | { readonly kind: 'delete'; readonly key: string; readonly condition: DeleteCondition };
 
 /** Versions start at 1; 15 digits keep every version a safe integer in JavaScript and in Lua. */
@@ -36,13 +37,20 @@ function hasEtag(etag: string | undefined): etag is string {
   return etag !== undefined && etag !== '';
 }
 
+/** `ttlInSeconds` as the state API validated it: a positive whole number of seconds, or -1 (never expires). */
+export function ttlExpiry(metadata: Readonly<Record<string, string>> | undefined, now: number): number | undefined {
+  const ttl = Number(metadata?.ttlInSeconds ?? -1);
+  return ttl > 0 ? now + ttl * 1000 : undefined;
+}
+
 export function planSet(req: SetRequest): PlannedWrite {
   const condition: WriteCondition = hasEtag(req.etag)
     ? { kind: 'version', version: versionFromEtag(req.key, req.etag) }
     : req.options?.concurrency === 'first-write'
       ? { kind: 'absent' }
       : { kind: 'any' };
-  return { kind: 'set', key: req.key, value: req.value, condition };
+  const expiresAt = ttlExpiry(req.metadata, Date.now());
+  return { kind: 'set', key: req.key, value: req.value, condition, ...(expiresAt !== undefined ? { expiresAt } : {}) };
 }
 
 export function planDelete(req: DeleteRequest): PlannedWrite {
@@ -77,8 +85,9 @@ export function mismatch(write: PlannedWrite): StateEtagError {
 
 /** A key space a synchronous store exposes to `applyInOrder`; the caller provides atomicity (transaction or staging). */
 export interface VersionedKeySpace {
-  version(key: string): number | undefined;
-  put(key: string, value: Buffer, version: number): void;
+  /** The key's stored version and whether it is still live (an expired value is stored but gone). */
+  current(key: string): { version: number; live: boolean } | undefined;
+  put(key: string, value: Buffer, version: number, expiresAt: number | undefined): void;
   remove(key: string): void;
 }
 
@@ -88,16 +97,17 @@ export interface VersionedKeySpace {
  */
 export function applyInOrder(writes: readonly PlannedWrite[], space: VersionedKeySpace): void {
   for (const write of writes) {
-    const current = space.version(write.key);
-    if (!conditionHolds(write.condition, current)) throw mismatch(write);
-    if (write.kind === 'set') space.put(write.key, write.value, (current ?? 0) + 1);
+    const current = space.current(write.key);
+    // An expired value is absent to conditions, but numbering goes on: an ETag from before it expired stays stale.
+    if (!conditionHolds(write.condition, current?.live ? current.version : undefined)) throw mismatch(write);
+    if (write.kind === 'set') space.put(write.key, write.value, (current?.version ?? 0) + 1, write.expiresAt);
     else if (current !== undefined) space.remove(write.key);
   }
 }
 
 /** Unconditional writes to distinct keys: order among them does not matter, so a store may apply them in bulk. */
 export interface UnconditionalBatch {
-  readonly sets: { key: string; value: Buffer }[];
+  readonly sets: { key: string; value: Buffer; expiresAt?: number }[];
   readonly deletes: string[];
 }
 
@@ -112,10 +122,10 @@ export async function batchUnconditional(writes: readonly PlannedWrite[]): Promi
   let run = new Map<string, PlannedWrite>();
   const flush = () => {
     if (run.size === 0) return;
-    const sets: { key: string; value: Buffer }[] = [];
+    const sets: { key: string; value: Buffer; expiresAt?: number }[] = [];
     const deletes: string[] = [];
     for (const w of run.values()) {
-      if (w.kind === 'set') sets.push({ key: w.key, value: w.value });
+      if (w.kind === 'set') sets.push({ key: w.key, value: w.value, ...(w.expiresAt !== undefined ? { expiresAt: w.expiresAt } : {}) });
       else deletes.push(w.key);
     }
     out.push({ sets, deletes });

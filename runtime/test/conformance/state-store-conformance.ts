@@ -7,13 +7,13 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { canListKeys, isTransactional, StateEtagError, type KeyListingStore, type StateFeature, type StateStore, type TransactionalStateStore } from '../../src/state/store.js';
 
 export interface StateStoreConformanceOptions {
-  /** Features the store must report. Transaction cases run when this includes TRANSACTIONAL. @default ETAG, TRANSACTIONAL, ACTOR */
+  /** Features the store must report. Transaction cases run when this includes TRANSACTIONAL, expiry cases with TTL. @default ETAG, TRANSACTIONAL, ACTOR, TTL */
   readonly features?: readonly StateFeature[];
   /** Whether the store lists keys (`KeyListingStore`); the listing cases run when it does. @default true */
   readonly listsKeys?: boolean;
 }
 
-const BUILT_IN_FEATURES: readonly StateFeature[] = ['ETAG', 'TRANSACTIONAL', 'ACTOR'];
+const BUILT_IN_FEATURES: readonly StateFeature[] = ['ETAG', 'TRANSACTIONAL', 'ACTOR', 'TTL'];
 
 async function etagError(promise: Promise<unknown>): Promise<StateEtagError> {
   try {
@@ -116,6 +116,56 @@ export function describeStateStoreConformance(
         expect(await value(k('a'))).to.equal('again');
       });
     });
+
+    if (features.includes('TTL')) {
+      describe('expiry (ttlInSeconds)', () => {
+        const ttl = (seconds: number) => ({ ttlInSeconds: String(seconds) });
+        const pastExpiry = () => new Promise((r) => setTimeout(r, 1300));
+
+        it('reads a value until it expires, then as absent (get and bulk get), with its expiry time when the store says it', async () => {
+          const before = Date.now();
+          await store.set({ key: k('short'), value: text('1'), metadata: ttl(1) });
+          const got = await store.get({ key: k('short') });
+          expect(got?.data.toString()).to.equal('1');
+          if (got?.metadata?.ttlExpireTime !== undefined) expect(Date.parse(got.metadata.ttlExpireTime) - before).to.be.within(900, 2000);
+          await pastExpiry();
+          expect(await store.get({ key: k('short') })).to.equal(undefined);
+          const [item] = await store.bulkGet([{ key: k('short') }]);
+          expect(item!.data).to.equal(undefined);
+        });
+
+        it('after expiry, first-write succeeds and a delete with the old etag fails', async () => {
+          await store.set({ key: k('gone'), value: text('1'), metadata: ttl(1) });
+          const old = await etagOf(k('gone'));
+          await pastExpiry();
+          await etagError(store.delete({ key: k('gone'), etag: old }));
+          await store.set({ key: k('gone'), value: text('2'), options: { concurrency: 'first-write' } });
+          expect(await value(k('gone'))).to.equal('2');
+        });
+
+        it('a later save without a TTL (or with -1) keeps the value for good', async () => {
+          await store.set({ key: k('kept'), value: text('1'), metadata: ttl(1) });
+          await store.set({ key: k('kept'), value: text('2') });
+          await store.set({ key: k('never'), value: text('3'), metadata: { ttlInSeconds: '-1' } });
+          await pastExpiry();
+          expect(await value(k('kept'))).to.equal('2');
+          expect(await value(k('never'))).to.equal('3');
+        });
+
+        if (features.includes('TRANSACTIONAL')) {
+          it('expires values written by a transaction with ttlInSeconds', async () => {
+            const tx = store as TransactionalStateStore;
+            await tx.transact([
+              { operation: 'upsert', request: { key: k('tx-short'), value: text('1'), metadata: ttl(1) } },
+              { operation: 'upsert', request: { key: k('tx-long'), value: text('2') } },
+            ]);
+            await pastExpiry();
+            expect(await value(k('tx-short'))).to.equal(undefined);
+            expect(await value(k('tx-long'))).to.equal('2');
+          });
+        }
+      });
+    }
 
     describe('etags and concurrency', () => {
       it('writes with the current etag and rejects a stale one without changing the value', async () => {

@@ -155,13 +155,19 @@ for (const backend of stateBackends()) {
       await expectError(await svcd.request('GET', '/v1.0/state/store/md?consistency=linearizable'), 400, 'ERR_MALFORMED_REQUEST');
     });
 
-    it('refuses ttlInSeconds (the built-in stores do not expire values) instead of keeping the value for ever', async () => {
-      const refused = await expectError(await svcd.request('POST', '/v1.0/state/store?metadata.ttlInSeconds=60', [{ key: 'ttl', value: 1 }]), 400, 'ERR_STATE_TTL_NOT_SUPPORTED');
-      expect(refused.message).to.include('ttlInSeconds');
-      await expectError(await save([{ key: 'ok', value: 1 }, { key: 'ttl', value: 1, metadata: { ttlInSeconds: '5' } }]), 400, 'ERR_STATE_TTL_NOT_SUPPORTED');
-      const tx = { operations: [{ operation: 'upsert', request: { key: 'ttl', value: 1, metadata: { ttlInSeconds: '5' } } }] };
-      await expectError(await svcd.request('POST', '/v1.0/state/store/transaction', tx), 400, 'ERR_STATE_TTL_NOT_SUPPORTED');
-      expect(await getRaw(svcd, 'store', 'ttl')).to.equal(undefined);
+    it('expires values saved with ttlInSeconds (request or item metadata), says when, and refuses a bad ttl whole', async () => {
+      await expectStatus(await svcd.request('POST', '/v1.0/state/store?metadata.ttlInSeconds=1', [{ key: 'ttl-a', value: 1 }]), 204);
+      await expectStatus(await save([{ key: 'ttl-b', value: 2, metadata: { ttlInSeconds: '1' } }, { key: 'ttl-keep', value: 3 }]), 204);
+      const got = await svcd.request('GET', '/v1.0/state/store/ttl-a');
+      expect(got.status).to.equal(200);
+      if (backend.label !== 'Redis') expect(Date.parse(got.headers.get('metadata.ttlExpireTime')!)).to.be.greaterThan(Date.now());
+      await new Promise((r) => setTimeout(r, 1300));
+      expect(await getRaw(svcd, 'store', 'ttl-a')).to.equal(undefined);
+      expect(await getRaw(svcd, 'store', 'ttl-b')).to.equal(undefined);
+      expect(await getRaw(svcd, 'store', 'ttl-keep')).to.equal('3');
+      for (const bad of ['0', '1.5', 'soon', '-2']) {
+        await expectError(await save([{ key: 'ok', value: 1 }, { key: 'ttl-bad', value: 1, metadata: { ttlInSeconds: bad } }]), 400, 'ERR_MALFORMED_REQUEST');
+      }
       expect(await getRaw(svcd, 'store', 'ok'), 'nothing of a refused request is written').to.equal(undefined);
     });
 

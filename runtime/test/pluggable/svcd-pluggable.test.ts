@@ -48,6 +48,11 @@ describe('svcd with a multi-API pluggable component (state + pub/sub behind one 
     await expectStatus(await svcd.request('GET', '/v1.0/healthz/outbound'), 204);
   });
 
+  it('refuses ttlInSeconds on a store that does not list TTL, writing nothing', async () => {
+    await expectError(await svcd.request('POST', '/v1.0/state/bulkstore?metadata.ttlInSeconds=60', [{ key: 'ttl', value: 1 }]), 400, 'ERR_STATE_TTL_NOT_SUPPORTED');
+    expect(await getRaw(svcd, 'bulkstore', 'ttl')).to.equal(undefined);
+  });
+
   it('serves the state API: save, get with ETag, bulk get, transaction, delete', async () => {
     await expectStatus(await svcd.request('POST', '/v1.0/state/orders', [{ key: 'o1', value: { qty: 2 } }, { key: 'o2', value: 'two' }]), 204);
     expect(await getRaw(svcd, 'orders', 'o1')).to.equal('{"qty":2}');

@@ -5,7 +5,7 @@ import { PostgresStateStore, postgresOptionsFromMetadata } from '../../src/state
 import { inTransaction } from '../../src/state/pg-transaction.js';
 import { quotedCompanionTableName } from '../../src/state/sql-identifier.js';
 import { describeStateStoreConformance } from '../conformance/state-store-conformance.js';
-import { dropTestPostgresTable, freePort, TEST_POSTGRES_URL } from '../support/index.js';
+import { dropTestPostgresTable, freePort, TEST_POSTGRES_URL, withTestPostgres } from '../support/index.js';
 
 const table = `state_conformance_${randomBytes(4).toString('hex')}`;
 const metadata = (md: Record<string, string>) => (name: string) => md[name];
@@ -31,6 +31,22 @@ describe('state.postgresql specifics', () => {
       expect((await store.get({ key: 'kv-form' }))?.data.toString()).to.equal('1');
     } finally {
       await store.close();
+    }
+  });
+
+  it('sweeps expired rows: only they go', async () => {
+    const swept = `state_sweep_${randomBytes(4).toString('hex')}`;
+    const store = await PostgresStateStore.connect(postgresOptionsFromMetadata(metadata({ connectionString: TEST_POSTGRES_URL, tableName: swept })));
+    try {
+      await store.bulkSet([1, 2, 3].map((n) => ({ key: `t${n}`, value: Buffer.from('1'), metadata: { ttlInSeconds: '1' } })));
+      await store.set({ key: 'kept', value: Buffer.from('1') });
+      await new Promise((r) => setTimeout(r, 1300));
+      expect(await store.sweepExpired()).to.equal(3);
+      const rows = await withTestPostgres((client) => client.query<{ key: string }>(`SELECT key FROM ${swept}`));
+      expect(rows.rows.map((r) => r.key)).to.deep.equal(['kept']);
+    } finally {
+      await store.close();
+      await dropTestPostgresTable(swept);
     }
   });
 
@@ -104,9 +120,10 @@ describe('state.postgresql specifics', () => {
         expect(plan.rows.map((r) => r['QUERY PLAN']).join('\n'), name).to.match(/Index (Only )?Scan/).and.not.match(/Seq Scan|Sort/);
       }
       const indexes = await admin.query<{ indexname: string }>('SELECT indexname FROM pg_indexes WHERE tablename = $1 ORDER BY indexname', [older]);
-      expect(indexes.rows.map((r) => r.indexname)).to.deep.equal([`${older}_key_bytes`, `${older}_pkey`]);
-      const freshIndexes = await admin.query<{ indexname: string }>('SELECT indexname FROM pg_indexes WHERE tablename = $1', [fresh]);
-      expect(freshIndexes.rows.map((r) => r.indexname)).to.deep.equal([`${fresh}_pkey`]);
+      // The older table also got the expiry column and its partial index (ttlInSeconds).
+      expect(indexes.rows.map((r) => r.indexname)).to.deep.equal([`${older}_expires_at`, `${older}_key_bytes`, `${older}_pkey`]);
+      const freshIndexes = await admin.query<{ indexname: string }>('SELECT indexname FROM pg_indexes WHERE tablename = $1 ORDER BY indexname', [fresh]);
+      expect(freshIndexes.rows.map((r) => r.indexname)).to.deep.equal([`${fresh}_expires_at`, `${fresh}_pkey`]);
     } finally {
       await dropTestPostgresTable(fresh);
       await dropTestPostgresTable(older);

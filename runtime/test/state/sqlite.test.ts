@@ -47,6 +47,32 @@ describe('state.sqlite specifics', () => {
     rmSync(work, { recursive: true, force: true });
   });
 
+  it('opens a table of an earlier version (no expiry column): keeps its rows, adds the column, expires new TTL values', async () => {
+    const work = mkdtempSync(path.join(os.tmpdir(), 'svc-sqlite-old-'));
+    const opts = sqliteOptionsFromMetadata(metadata({}), { componentName: 'old', dataDir: work });
+    const old = new Database(opts.databasePath);
+    old.exec('CREATE TABLE state (key TEXT NOT NULL PRIMARY KEY, value BLOB NOT NULL, version INTEGER NOT NULL, update_time INTEGER NOT NULL)');
+    old.prepare('INSERT INTO state VALUES (?, ?, 3, 0)').run('kept', Buffer.from('"old"'));
+    old.close();
+    const store = await SqliteStateStore.open(opts);
+    try {
+      expect(await store.get({ key: 'kept' })).to.deep.include({ data: Buffer.from('"old"'), etag: '3' });
+      await store.set({ key: 'short', value: Buffer.from('1'), metadata: { ttlInSeconds: '1' } });
+      expect((await store.get({ key: 'short' }))?.metadata?.ttlExpireTime).to.be.a('string');
+      await new Promise((r) => setTimeout(r, 1300));
+      expect(await store.get({ key: 'short' })).to.equal(undefined);
+      expect(await store.sweepExpired(), 'the expired row is removed, the others stay').to.equal(1);
+      expect(await store.get({ key: 'kept' })).to.not.equal(undefined);
+    } finally {
+      await store.close();
+    }
+    const db = new Database(opts.databasePath, { readonly: true });
+    expect((db.prepare('PRAGMA table_info(state)').all() as { name: string }[]).map((c) => c.name)).to.include('expires_at');
+    expect(db.prepare('SELECT key FROM state').pluck().all()).to.deep.equal(['kept']);
+    db.close();
+    rmSync(work, { recursive: true, force: true });
+  });
+
   it('reads databasePath, connectionString, tableName and synchronous from metadata', () => {
     const ctx = { componentName: 'c', dataDir: '/data' };
     expect(sqliteOptionsFromMetadata(metadata({ databasePath: 'x/y.db' }), ctx).databasePath).to.equal('/data/x/y.db');
