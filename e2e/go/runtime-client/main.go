@@ -25,6 +25,7 @@ type step struct {
 var steps = []step{
 	{"state", stateStep},
 	{"state-errors", stateErrorsStep},
+	{"state-ttl", stateTTLStep},
 	{"publish", publishStep},
 	{"binding", bindingStep},
 	{"metadata", metadataStep},
@@ -98,6 +99,23 @@ func stateStep(ctx context.Context, c dapr.Client) (map[string]any, error) {
 		"value": string(item.Value), "etagSet": item.Etag != "", "staleSave": statusOf(staleErr),
 		"bulk": values, "afterDelete": string(gone.Value),
 	}, nil
+}
+
+func stateTTLStep(ctx context.Context, c dapr.Client) (map[string]any, error) {
+	if err := c.SaveState(ctx, "statestore", "session", []byte(`"s"`), map[string]string{"ttlInSeconds": "1"}); err != nil {
+		return nil, fmt.Errorf("save: %w", err)
+	}
+	live, err := c.GetState(ctx, "statestore", "session", nil)
+	if err != nil {
+		return nil, fmt.Errorf("get: %w", err)
+	}
+	time.Sleep(1300 * time.Millisecond)
+	gone, err := c.GetState(ctx, "statestore", "session", nil)
+	if err != nil {
+		return nil, fmt.Errorf("get after expiry: %w", err)
+	}
+	badTTL := c.SaveState(ctx, "statestore", "session", []byte(`"s"`), map[string]string{"ttlInSeconds": "soon"})
+	return map[string]any{"live": string(live.Value), "expireTimeSet": live.Metadata["ttlExpireTime"] != "", "afterExpiry": string(gone.Value), "badTTL": statusOf(badTTL)}, nil
 }
 
 func stateErrorsStep(ctx context.Context, c dapr.Client) (map[string]any, error) {

@@ -54,6 +54,12 @@ describe('Dapr Go SDK client over gRPC against svcd (e2e/go/runtime-client)', fu
     expect(o.bulk).to.deep.equal({ order: '{"n":3}', a: '"A"', b: '"B"', missing: '' });
   });
 
+  it('saves a value with ttlInSeconds that reads with its expiry time, then expires; a bad ttl is InvalidArgument', () => {
+    const o = observed('state-ttl');
+    expect(o).to.deep.include({ live: '"s"', expireTimeSet: true, afterExpiry: '' });
+    expect(o.badTTL).to.match(/^InvalidArgument: .*ttlInSeconds 'soon'/);
+  });
+
   it('gets the catalogue status for an unknown store', () => {
     expect(observed('state-errors').unknownStore).to.match(/^InvalidArgument: .*state store nope is not found$/);
   });
