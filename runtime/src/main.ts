@@ -39,6 +39,7 @@ import { createMetricsRegistry, MetricsServer } from './metrics/metrics.js';
 import { Lifecycle } from './util/lifecycle.js';
 import { listenFor } from './util/listen-failure.js';
 import type { AppEvents } from './app/app-events.js';
+import { AppHealth, OPEN_GATE } from './app/app-health.js';
 import { GrpcAppEvents } from './app/grpc-app-events.js';
 import { HttpAppEvents } from './app/http-app-events.js';
 import { PubSubMetrics } from './pubsub/metrics.js';
@@ -68,6 +69,24 @@ async function loadSubscriptions(config: RuntimeConfig, log: Logger): Promise<Su
   const lister = new k8s.ApiServerObjectLister(k8s.kubernetesConfig(config.kubeconfig), log, subs.SUBSCRIPTIONS);
   // The component loader already refused a missing namespace.
   return subs.loadKubernetesSubscriptions({ appId: config.appId, namespace: config.namespace ?? '', log, lister });
+}
+
+/** `/v1.0/metadata` `appConnectionProperties`, as Dapr names them. */
+function appConnectionProperties(config: RuntimeConfig): Record<string, unknown> {
+  const health = config.appHealth;
+  return {
+    port: config.appPort,
+    protocol: config.appProtocol,
+    channelAddress: '127.0.0.1',
+    ...(health
+      ? { health: { healthCheckPath: config.appProtocol === 'http' ? health.path : '', healthProbeInterval: `${health.intervalMs}ms`, healthProbeTimeout: `${health.timeoutMs}ms`, healthThreshold: health.threshold } }
+      : {}),
+  };
+}
+
+/** Probes the app over its channel (`--enable-app-health-check`). */
+function appHealthMonitor(app: AppEvents, opts: NonNullable<RuntimeConfig['appHealth']>, log: Logger): AppHealth {
+  return new AppHealth(() => app.healthCheck(opts.path, opts.timeoutMs), { intervalMs: opts.intervalMs, threshold: opts.threshold }, log);
 }
 
 /** Outbound health pings each backing server at most once a second, and waits at most a second for the answer. */
@@ -115,11 +134,13 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
   const pubsubMetrics = new PubSubMetrics(metrics);
   const appLog = log.child({ scope: 'app-channel' });
   const appEvents: AppEvents = config.appProtocol === 'grpc' ? new GrpcAppEvents(config.appPort, appLog) : new HttpAppEvents(config.appPort, appLog);
+  const appHealth = config.appHealth && config.appPort !== 0 ? appHealthMonitor(appEvents, config.appHealth, appLog) : undefined;
   const subscriptions = new PubSubHost({
     appId: config.appId,
     appPort: config.appPort,
     appProtocol: config.appProtocol,
     app: appEvents,
+    gate: appHealth ?? OPEN_GATE,
     appWaitMs: 30_000,
     pubsubs,
     declarative: () => loadSubscriptions(config, log),
@@ -132,6 +153,7 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
     () => actors.metadata(),
     () => workflows.metadata(),
     () => subscriptions.metadata(),
+    () => (config.appPort === 0 ? {} : { appConnectionProperties: appConnectionProperties(config) }),
   ]);
   const readiness = new Readiness();
   const stateApi = new StateApi({ appId: config.appId, namespace: config.namespace, stores: components });
@@ -201,8 +223,9 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
     .add(workflows)
     // After the workflow engine registered its actor type: only then may other replicas route calls here.
     .add({ name: 'app-channel', start: () => Promise.resolve(), stop: () => Promise.resolve(appEvents.close?.()) })
+    .add(appHealth ?? { name: 'app-health', start: () => Promise.resolve(), stop: () => Promise.resolve() })
     .add(subscriptions)
-    .add(new InputBindingsHost(components, config.appPort, appEvents, log.child({ scope: 'bindings' })))
+    .add(new InputBindingsHost(components, config.appPort, appEvents, appHealth ?? OPEN_GATE, log.child({ scope: 'bindings' })))
     .add({ name: 'actor-placement', start: () => actors.serve(), stop: () => Promise.resolve() })
     .add({ name: 'grpc-api', start: async () => void (ports.grpc = await listenFor('grpc-port', config.listenAddress, config.grpcPort, () => grpcServer.start())), stop: () => grpcServer.stop(config.shutdownGracePeriodMs) })
     // Stops before the gRPC server: workers' GetWorkItems streams end with status OK, so SDK workers reconnect.

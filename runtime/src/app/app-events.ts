@@ -49,6 +49,8 @@ export interface AppEvents {
   listensForBinding(name: string, path: string): Promise<boolean>;
   /** One attempt: the app's answer body when it took the event, else why not. */
   deliverBinding(name: string, path: string, event: BindingEvent, timeoutMs: number): Promise<{ taken: true; reply: Buffer } | { taken: false; reason: string }>;
+  /** One health probe: HTTP GET of the health path answering 2xx, or gRPC AppCallbackHealthCheck answering OK. */
+  healthCheck(path: string, timeoutMs: number): Promise<boolean>;
   /** Releases a connection the channel keeps (gRPC). */
   close?(): void;
 }

@@ -9,6 +9,7 @@ import {
   loadAppCallbackProto,
   type AppCallbackAlphaClient,
   type AppCallbackClient,
+  type AppCallbackHealthCheckClient,
   type BindingEventResponse__Output,
   type ListInputBindingsResponse__Output,
   type ListTopicSubscriptionsResponse__Output,
@@ -38,6 +39,7 @@ const codeOf = (err: unknown): number | undefined => (err as { code?: unknown })
 export class GrpcAppEvents implements AppEvents {
   readonly #app: AppCallbackClient;
   readonly #alpha: AppCallbackAlphaClient;
+  readonly #health: AppCallbackHealthCheckClient;
 
   constructor(
     port: number,
@@ -48,6 +50,16 @@ export class GrpcAppEvents implements AppEvents {
     this.#app = new proto.AppCallback(address, grpc.credentials.createInsecure());
     // Same address, same options: grpc-js shares one connection between the two clients.
     this.#alpha = new proto.AppCallbackAlpha(address, grpc.credentials.createInsecure());
+    this.#health = new proto.AppCallbackHealthCheck(address, grpc.credentials.createInsecure());
+  }
+
+  async healthCheck(_path: string, timeoutMs: number): Promise<boolean> {
+    try {
+      await call<object>((md, o, cb) => this.#health.HealthCheck({}, md, o, cb), timeoutMs);
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   async subscriptions(waitMs: number): Promise<{ entries: unknown[]; source: string }> {
@@ -143,5 +155,6 @@ export class GrpcAppEvents implements AppEvents {
   close(): void {
     this.#app.close();
     this.#alpha.close();
+    this.#health.close();
   }
 }

@@ -132,6 +132,11 @@ export class HttpAppEvents implements AppEvents {
     }
   }
 
+  async healthCheck(path: string, timeoutMs: number): Promise<boolean> {
+    const res = await this.#send('GET', path, undefined, {}, timeoutMs);
+    return 'status' in res && res.status >= 200 && res.status <= 299;
+  }
+
   async #send(method: string, path: string, body: string | undefined, headers: Record<string, string>, timeoutMs: number): Promise<Answer> {
     try {
       const res = await appRequest(this.#base + path, { method, ...(body !== undefined ? { body } : {}), headers, timeoutMs });

@@ -8,6 +8,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AppEvents } from '../app/app-events.js';
+import type { AppGate } from '../app/app-health.js';
 import type { ComponentManager } from '../components/manager.js';
 import { metadataValue } from '../components/spec.js';
 import { deliveryPolicy, retryDelay, type DeliveryPolicy } from '../delivery/policy.js';
@@ -25,6 +26,7 @@ export class InputBindingsHost implements Part {
     /** 0: no app channel, so nothing is read. */
     private readonly appPort: number,
     private readonly app: AppEvents,
+    private readonly gate: AppGate,
     private readonly log: Logger,
   ) {}
 
@@ -56,6 +58,7 @@ export class InputBindingsHost implements Part {
 
   async #deliver(binding: string, path: string, event: InputEvent, policy: DeliveryPolicy): Promise<Buffer> {
     for (let attempt = 1; ; attempt++) {
+      await this.gate.whenHealthy(this.#stopped.signal);
       const res = await this.app.deliverBinding(binding, path, event, policy.timeoutMs);
       if (res.taken) return res.reply;
       const { reason } = res;

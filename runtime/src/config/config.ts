@@ -2,7 +2,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { RuntimeError } from '../errors/runtime-error.js';
 import { OPTIONS, type OptionDef, type OptionFlag } from './options.js';
-import { parseBool, parseDuration, parsePort, parseSize } from './parse-values.js';
+import { parseBool, parseDuration, parsePort, parsePositiveInt, parseSize } from './parse-values.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -38,6 +38,8 @@ export interface RuntimeConfig {
   readonly shutdownGracePeriodMs: number;
   readonly appPort: number;
   readonly appProtocol: 'http' | 'grpc';
+  /** Undefined when app health checks are off. */
+  readonly appHealth: { readonly path: string; readonly intervalMs: number; readonly timeoutMs: number; readonly threshold: number } | undefined;
   readonly namespace: string | undefined;
   readonly kubeconfig: string | undefined;
   readonly actorIdleTimeoutMs: number;
@@ -154,6 +156,14 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
     shutdownGracePeriodMs: typed(raw, 'shutdown-grace-period', parseDuration),
     appPort: typed(raw, 'app-port', parsePort),
     appProtocol: typed(raw, 'app-protocol', oneOf<'http' | 'grpc'>('app-protocol')),
+    appHealth: typed(raw, 'enable-app-health-check', parseBool)
+      ? {
+          path: typed(raw, 'app-health-check-path', str),
+          intervalMs: typed(raw, 'app-health-probe-interval', parseDuration),
+          timeoutMs: typed(raw, 'app-health-probe-timeout', parseDuration),
+          threshold: typed(raw, 'app-health-threshold', parsePositiveInt),
+        }
+      : undefined,
     namespace: typed(raw, 'namespace', str) || undefined,
     kubeconfig: typed(raw, 'kubeconfig', str) || undefined,
     actorIdleTimeoutMs: typed(raw, 'actor-idle-timeout', parseDuration),

@@ -40,3 +40,8 @@ export function parseBool(text: string): boolean {
   if (['false', '0', 'no', 'n', 'off', ''].includes(t)) return false;
   throw new Error(`'${text}' is not a boolean (true or false)`);
 }
+
+export function parsePositiveInt(text: string): number {
+  if (!/^[1-9][0-9]{0,8}$/.test(text)) throw new Error(`'${text}' is not a positive whole number`);
+  return Number(text);
+}

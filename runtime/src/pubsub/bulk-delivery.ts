@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { BulkEntry, DeliveryResult, TopicDelivery } from '../app/app-events.js';
+import type { AppGate } from '../app/app-health.js';
 import { retryDelay, type DeliveryPolicy } from '../delivery/policy.js';
 import type { CloudEvent } from './cloudevents.js';
 import type { BulkSubscribeOptions, Subscription } from './subscriptions.js';
@@ -41,6 +42,7 @@ export class BulkDelivery {
     private readonly options: BulkSubscribeOptions,
     private readonly policy: DeliveryPolicy,
     private readonly app: TopicDelivery,
+    private readonly gate: AppGate,
     private readonly outcomes: BulkOutcomes,
     private readonly stopped: AbortSignal,
   ) {}
@@ -75,6 +77,7 @@ export class BulkDelivery {
     const route = { pubsubName: this.sub.pubsubName, topic: this.sub.topic, path };
     let pending = first;
     for (let attempt = 1; ; attempt++) {
+      await this.gate.whenHealthy(this.stopped);
       if (this.stopped.aborted) throw new Error('svcd is stopping; the broker keeps the messages');
       const t0 = performance.now();
       const results = await this.app.deliverBulk(route, pending.map((p) => p.entry), this.policy.timeoutMs);

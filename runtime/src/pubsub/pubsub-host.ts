@@ -5,6 +5,7 @@
  * others run. Stopped before the components close.
  */
 import type { AppEvents, TopicDelivery } from '../app/app-events.js';
+import { OPEN_GATE, type AppGate } from '../app/app-health.js';
 import { RuntimeError, ensureError } from '../errors/runtime-error.js';
 import type { Logger } from '../log/logger.js';
 import type { Part } from '../util/lifecycle.js';
@@ -20,6 +21,8 @@ export interface PubSubHostOptions {
   readonly appProtocol: 'http' | 'grpc';
   /** The app channel the subscriptions are read from and delivered through. */
   readonly app: AppEvents;
+  /** Holds deliveries to the app while it is unhealthy (app health checks). */
+  readonly gate: AppGate;
   readonly appWaitMs: number;
   readonly pubsubs: PubSubs;
   readonly declarative: () => Promise<Subscription[]>;
@@ -51,7 +54,7 @@ export class PubSubHost implements Part {
       }
       try {
         const target = this.opts.pubsubs.resolve(sub.pubsubName, sub.topic, 'subscribe');
-        const runner = new SubscriptionRunner(sub, target, { appId: this.opts.appId, app: this.opts.app, metrics: this.opts.metrics, log });
+        const runner = new SubscriptionRunner(sub, target, { appId: this.opts.appId, app: this.opts.app, gate: this.opts.gate, metrics: this.opts.metrics, log });
         await runner.start();
         this.#runners.push(runner);
         taken.add(key);
@@ -72,7 +75,8 @@ export class PubSubHost implements Part {
       throw new RuntimeError('ERR_PUBSUB_SUBSCRIPTION_EXISTS', `this app already subscribes to topic ${sub.topic} of pub/sub ${sub.pubsubName}`);
     }
     const target = this.opts.pubsubs.resolve(sub.pubsubName, sub.topic, 'subscribe');
-    const runner = new SubscriptionRunner(sub, target, { appId: this.opts.appId, app: delivery, metrics: this.opts.metrics, log: this.opts.log });
+    // Not the app: its health does not hold a streaming subscriber's deliveries.
+    const runner = new SubscriptionRunner(sub, target, { appId: this.opts.appId, app: delivery, gate: OPEN_GATE, metrics: this.opts.metrics, log: this.opts.log });
     this.#runners.push(runner);
     try {
       await runner.start();

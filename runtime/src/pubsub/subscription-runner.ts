@@ -10,6 +10,7 @@ import { ensureError } from '../errors/runtime-error.js';
 import { deliveryPolicy, retryDelay, type DeliveryPolicy } from '../delivery/policy.js';
 import type { Logger } from '../log/logger.js';
 import type { DeliveryResult, TopicDelivery, TopicRoute } from '../app/app-events.js';
+import type { AppGate } from '../app/app-health.js';
 import { BulkDelivery } from './bulk-delivery.js';
 import { CLOUDEVENT_CONTENT_TYPE, eventForDelivery, isExpired, type CloudEvent } from './cloudevents.js';
 import type { PubSubMetrics } from './metrics.js';
@@ -27,12 +28,12 @@ export class SubscriptionRunner {
   constructor(
     readonly sub: Subscription,
     private readonly target: LoadedPubSub,
-    private readonly deps: { appId: string; app: TopicDelivery; metrics: PubSubMetrics; log: Logger },
+    private readonly deps: { appId: string; app: TopicDelivery; gate: AppGate; metrics: PubSubMetrics; log: Logger },
   ) {
     this.#policy = deliveryPolicy(sub.metadata, `subscription from ${sub.source}`, 'ERR_PUBSUB_SUBSCRIPTION_INVALID');
     if (sub.bulk) {
       const outcomes = { observed: (r: DeliveryResult, seconds: number) => this.#observe(r, seconds), deadLetterOrDrop: (e: CloudEvent, why: DeliveryResult) => this.#deadLetterOrDrop(e, why) };
-      this.#bulk = new BulkDelivery(sub, sub.bulk, this.#policy, deps.app, outcomes, this.#stopped.signal);
+      this.#bulk = new BulkDelivery(sub, sub.bulk, this.#policy, deps.app, deps.gate, outcomes, this.#stopped.signal);
     }
   }
 
@@ -71,6 +72,7 @@ export class SubscriptionRunner {
     if (this.#bulk) return this.#bulk.add(path, this.#policy.rawPayload ? msg.data : event, event);
     const route: TopicRoute = { pubsubName: this.sub.pubsubName, topic: this.sub.topic, path };
     for (let attempt = 1; ; attempt++) {
+      await this.deps.gate.whenHealthy(this.#stopped.signal);
       if (this.#stopped.signal.aborted) throw new Error('svcd is stopping; the broker keeps the message');
       const result = await this.#deliverOnce(route, event);
       if (result.outcome === 'success') return;

@@ -30,6 +30,10 @@ export class SubscriberApp {
   readonly deliveries: Delivery[] = [];
   /** Per path, the answers to give in turn (the last one repeats); unscripted paths answer 200 SUCCESS. */
   readonly answers = new Map<string, AppAnswer[]>();
+  /** What `GET /healthz` answers (app health checks). */
+  healthStatus = 200;
+  /** How many health probes came. */
+  healthProbes = 0;
   #waiters: (() => void)[] = [];
 
   private constructor(
@@ -53,6 +57,11 @@ export class SubscriberApp {
     const path = (req.url ?? '/').split('?')[0]!;
     if (req.method === 'GET' && path === '/dapr/subscribe') {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(this.subscriptions));
+      return;
+    }
+    if (req.method === 'GET' && path === '/healthz') {
+      this.healthProbes++;
+      res.writeHead(this.healthStatus).end();
       return;
     }
     if (req.method === 'OPTIONS') {

@@ -13,6 +13,7 @@ interface Snapshot {
   workflows?: { connectedWorkers?: number };
   subscriptions?: { pubsubname: string; topic: string; metadata: Record<string, string>; rules: { match: string; path: string }[]; deadLetterTopic?: string; type: string }[];
   extended?: Record<string, string>;
+  appConnectionProperties?: { port: number; protocol: string; channelAddress: string };
 }
 
 function toWire(s: Snapshot): GetMetadataResponse {
@@ -38,6 +39,7 @@ function toWire(s: Snapshot): GetMetadataResponse {
       placement: s.actorRuntime?.placement ?? '',
     },
     ...(s.workflows ? { workflows: { connectedWorkers: s.workflows.connectedWorkers ?? 0 } } : {}),
+    ...(s.appConnectionProperties ? { appConnectionProperties: { port: s.appConnectionProperties.port, protocol: s.appConnectionProperties.protocol, channelAddress: s.appConnectionProperties.channelAddress, maxConcurrency: 0 } } : {}),
     enabledFeatures: [],
   };
 }
