@@ -35,7 +35,7 @@ function injectedSvcdEnv(annotations: Record<string, string>): Record<string, st
 
 describe('injected svcd configuration against the real svcd', function () {
   this.timeout(60_000);
-  const annotations = { 'svc.io/max-request-size': '8Mi', 'svc.io/log-level': 'debug', 'svc.io/app-port': '8080', 'svc.io/app-protocol': 'grpc', 'svc.io/config': 'c' };
+  const annotations = { 'svc.io/max-request-size': '8Mi', 'svc.io/log-level': 'debug', 'svc.io/app-port': '8080', 'svc.io/app-protocol': 'grpc', 'svc.io/enable-app-health-check': 'true', 'svc.io/app-health-probe-interval': '2s', 'svc.io/app-health-threshold': '5', 'svc.io/config': 'c' };
 
   it('every SVC_* variable the injector sets is an svcd option', () => {
     const help = spawnSync(process.execPath, [SVCD, '--help'], { encoding: 'utf8' });

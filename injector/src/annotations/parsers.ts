@@ -36,6 +36,13 @@ export function parseText(raw: string): string {
   return raw.trim();
 }
 
+/** A Go-style duration as svcd reads it (`500ms`, `5s`, `1m30s`). */
+export function parseDuration(raw: string): string {
+  const t = raw.trim();
+  if (!/^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$/.test(t)) throw new Error(`'${raw}' is not a duration (examples: 500ms, 5s, 1m30s)`);
+  return t;
+}
+
 /** A Kubernetes resource quantity (`250m`, `1`, `128Mi`, `1e3`). */
 export function parseQuantity(raw: string): string {
   const t = raw.trim();

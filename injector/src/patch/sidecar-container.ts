@@ -56,6 +56,11 @@ function sidecarEnv(input: SidecarContainerInput): V1EnvVar[] {
   ];
   if (a.appPort !== undefined) env.push({ name: 'SVC_APP_PORT', value: String(a.appPort) });
   if (a.appProtocol !== 'http') env.push({ name: 'SVC_APP_PROTOCOL', value: a.appProtocol });
+  if (a.enableAppHealthCheck) env.push({ name: 'SVC_ENABLE_APP_HEALTH_CHECK', value: 'true' });
+  if (a.appHealthCheckPath !== undefined) env.push({ name: 'SVC_APP_HEALTH_CHECK_PATH', value: a.appHealthCheckPath });
+  if (a.appHealthProbeInterval !== undefined) env.push({ name: 'SVC_APP_HEALTH_PROBE_INTERVAL', value: a.appHealthProbeInterval });
+  if (a.appHealthProbeTimeout !== undefined) env.push({ name: 'SVC_APP_HEALTH_PROBE_TIMEOUT', value: a.appHealthProbeTimeout });
+  if (a.appHealthThreshold !== undefined) env.push({ name: 'SVC_APP_HEALTH_THRESHOLD', value: String(a.appHealthThreshold) });
   if (a.config !== undefined) env.push({ name: 'SVC_CONFIG', value: a.config });
   if (a.maxRequestSize !== undefined) env.push({ name: 'SVC_MAX_REQUEST_SIZE', value: a.maxRequestSize });
   if (a.apiTokenSecret !== undefined) env.push(apiTokenEnv('SVC_API_TOKEN', a.apiTokenSecret));
