@@ -1,7 +1,7 @@
 /**
  * Pure selection of the containers to inject for pluggable components: the `svc.io/component-container`
- * annotation of the pod namespace's Components, kept only when the Component is scoped to this app (brief §2.4
- * rules 3-4). Everything else becomes a warning (not for this app) or a problem (broken annotation, which denies
+ * annotation of the pod namespace's Components, kept only when the Component is scoped to this app (a
+ * pluggable component runs only in the pods of the app it serves). Everything else becomes a warning (not for this app) or a problem (broken annotation, which denies
  * the pod: no half patch).
  */
 import type { V1Container } from '@kubernetes/client-node';

@@ -18,7 +18,7 @@ export interface WorkflowInstanceView {
 }
 
 /**
- * The Get workflow body (brief §2.1). Absent values are omitted rather than sent as "" so a client can tell
+ * The Get workflow body. Absent values are omitted rather than sent as "" so a client can tell
  * "no input" from "empty input"; a FAILED instance reports its failure, never a stale output.
  */
 export function instanceView(instance: WorkflowInstance, prefix = propertyPrefix('svc')): WorkflowInstanceView {

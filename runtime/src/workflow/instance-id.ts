@@ -52,7 +52,7 @@ function problemWith(id: string, rule: InstanceIdRule): RuntimeError | undefined
   return undefined;
 }
 
-/** The ID a user chooses when starting a workflow (brief §8): the strict rule. */
+/** The ID a user chooses when starting a workflow: the strict rule. */
 export function checkNewInstanceId(id: string): void {
   const problem = problemWith(id, START_RULE);
   if (problem) throw problem;

@@ -26,7 +26,7 @@ describe('svcd with a multi-API pluggable component (state + pub/sub behind one 
       socketsFolder: folder,
       args: [...FAST_PING, '--max-request-size', '16Mi'],
       resources: {
-        // Spec file names are free (brief §2.4 rule 2): neither relates to the component's name.
+        // Spec file names are free: neither relates to the component's name.
         // The component sees state keys with the app id prefix (`testapp||`).
         'zz-unrelated-name.yaml': componentYaml('orders', 'state.memstore', { maxValueBytes: '64', readOnlyKeyPrefix: 'testapp||locked-' }),
         'messaging.yml': componentYaml('events', 'pubsub.memstore'),
