@@ -1,7 +1,8 @@
 # The README's two set-up commands are `make run` and `make test`; both install and build what they need.
 SHELL := /bin/bash
-# better-sqlite3 compiles from source against the local Node headers when no prebuilt binary can be fetched.
-export npm_config_nodedir ?= $(if $(wildcard /usr/include/node/node.h),/usr,)
+# better-sqlite3 compiles from source against the local Node headers when no prebuilt binary can be fetched. Given to
+# the install only: npm warns about the setting in every other command.
+NODE_HEADERS ?= $(if $(wildcard /usr/include/node/node.h),/usr,)
 
 RESOURCES ?= .svc/resources
 DATA_DIR ?= .svc/data
@@ -9,7 +10,7 @@ DATA_DIR ?= .svc/data
 .PHONY: run test build lint bench install clean
 
 node_modules/.package-lock.json: package.json package-lock.json */package.json
-	npm ci
+	$(if $(NODE_HEADERS),npm_config_nodedir=$(NODE_HEADERS) )npm ci
 
 install: node_modules/.package-lock.json
 
