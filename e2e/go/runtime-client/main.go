@@ -31,6 +31,7 @@ var steps = []step{
 	{"metadata", metadataStep},
 	{"workflow", workflowStep},
 	{"streaming", streamingStep},
+	{"actors", actorsStep},
 }
 
 func main() {
@@ -238,6 +239,37 @@ func streamingStep(ctx context.Context, c dapr.Client) (map[string]any, error) {
 	}
 	sort.Float64s(received)
 	return map[string]any{"subscribedInMetadata": subscribed, "received": received, "retried": retried}, nil
+}
+
+func actorsStep(ctx context.Context, c dapr.Client) (map[string]any, error) {
+	out, err := c.InvokeActor(ctx, &dapr.InvokeActorRequest{ActorType: "Counter", ActorID: "c1", Method: "add", Data: []byte(`{"by":2}`)})
+	if err != nil {
+		return nil, fmt.Errorf("invoke: %w", err)
+	}
+	ops := []*dapr.ActorStateOperation{{OperationType: "upsert", Key: "count", Value: []byte(`5`)}, {OperationType: "upsert", Key: "gone", Value: []byte(`1`)}, {OperationType: "delete", Key: "gone"}}
+	if err := c.SaveStateTransactionally(ctx, "Counter", "c1", ops); err != nil {
+		return nil, fmt.Errorf("state transaction: %w", err)
+	}
+	count, err := c.GetActorState(ctx, &dapr.GetActorStateRequest{ActorType: "Counter", ActorID: "c1", KeyName: "count"})
+	if err != nil {
+		return nil, fmt.Errorf("get state: %w", err)
+	}
+	gone, err := c.GetActorState(ctx, &dapr.GetActorStateRequest{ActorType: "Counter", ActorID: "c1", KeyName: "gone"})
+	if err != nil {
+		return nil, fmt.Errorf("get deleted state: %w", err)
+	}
+	if err := c.RegisterActorReminder(ctx, &dapr.RegisterActorReminderRequest{ActorType: "Counter", ActorID: "c1", Name: "ping", DueTime: "0s", Period: "1h", Data: []byte(`{"r":1}`)}); err != nil {
+		return nil, fmt.Errorf("register reminder: %w", err)
+	}
+	if err := c.RegisterActorTimer(ctx, &dapr.RegisterActorTimerRequest{ActorType: "Counter", ActorID: "c1", Name: "tick", DueTime: "0s", CallBack: "onTick", Data: []byte(`{"t":1}`)}); err != nil {
+		return nil, fmt.Errorf("register timer: %w", err)
+	}
+	time.Sleep(500 * time.Millisecond) // both due at once: the app gets their callbacks
+	if err := c.UnregisterActorReminder(ctx, &dapr.UnregisterActorReminderRequest{ActorType: "Counter", ActorID: "c1", Name: "ping"}); err != nil {
+		return nil, fmt.Errorf("unregister reminder: %w", err)
+	}
+	_, notHosted := c.InvokeActor(ctx, &dapr.InvokeActorRequest{ActorType: "NotHere", ActorID: "x", Method: "m"})
+	return map[string]any{"invoked": string(out.Data), "count": string(count.Data), "deleted": string(gone.Data), "notHosted": statusOf(notHosted)}, nil
 }
 
 // statusOf is the gRPC code and message of an error, or its text when the SDK kept only that ("" for none).

@@ -22,6 +22,8 @@ describe('Dapr Go SDK client over gRPC against svcd (e2e/go/runtime-client)', fu
     const folder = tempSocketsFolder();
     component = await ExampleComponent.start({ folder, name: 'memstore' });
     app = await SubscriberApp.start([{ pubsubname: 'pubsub', topic: 'orders', route: '/orders' }]);
+    app.actorTypes = ['Counter'];
+    app.answers.set('/actors/Counter/c1/method/add', [{ status: 200, body: { total: 2 } }]);
     svcd = await SvcdProcess.start({
       socketsFolder: folder,
       env: { SVC_API_TOKEN: TOKEN },
@@ -98,5 +100,15 @@ describe('Dapr Go SDK client over gRPC against svcd (e2e/go/runtime-client)', fu
 
   it('receives a streaming subscription (Subscribe): events published after it, a RETRY delivered again', () => {
     expect(observed('streaming')).to.deep.equal({ subscribedInMetadata: true, received: [1, 2, 3], retried: true });
+  });
+
+  it('invokes an app-hosted actor, runs its state transaction and reads it, registers a reminder and a timer the app receives', async () => {
+    const o = observed('actors');
+    expect(o).to.deep.include({ invoked: '{"total":2}', count: '5', deleted: '' });
+    expect(o.notHosted).to.match(/^InvalidArgument: .*NotHere/);
+    const calls = app.deliveries.filter((d) => d.path.startsWith('/actors/Counter/c1/'));
+    expect(calls.find((d) => d.path === '/actors/Counter/c1/method/add')?.body).to.deep.equal({ by: 2 });
+    expect(calls.find((d) => d.path === '/actors/Counter/c1/method/remind/ping')?.body).to.deep.include({ data: { r: 1 } });
+    expect(calls.find((d) => d.path === '/actors/Counter/c1/method/timer/tick')?.body).to.deep.include({ callback: 'onTick', data: { t: 1 } });
   });
 });

@@ -1,6 +1,8 @@
 /**
  * A stand-in for an app that subscribes: a real HTTP server on a free port that serves `GET /dapr/subscribe`,
  * records every delivery, and answers each with what the test scripted for its path (by default 200 SUCCESS).
+ * With `actorTypes` it also hosts those actor types: `GET /dapr/config` names them and actor calls (PUT under
+ * `/actors/…`) are recorded and answered like deliveries.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { freePort } from './ports.js';
@@ -30,6 +32,8 @@ export class SubscriberApp {
   readonly deliveries: Delivery[] = [];
   /** Per path, the answers to give in turn (the last one repeats); unscripted paths answer 200 SUCCESS. */
   readonly answers = new Map<string, AppAnswer[]>();
+  /** The actor types `GET /dapr/config` announces (none: 404, no actors). */
+  actorTypes: string[] = [];
   /** What `GET /healthz` answers (app health checks). */
   healthStatus = 200;
   /** How many health probes came. */
@@ -59,6 +63,11 @@ export class SubscriberApp {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(this.subscriptions));
       return;
     }
+    if (req.method === 'GET' && path === '/dapr/config') {
+      if (this.actorTypes.length === 0) res.writeHead(404).end();
+      else res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ entities: this.actorTypes }));
+      return;
+    }
     if (req.method === 'GET' && path === '/healthz') {
       this.healthProbes++;
       res.writeHead(this.healthStatus).end();
@@ -69,7 +78,8 @@ export class SubscriberApp {
       res.writeHead(this.answers.get(path)?.[0]?.status === 404 ? 404 : 200).end();
       return;
     }
-    if (req.method !== 'POST') {
+    const actorCall = req.method === 'PUT' && path.startsWith('/actors/');
+    if (req.method !== 'POST' && !actorCall) {
       res.writeHead(404).end();
       return;
     }
