@@ -102,7 +102,7 @@ describe('Dapr Go SDK client over gRPC against svcd (e2e/go/runtime-client)', fu
     expect(observed('streaming')).to.deep.equal({ subscribedInMetadata: true, received: [1, 2, 3], retried: true });
   });
 
-  it('invokes an app-hosted actor, runs its state transaction and reads it, registers a reminder and a timer the app receives', async () => {
+  it('invokes an app-hosted actor, runs its state transaction and reads it, registers a reminder and a timer the app receives', () => {
     const o = observed('actors');
     expect(o).to.deep.include({ invoked: '{"total":2}', count: '5', deleted: '' });
     expect(o.notHosted).to.match(/^InvalidArgument: .*NotHere/);
