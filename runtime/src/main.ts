@@ -12,6 +12,7 @@ import { createHttpApp } from './api/http/app.js';
 import { actorRoutes } from './api/http/routes/actors.js';
 import { healthRoutes } from './api/http/routes/health.js';
 import { metadataRoutes } from './api/http/routes/metadata.js';
+import { httpRequestMetrics } from './api/http/request-metrics.js';
 import { RuntimeMetadata } from './metadata/runtime-metadata.js';
 import { bindingRoutes } from './api/http/routes/bindings.js';
 import { publishRoutes } from './api/http/routes/publish.js';
@@ -166,6 +167,7 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
   const httpApp = createHttpApp({
     apiToken: config.apiToken,
     log,
+    observe: httpRequestMetrics(metrics),
     groups: [
       healthRoutes({ ready: () => readiness.ready, outboundProblems: () => outboundHealth.problems() }),
       stateRoutes(stateApi, config.maxRequestSizeBytes),

@@ -118,9 +118,15 @@ describe('svcd process', function () {
     expect(meta.status).to.equal(200);
     expect(await meta.json()).to.include({ id: 'proc-app' });
 
+    await svcd.request('GET', '/v1.0/nothing-here');
     const metrics = await fetch(`http://127.0.0.1:${svcd.ports.metrics}/metrics`);
     expect(metrics.status).to.equal(200);
-    expect(await metrics.text()).to.match(/app_id="proc-app"/);
+    const text = await metrics.text();
+    expect(text).to.match(/app_id="proc-app"/);
+    // HTTP API requests by route pattern and status: the calls above.
+    expect(text).to.match(/svc_http_server_requests_total\{[^}]*method="GET",route="\/v1\.0\/metadata",status="200"[^}]*\} 1/);
+    expect(text).to.match(/svc_http_server_requests_total\{[^}]*method="GET",route="unmatched",status="404"[^}]*\} 1/);
+    expect(text).to.match(/svc_http_server_request_duration_seconds_count\{[^}]*method="GET",route="\/v1\.0\/healthz"/);
 
     await svcd.stop();
     const exit = await svcd.exited;

@@ -3,6 +3,7 @@ import Router from '@koa/router';
 import { timingSafeEqual } from 'node:crypto';
 import { RuntimeError, ensureError } from '../../errors/runtime-error.js';
 import type { Logger } from '../../log/logger.js';
+import type { RequestObserver } from './request-metrics.js';
 
 export interface HttpRouteGroup {
   /** Health routes are the only ones served without the API token. */
@@ -14,6 +15,8 @@ export interface HttpAppOptions {
   readonly apiToken: string | undefined;
   readonly log: Logger;
   readonly groups: readonly HttpRouteGroup[];
+  /** Told of every answered request (metrics). */
+  readonly observe?: RequestObserver;
 }
 
 const TOKEN_HEADERS = ['svc-api-token', 'dapr-api-token'];
@@ -29,6 +32,20 @@ function tokenMatches(expected: string, given: string | undefined): boolean {
 export function createHttpApp(opts: HttpAppOptions): Koa {
   const app = new Koa();
   app.silent = true;
+
+  const observe = opts.observe;
+  if (observe) {
+    app.use(async (ctx, next) => {
+      const t0 = performance.now();
+      try {
+        await next();
+      } finally {
+        // The router's pattern (`/v1.0/state/:store/:key`), so label values stay few; `unmatched` for no route.
+        const route = (ctx as { _matchedRoute?: string | RegExp })._matchedRoute;
+        observe(ctx.method, typeof route === 'string' ? route : 'unmatched', ctx.status, (performance.now() - t0) / 1000);
+      }
+    });
+  }
 
   app.use(async (ctx, next) => {
     try {
