@@ -34,9 +34,18 @@ for (const store of ['redis', 'postgresql'] as const) {
 
       const all = [...done, ...waiting].sort();
       for (const rpc of [first, second]) expect((await rpc.listAll(7)).flat()).to.deep.equal(all);
+      // The HTTP list (newest update first) of each replica holds every instance, whichever replica wrote it.
+      for (const r of s.replicas) {
+        const res = await r.request('GET', '/v1.0/workflows/svc?pageSize=1000');
+        const body = (await res.json()) as { instances: { instanceID: string; runtimeStatus: string }[] };
+        expect(body.instances.map((i) => i.instanceID).sort()).to.deep.equal(all);
+        expect(body.instances.filter((i) => i.runtimeStatus === 'COMPLETED').map((i) => i.instanceID).sort()).to.deep.equal(done);
+      }
 
       expect(await first.purge({ runtimeStatus: ['ORCHESTRATION_STATUS_COMPLETED'] })).to.equal(40);
       expect((await second.listAll(1000)).flat()).to.deep.equal(waiting);
+      const afterPurge = (await (await s.replicas[1]!.request('GET', '/v1.0/workflows/svc?pageSize=1000')).json()) as { instances: { instanceID: string }[] };
+      expect(afterPurge.instances.map((i) => i.instanceID).sort()).to.deep.equal(waiting);
       for (const id of done) for (const r of s.replicas) expect((await s.get(id, r)).status, id).to.equal(404);
     });
   });

@@ -8,6 +8,7 @@
  *   <appId>|||reminders||<actorType>||data||<id>||<name>   the data of one reminder when it is large
  *   <appId>|||index||<actorType>||<key>                one entry of a type's index (`ActorContext.setIndexEntry`),
  *                                                      listed in key order (`ActorRuntime.listIndex`)
+ *   <appId>|||index||<actorType>|<name>||<key>         one entry of a type's named index (`ActorTypeOptions.indexes`)
  *
  * Actor types may not contain '|', so the reminder and index keys (`|||`) never collide with a state key.
  */
@@ -24,6 +25,11 @@ export function assertValidActorType(type: string): void {
   if (type === '' || type.includes('|') || type.includes('/')) {
     throw new RuntimeError('ERR_MALFORMED_REQUEST', `invalid actor type '${type}': must be non-empty without '|' or '/'`);
   }
+}
+
+/** Names of a type's extra indexes: short, lower-case, no separators. */
+export function assertValidIndexName(name: string): void {
+  if (!/^[a-z][a-z0-9-]{0,31}$/.test(name)) throw new RuntimeError('ERR_MALFORMED_REQUEST', `invalid actor index name '${name}': lower-case letters, digits and dashes`);
 }
 
 export function assertValidActorId(id: string): void {
@@ -45,13 +51,16 @@ export class ActorKeys {
     return `${this.appId}|||reminders||${type}||${partition}`;
   }
 
-  /** Every index entry of a type starts with this. */
-  indexPrefix(type: string): string {
-    return `${this.appId}|||index||${type}||`;
+  /**
+   * Every entry of a type's index (or of its named index) starts with this. A named index's prefix is no
+   * prefix of the unnamed one's: the type is followed by `|<name>||` there and by `||` here.
+   */
+  indexPrefix(type: string, index = ''): string {
+    return index === '' ? `${this.appId}|||index||${type}||` : `${this.appId}|||index||${type}|${index}||`;
   }
 
-  index(type: string, key: string): string {
-    return this.indexPrefix(type) + key;
+  index(type: string, key: string, index = ''): string {
+    return this.indexPrefix(type, index) + key;
   }
 
   /** A large reminder payload, kept out of its partition document. */

@@ -6,7 +6,7 @@ import { canListKeys, type KeyListingStore, type TransactionOperation, type Tran
 import { Activation, type ActivationHost, type Turn } from './activation.js';
 import { RealClock } from './clock.js';
 import { IdleSweeper } from './idle-sweeper.js';
-import { ActorKeys, assertValidActorId, assertValidActorType } from './keys.js';
+import { ActorKeys, assertValidActorId, assertValidActorType, assertValidIndexName } from './keys.js';
 import { ActorMetrics, type TurnKind } from './metrics.js';
 import { SingleHostPlacement } from './placement.js';
 import { FencedError, ownershipPartitionOf } from './placement/types.js';
@@ -23,6 +23,7 @@ import type {
   ActorTypeStatus,
   Clock,
   IndexEntry,
+  IndexPage,
   Placement,
   ReminderInfo,
   ReminderOptions,
@@ -58,6 +59,8 @@ interface RegisteredType {
   readonly factory: ActorFactory;
   readonly idleTimeoutMs: number;
   readonly uncachedKeyPrefixes: readonly string[];
+  /** The named indexes (`ActorTypeOptions.indexes`). */
+  readonly indexes: ReadonlySet<string>;
 }
 
 const actorKey = (type: string, id: string) => `${type}||${id}`;
@@ -125,8 +128,10 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
   registerType(type: string, factory: ActorFactory, opts: ActorTypeOptions = {}): void {
     assertValidActorType(type);
     if (this.#types.has(type)) throw new RuntimeError('ERR_MALFORMED_REQUEST', `actor type ${type} is already registered`);
-    this.#types.set(type, { factory, idleTimeoutMs: opts.idleTimeoutMs ?? this.#idleTimeoutMs, uncachedKeyPrefixes: opts.uncachedKeyPrefixes ?? [] });
-    this.#listing?.declareListedPrefix(this.#keys.indexPrefix(type));
+    const indexes = new Set(opts.indexes ?? []);
+    for (const name of indexes) assertValidIndexName(name);
+    this.#types.set(type, { factory, idleTimeoutMs: opts.idleTimeoutMs ?? this.#idleTimeoutMs, uncachedKeyPrefixes: opts.uncachedKeyPrefixes ?? [], indexes });
+    for (const name of ['', ...indexes]) this.#listing?.declareListedPrefix(this.#keys.indexPrefix(type, name));
     if (this.#started) this.#trackLoad(this.#loadReminders(type));
   }
 
@@ -251,12 +256,21 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
     this.#actors.get(actorKey(type, id))?.cache.apply(writes);
   }
 
-  async listIndex(type: string, page: { after?: string; limit: number }): Promise<IndexEntry[]> {
+  async listIndex(type: string, page: IndexPage): Promise<IndexEntry[]> {
     assertValidActorType(type);
     if (!this.#listing) throw new RuntimeError('ERR_STATE_STORE_NOT_SUPPORTED', `${this.#storeName} cannot list keys in order, which listing needs (SQLite, PostgreSQL, Redis and in-memory stores can)`);
-    const prefix = this.#keys.indexPrefix(type);
+    const index = page.index ?? '';
+    this.#checkIndexName(type, index);
+    const prefix = this.#keys.indexPrefix(type, index);
     const listed = await this.#listing.listKeys(prefix, { limit: page.limit, ...(page.after !== undefined ? { after: prefix + page.after } : {}) });
     return listed.map((e) => ({ key: e.key.slice(prefix.length), value: e.value }));
+  }
+
+  /** A named index must be declared with its type: stores that keep listings (Redis) maintain declared ones only. */
+  #checkIndexName(type: string, index: string): void {
+    if (index !== '' && !this.#types.get(type)?.indexes.has(index)) {
+      throw new RuntimeError('ERR_MALFORMED_REQUEST', `actor type ${type} has no index named '${index}' (declare it in the type's options)`);
+    }
   }
 
   // ---- ActivationHost ----
@@ -391,9 +405,12 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
     const writes = ctx.state.writes;
     const stateOps = await activation.cache.toOperations(writes);
     if (this.#listing) {
-      for (const [key, value] of ctx.indexChanges) {
-        const storeKey = this.#keys.index(activation.type, key);
-        stateOps.push(value === null ? { operation: 'delete', request: { key: storeKey } } : { operation: 'upsert', request: { key: storeKey, value } });
+      for (const [index, changes] of ctx.indexChanges) {
+        this.#checkIndexName(activation.type, index);
+        for (const [key, value] of changes) {
+          const storeKey = this.#keys.index(activation.type, key, index);
+          stateOps.push(value === null ? { operation: 'delete', request: { key: storeKey } } : { operation: 'upsert', request: { key: storeKey, value } });
+        }
       }
     }
     // Through the reminder table's group commit even without reminder changes: turns of many actors that finish

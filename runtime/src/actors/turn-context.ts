@@ -26,8 +26,8 @@ export class TurnContext implements ActorContext {
   deactivateRequested = false;
   /** `afterCommit` callbacks, run by the runtime once the turn committed. */
   readonly committed: (() => void)[] = [];
-  /** Last change per index key in this turn (null: delete). */
-  readonly indexChanges = new Map<string, Buffer | null>();
+  /** Last change per index key in this turn (null: delete), by index name ('' for the unnamed index). */
+  readonly indexChanges = new Map<string, Map<string, Buffer | null>>();
 
   readonly type: string;
   readonly id: string;
@@ -83,9 +83,11 @@ export class TurnContext implements ActorContext {
     this.committed.push(fn);
   }
 
-  setIndexEntry(key: string, value: Buffer | null): void {
+  setIndexEntry(key: string, value: Buffer | null, index = ''): void {
     if (key === '') throw new RuntimeError('ERR_MALFORMED_REQUEST', 'an actor index key must not be empty');
-    this.indexChanges.set(key, value);
+    let changes = this.indexChanges.get(index);
+    if (!changes) this.indexChanges.set(index, (changes = new Map<string, Buffer | null>()));
+    changes.set(key, value);
   }
 
   /** Adds the acknowledgement of a fired reminder unless the turn itself already decided that reminder's fate. */

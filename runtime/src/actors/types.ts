@@ -142,8 +142,9 @@ export interface ActorContext {
    * Writes (or with `null` deletes) this actor's entry `key` in its TYPE's index, in this turn's transaction: the
    * index and the actor's state never disagree. Entries of all actors of a type are listed together in key order
    * (`ActorRuntime.listIndex`), e.g. keyed by actor id. Keep entries small; a key is any non-empty string.
+   * `index` names one of the type's named indexes (`ActorTypeOptions.indexes`); absent: the unnamed one.
    */
-  setIndexEntry(key: string, value: Buffer | null): void;
+  setIndexEntry(key: string, value: Buffer | null, index?: string): void;
 }
 
 /** One entry of a type's index. */
@@ -181,6 +182,18 @@ export interface ActorTypeOptions {
    * large fan-out's memory.
    */
   uncachedKeyPrefixes?: readonly string[];
+  /**
+   * Named indexes of the type beside its unnamed one (`ActorContext.setIndexEntry(key, value, name)`), e.g. the
+   * same entries keyed in another order.
+   */
+  indexes?: readonly string[];
+}
+
+/** A page of an index: entries after `after` (exclusive), at most `limit`; `index` names a named index. */
+export interface IndexPage {
+  index?: string;
+  after?: string;
+  limit: number;
 }
 
 export interface ActorTypeStatus {
@@ -225,7 +238,7 @@ export interface ActorRuntime {
    * store (shared by every replica), not any actor. A store that cannot list keys in order (a pluggable store)
    * rejects with `ERR_STATE_STORE_NOT_SUPPORTED`; there turns' index writes are skipped.
    */
-  listIndex(type: string, page: { after?: string; limit: number }): Promise<IndexEntry[]>;
+  listIndex(type: string, page: IndexPage): Promise<IndexEntry[]>;
   start(): Promise<void>;
   /** Stops the reminder scheduler, refuses new turns, drains queued turns, deactivates every actor. */
   stop(): Promise<void>;

@@ -17,7 +17,9 @@ import {
   statusMeets,
   type FailureDetails,
   type InstanceIdPage,
+  type InstanceSummaryPage,
   type ListInstanceIdsRequest,
+  type ListInstancesRequest,
   type PurgeFilter,
   type RuntimeStatus,
   type PurgeOptions,
@@ -29,7 +31,7 @@ import {
 } from './engine.js';
 import { newEvent, type HistoryEvent } from './history.js';
 import type { WorkerAction } from './instance.js';
-import { InstanceIndex, continuationToken, instanceIdAfter, matchesPurgeFilter } from './instance-index.js';
+import { BY_UPDATE_INDEX, InstanceIndex, continuationToken, instanceIdAfter, matchesPurgeFilter } from './instance-index.js';
 import type { WorkflowMetrics } from './metrics.js';
 import { ResultBatcher } from './result-batcher.js';
 import { INTERNAL_ACTOR_TYPE_PREFIX } from '../actors/public-actors.js';
@@ -131,6 +133,7 @@ export class ActorWorkflowEngine implements WorkflowEngine, WorkerHub {
     this.#runtime.registerType(this.actorType, (id) => new OrchestrationActor(id, deps), {
       idleTimeoutMs: WORKFLOW_IDLE_TIMEOUT_MS,
       uncachedKeyPrefixes: DECODED_KEY_PREFIXES,
+      indexes: [BY_UPDATE_INDEX],
     });
     this.#index = new InstanceIndex(this.#runtime, this.actorType);
     this.#replicas.onPartitionsLeft((partitions) => this.#partitionsLeft(partitions));
@@ -234,13 +237,18 @@ export class ActorWorkflowEngine implements WorkflowEngine, WorkerHub {
 
   async listInstanceIds(req: ListInstanceIdsRequest): Promise<InstanceIdPage> {
     const after = req.continuationToken !== undefined ? instanceIdAfter(req.continuationToken) : undefined;
-    const size = Math.min(MAX_LIST_PAGE_SIZE, req.pageSize !== undefined && req.pageSize > 0 ? req.pageSize : DEFAULT_LIST_PAGE_SIZE);
+    const size = pageSizeOf(req.pageSize);
     return this.#op('list', 'ERR_GET_WORKFLOW', 'error listing workflow instances', async () => {
       const { instances, more } = await this.#index.page(after, size);
       const instanceIds = instances.map((i) => i.instanceId);
       const last = instanceIds[instanceIds.length - 1];
       return more && last !== undefined ? { instanceIds, continuationToken: continuationToken(last) } : { instanceIds };
     });
+  }
+
+  async listInstances(req: ListInstancesRequest): Promise<InstanceSummaryPage> {
+    const size = pageSizeOf(req.pageSize);
+    return this.#op('list', 'ERR_GET_WORKFLOW', 'error listing workflow instances', () => this.#index.query(req.filter, size, req.continuationToken));
   }
 
   /**
@@ -488,4 +496,9 @@ export class ActorWorkflowEngine implements WorkflowEngine, WorkerHub {
 
 function notOwner(instanceId: string): RuntimeError {
   return new RuntimeError('ERR_ACTOR_NOT_OWNER', `workflow ${instanceId} is not owned by this replica (its partition moved)`);
+}
+
+/** The page size asked for, cut to MAX_LIST_PAGE_SIZE; DEFAULT_LIST_PAGE_SIZE when absent or not positive. */
+function pageSizeOf(asked: number | undefined): number {
+  return Math.min(MAX_LIST_PAGE_SIZE, asked !== undefined && asked > 0 ? asked : DEFAULT_LIST_PAGE_SIZE);
 }

@@ -115,6 +115,42 @@ export interface InstanceIdPage {
   continuationToken?: string;
 }
 
+/** What a listing shows of an instance: its instance index entry (times in epoch ms). */
+export interface InstanceSummary {
+  readonly instanceId: string;
+  readonly name: string;
+  readonly runtimeStatus: RuntimeStatus;
+  readonly createdAt: number;
+  readonly lastUpdatedAt: number;
+  readonly parentInstanceId?: string;
+}
+
+/** Which instances a listing returns; every given condition must hold. */
+export interface InstanceFilter {
+  readonly statuses?: readonly RuntimeStatus[];
+  /** Exact workflow name. */
+  readonly name?: string;
+  /** Epoch ms, created at or after. */
+  readonly createdFrom?: number;
+  /** Epoch ms, created before. */
+  readonly createdTo?: number;
+  readonly instanceIdPrefix?: string;
+}
+
+export interface ListInstancesRequest {
+  readonly filter: InstanceFilter;
+  /** Default `DEFAULT_LIST_PAGE_SIZE`; larger than `MAX_LIST_PAGE_SIZE` is cut to it. */
+  readonly pageSize?: number;
+  /** From the previous page's answer; anything else → `ERR_MALFORMED_REQUEST`. */
+  readonly continuationToken?: string;
+}
+
+/** Newest update first. `continuationToken` is absent when nothing follows; a page may be short and still have one. */
+export interface InstanceSummaryPage {
+  readonly instances: InstanceSummary[];
+  readonly continuationToken?: string;
+}
+
 export const DEFAULT_LIST_PAGE_SIZE = 100;
 export const MAX_LIST_PAGE_SIZE = 1000;
 
@@ -207,6 +243,15 @@ export interface WorkflowEngine {
    * `ERR_STATE_STORE_NOT_SUPPORTED`.
    */
   listInstanceIds(req: ListInstanceIdsRequest): Promise<InstanceIdPage>;
+
+  /**
+   * A page of the instances that match the filter, newest update first, from the instance index (no store
+   * scan; one call reads a bounded part of it, so a selective filter may answer a short page with a token).
+   * An instance is never listed twice across the pages of one listing; one that is updated while the listing
+   * pages moves ahead of the position read and may be missed. Store that cannot list →
+   * `ERR_STATE_STORE_NOT_SUPPORTED`.
+   */
+  listInstances(req: ListInstancesRequest): Promise<InstanceSummaryPage>;
 
   /**
    * Purges every terminal instance the filter matches (found through the instance index), with its

@@ -45,6 +45,7 @@ export class WorkflowHost implements Part {
       resume: (id, reason) => this.#engine.resume(id, reason),
       purge: (id, o) => this.#engine.purge(id, o),
       listInstanceIds: (req) => this.#engine.listInstanceIds(req),
+      listInstances: (req) => this.#engine.listInstances(req),
       purgeWhere: (filter, o) => this.#engine.purgeWhere(filter, o),
       waitFor: (id, condition, signal) => this.#engine.waitFor(id, condition, signal),
     };

@@ -5,6 +5,7 @@ import type { HttpRouteGroup } from '../api/http/app.js';
 import { readRawBody } from '../api/http/body.js';
 import { checkWorkflowComponent } from './http-validation.js';
 import { checkExistingInstanceId } from './instance-id.js';
+import { listInstancesRequest, pageSize, single } from './list-query.js';
 import type { WorkflowManagementApi } from './management-api.js';
 
 /** `/v1.0` is the documented prefix; the other two keep `@dapr/dapr` clients and older scripts working. */
@@ -29,9 +30,9 @@ function accepted(ctx: Context): void {
 }
 
 /** The `instanceID` query parameter of a start call (checked by the API), or undefined for a new UUID. */
-function requestedInstanceId(ctx: Context): string | undefined {
-  const given = ctx.query.instanceID;
-  if (Array.isArray(given)) throw new RuntimeError('ERR_MALFORMED_REQUEST', 'the instanceID query parameter was given more than once');
+function requestedInstanceId(ctx: Context, name = 'instanceID'): string | undefined {
+  const given = ctx.query[name];
+  if (Array.isArray(given)) throw new RuntimeError('ERR_MALFORMED_REQUEST', `the ${name} query parameter was given more than once`);
   return given;
 }
 
@@ -44,6 +45,47 @@ const instanceCommand =
   };
 
 const ROUTES: readonly { method: 'get' | 'post'; path: string; run: Run }[] = [
+  {
+    method: 'get',
+    path: '/:component',
+    async run(ctx, api) {
+      ctx.body = await api.list(param(ctx, 'component'), listInstancesRequest(ctx.query));
+    },
+  },
+  {
+    method: 'get',
+    path: '/:component/:instanceId/history',
+    async run(ctx, api) {
+      const payloads = single(ctx.query, 'payloads');
+      if (payloads !== undefined && payloads !== 'full' && payloads !== 'trimmed') throw new RuntimeError('ERR_MALFORMED_REQUEST', `payloads must be 'full' or 'trimmed' (got '${payloads.slice(0, 40)}')`);
+      const size = pageSize(ctx.query);
+      const token = single(ctx.query, 'continuationToken');
+      ctx.body = await api.history(param(ctx, 'component'), param(ctx, 'instanceId'), {
+        whole: payloads === 'full',
+        ...(size !== undefined ? { pageSize: size } : {}),
+        ...(token !== undefined && token !== '' ? { continuationToken: token } : {}),
+      });
+    },
+  },
+  {
+    method: 'get',
+    path: '/:component/:instanceId/history/:index',
+    async run(ctx, api) {
+      ctx.body = await api.historyEvent(param(ctx, 'component'), param(ctx, 'instanceId'), param(ctx, 'index'));
+    },
+  },
+  {
+    method: 'post',
+    path: '/:component/:instanceId/rerun/:eventId',
+    async run(ctx, api, maxBodyBytes) {
+      checkWorkflowComponent(param(ctx, 'component'));
+      checkExistingInstanceId(param(ctx, 'instanceId'));
+      const newInstanceId = requestedInstanceId(ctx, 'newInstanceID');
+      const input = await readRawBody(ctx, maxBodyBytes);
+      ctx.status = 202;
+      ctx.body = { instanceID: await api.rerun(param(ctx, 'component'), param(ctx, 'instanceId'), param(ctx, 'eventId'), newInstanceId, input) };
+    },
+  },
   {
     method: 'post',
     path: '/:component/:workflowName/start',

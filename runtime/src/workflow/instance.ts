@@ -46,6 +46,11 @@ export interface InstanceMeta {
    */
   startedIndex?: number;
   completedIndex?: number;
+  /**
+   * The `lastUpdatedAt` under which the instance's entry in the update-ordered index was last written (in the
+   * same transaction as this metadata): the key the next write must delete. Absent: no entry yet.
+   */
+  indexedAt?: number;
 }
 
 /** The inbox sequence numbers of stored metadata (either form). */
@@ -170,6 +175,7 @@ export class Instance {
       historyLength: 0,
       inboxRanges: [],
       nextInboxSeq: previous?.nextInboxSeq ?? 0,
+      ...(previous?.indexedAt !== undefined ? { indexedAt: previous.indexedAt } : {}),
     };
     if (req.scheduledStartTime !== undefined && req.scheduledStartTime > now) meta.scheduledStartTime = req.scheduledStartTime;
     if (req.parent) meta.parent = req.parent;
@@ -210,6 +216,7 @@ export class Instance {
       historyLength: history.length,
       inboxRanges: [],
       nextInboxSeq: previous?.nextInboxSeq ?? 0,
+      ...(previous?.indexedAt !== undefined ? { indexedAt: previous.indexedAt } : {}),
       everStarted: true,
     };
     const inst = new Instance(meta, history, []);

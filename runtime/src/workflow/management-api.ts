@@ -7,7 +7,8 @@ import { randomUUID } from 'node:crypto';
 import type { ErrorCode } from '../errors/codes.js';
 import { RuntimeError } from '../errors/runtime-error.js';
 import { withCode } from '../errors/with-code.js';
-import type { WorkflowEngine, WorkflowInstance } from './engine.js';
+import type { InstanceSummary, ListInstancesRequest, WorkflowEngine, WorkflowInstance } from './engine.js';
+import { eventIndex, historyEventView, historyPage, type HistoryEventView, type HistoryPageView } from './history-view.js';
 import { bodyAsPayload, checkWorkflowComponent } from './http-validation.js';
 import { instanceView, propertyPrefix, type WorkflowInstanceView } from './http-view.js';
 import { checkExistingInstanceId, checkNewInstanceId } from './instance-id.js';
@@ -62,6 +63,49 @@ export class WorkflowManagementApi {
     await this.#run('ERR_PURGE_WORKFLOW', 'purging workflow', () => this.engine.purge(instanceId, { recursive: true }));
   }
 
+  /** A page of instances, newest update first (see `WorkflowEngine.listInstances`). */
+  async list(component: string, req: ListInstancesRequest): Promise<InstanceListView> {
+    checkWorkflowComponent(component);
+    const page = await this.#run('ERR_GET_WORKFLOW', 'listing workflows', () => this.engine.listInstances(req));
+    return { instances: page.instances.map(summaryView), continuationToken: page.continuationToken ?? null };
+  }
+
+  /** A page of the instance's history events (payloads trimmed unless `whole`), or 404. */
+  async history(component: string, instanceId: string, page: { pageSize?: number; continuationToken?: string; whole: boolean }): Promise<HistoryPageView> {
+    this.#check(component, instanceId);
+    const history = await this.#run('ERR_GET_WORKFLOW', 'getting workflow history', () => this.engine.history(instanceId));
+    if (history === undefined) throw notFound(instanceId);
+    return historyPage(instanceId, history, page);
+  }
+
+  /** One history event with its payloads whole. */
+  async historyEvent(component: string, instanceId: string, index: string): Promise<HistoryEventView> {
+    this.#check(component, instanceId);
+    const history = await this.#run('ERR_GET_WORKFLOW', 'getting workflow history', () => this.engine.history(instanceId));
+    if (history === undefined) throw notFound(instanceId);
+    const i = eventIndex(index, history.length, 'event index');
+    return historyEventView(history[i]!, i, true);
+  }
+
+  /**
+   * A new instance from a finished one's history, cut after the activity or sub-workflow start `eventId`; a
+   * non-empty body replaces that activity's input. Resolves with the new instance's ID.
+   */
+  rerun(component: string, instanceId: string, eventId: string, newInstanceId: string | undefined, input: Buffer): Promise<string> {
+    this.#check(component, instanceId);
+    if (!/^\d{1,9}$/.test(eventId)) throw new RuntimeError('ERR_RERUN_EVENT_INVALID', `event ID '${eventId.slice(0, 40)}' is not a number: use the eventId of a TaskScheduled or SubOrchestrationInstanceCreated event`);
+    if (newInstanceId !== undefined) checkNewInstanceId(newInstanceId);
+    const payload = bodyAsPayload(input);
+    return this.#run('ERR_RERUN_WORKFLOW', 'rerunning workflow', () =>
+      this.engine.rerunFromEvent({
+        sourceInstanceId: instanceId,
+        eventId: Number(eventId),
+        ...(newInstanceId !== undefined ? { newInstanceId } : {}),
+        ...(payload !== undefined ? { input: payload, overwriteInput: true } : {}),
+      }),
+    );
+  }
+
   #check(component: string, instanceId: string): void {
     checkWorkflowComponent(component);
     checkExistingInstanceId(instanceId);
@@ -72,7 +116,36 @@ export class WorkflowManagementApi {
   }
 }
 
+function notFound(instanceId: string): RuntimeError {
+  return new RuntimeError('ERR_INSTANCE_ID_NOT_FOUND', `unable to find workflow with the provided instance ID: ${instanceId}`);
+}
+
 function existing(instanceId: string, instance: WorkflowInstance | undefined): WorkflowInstance {
-  if (instance === undefined) throw new RuntimeError('ERR_INSTANCE_ID_NOT_FOUND', `unable to find workflow with the provided instance ID: ${instanceId}`);
+  if (instance === undefined) throw notFound(instanceId);
   return instance;
+}
+
+export interface InstanceSummaryView {
+  instanceID: string;
+  workflowName: string;
+  runtimeStatus: string;
+  createdAt: string;
+  lastUpdatedAt: string;
+  parentInstanceID?: string;
+}
+
+export interface InstanceListView {
+  instances: InstanceSummaryView[];
+  continuationToken: string | null;
+}
+
+function summaryView(i: InstanceSummary): InstanceSummaryView {
+  return {
+    instanceID: i.instanceId,
+    workflowName: i.name,
+    runtimeStatus: i.runtimeStatus,
+    createdAt: new Date(i.createdAt).toISOString(),
+    lastUpdatedAt: new Date(i.lastUpdatedAt).toISOString(),
+    ...(i.parentInstanceId !== undefined ? { parentInstanceID: i.parentInstanceId } : {}),
+  };
 }

@@ -31,7 +31,7 @@ import { isTerminalStatus, type IdReusePolicy, type RuntimeStatus, type Workflow
 import type { WorkDispatcher, WorkItem } from './dispatcher.js';
 import { newEvent, type HistoryEvent, type ParentInfo } from './history.js';
 import { Instance, inboxSeqsOf, type InboxEntry, type SideEffects, type TurnPlan, type WorkerAction } from './instance.js';
-import { encodeIndexEntry } from './instance-index.js';
+import { BY_UPDATE_INDEX, encodeIndexEntry, updateOrderKey } from './instance-index.js';
 import { FinishedInstance } from './finished-instance.js';
 import { decodeInstanceMeta } from './stored-meta.js';
 import type { WorkflowMetrics } from './metrics.js';
@@ -409,6 +409,7 @@ export class OrchestrationActor implements Actor {
     for (const entry of inst.inbox) ctx.state.delete(inboxKey(entry.seq));
     ctx.state.delete('metadata');
     ctx.setIndexEntry(this.instanceId, null);
+    if (inst.meta.indexedAt !== undefined) ctx.setIndexEntry(updateOrderKey(inst.meta.indexedAt, this.instanceId), null, BY_UPDATE_INDEX);
     ctx.deleteReminder(RUN);
     const children = inst.allChildren();
     this.#inst = undefined;
@@ -488,13 +489,15 @@ export class OrchestrationActor implements Actor {
     }
     await inSlices(c.removedInbox, (seq) => ctx.state.delete(inboxKey(seq)));
     for (const e of c.addedInbox) ctx.state.set(inboxKey(e.seq), encode(e.event));
-    inst.meta.version += 1;
-    ctx.state.set('metadata', encode(inst.meta));
     const m = inst.meta;
-    ctx.setIndexEntry(
-      this.instanceId,
-      encodeIndexEntry({ name: m.name, runtimeStatus: inst.status, createdAt: m.createdAt, lastUpdatedAt: m.lastUpdatedAt, ...optional('parentInstanceId', m.parent?.instanceId) }),
-    );
+    m.version += 1;
+    const entry = encodeIndexEntry({ name: m.name, runtimeStatus: inst.status, createdAt: m.createdAt, lastUpdatedAt: m.lastUpdatedAt, ...optional('parentInstanceId', m.parent?.instanceId) });
+    ctx.setIndexEntry(this.instanceId, entry);
+    // The update-ordered entry moves with lastUpdatedAt; the metadata remembers where it was written.
+    if (m.indexedAt !== undefined && m.indexedAt !== m.lastUpdatedAt) ctx.setIndexEntry(updateOrderKey(m.indexedAt, this.instanceId), null, BY_UPDATE_INDEX);
+    ctx.setIndexEntry(updateOrderKey(m.lastUpdatedAt, this.instanceId), entry, BY_UPDATE_INDEX);
+    m.indexedAt = m.lastUpdatedAt;
+    ctx.state.set('metadata', encode(m));
     return true;
   }
 }

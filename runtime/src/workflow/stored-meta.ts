@@ -31,6 +31,7 @@ export function decodeInstanceMeta(bytes: Buffer | undefined, instanceId: string
   for (const field of ['startedIndex', 'completedIndex']) count(field, true);
   if (typeof m.name !== 'string') throw corrupt('name is not a string');
   if (typeof m.createdAt !== 'number' || typeof m.lastUpdatedAt !== 'number') throw corrupt('createdAt or lastUpdatedAt is not a time');
+  if (m.indexedAt !== undefined && !Number.isSafeInteger(m.indexedAt)) throw corrupt('indexedAt is not a time');
   if ((m.historyLength as number) > MAX_STORED_EVENTS) throw corrupt(`historyLength ${String(m.historyLength)} is above ${MAX_STORED_EVENTS}`);
   for (const field of ['startedIndex', 'completedIndex']) {
     if (m[field] !== undefined && (m[field] as number) >= (m.historyLength as number)) throw corrupt(`${field} is past the history`);

@@ -23,6 +23,7 @@ export function unavailableWorkflowEngine(): WorkflowEngine {
     resume: unavailable,
     purge: unavailable,
     listInstanceIds: unavailable,
+    listInstances: unavailable,
     purgeWhere: unavailable,
     waitFor: unavailable,
   };

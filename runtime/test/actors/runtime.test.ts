@@ -298,6 +298,34 @@ describe('actors: type index', () => {
     await runtime.stop();
   });
 
+  it('keeps a named index beside the unnamed one, in the same transaction; an undeclared name fails the turn', async () => {
+    const { runtime, store } = setup();
+    runtime.registerType(
+      't',
+      () => ({
+        invoke(method, data, ctx) {
+          ctx.setIndexEntry(ctx.id, data ?? Buffer.alloc(0));
+          ctx.setIndexEntry(`${text(data)}/${ctx.id}`, data ?? Buffer.alloc(0), method === 'stray' ? 'other' : 'by-value');
+          return Promise.resolve(undefined);
+        },
+      }),
+      { indexes: ['by-value'] },
+    );
+    await runtime.start();
+    for (const [id, v] of [['a', '3'], ['b', '1'], ['c', '2']] as const) await runtime.invoke('t', id, 'index', Buffer.from(v));
+    const last = store.transactions[store.transactions.length - 1]!.map((op) => op.request.key).sort();
+    expect(last).to.deep.equal(['app|||index||t|by-value||2/c', 'app|||index||t||c']);
+    expect(await listed(runtime, { limit: 10 })).to.deep.equal(['a=3', 'b=1', 'c=2']);
+    expect((await runtime.listIndex('t', { index: 'by-value', limit: 10 })).map((e) => e.key)).to.deep.equal(['1/b', '2/c', '3/a']);
+    expect((await runtime.listIndex('t', { index: 'by-value', after: '1/b', limit: 1 })).map((e) => e.key)).to.deep.equal(['2/c']);
+    const err = await runtime.invoke('t', 'd', 'stray', Buffer.from('4')).catch((e: unknown) => e);
+    expect(String(err)).to.include("no index named 'other'");
+    expect(await listed(runtime, { limit: 10 }), 'the failed turn wrote nothing').to.deep.equal(['a=3', 'b=1', 'c=2']);
+    expect(isRuntimeError(await runtime.listIndex('t', { index: 'other', limit: 1 }).catch((e: unknown) => e), 'ERR_MALFORMED_REQUEST')).to.equal(true);
+    expect(() => runtime.registerType('u', indexer, { indexes: ['Bad|Name'] })).to.throw(/invalid actor index name/);
+    await runtime.stop();
+  });
+
   it('writes no entry for a turn that throws or whose commit fails', async () => {
     const { runtime, store } = setup();
     runtime.registerType('t', indexer);

@@ -1,6 +1,6 @@
 import { RuntimeError } from '../../src/errors/runtime-error.js';
 import type { HistoryEvent } from '../../src/workflow/history.js';
-import { isTerminalStatus, type InstanceIdPage, type StartWorkflowRequest, type WorkflowEngine, type WorkflowInstance } from '../../src/workflow/engine.js';
+import { isTerminalStatus, type InstanceIdPage, type InstanceSummaryPage, type ListInstancesRequest, type StartWorkflowRequest, type WorkflowEngine, type WorkflowInstance } from '../../src/workflow/engine.js';
 
 /** Runs `fn` as a promise, so a synchronous throw becomes a rejection like the real engine's. */
 function settle<T>(fn: () => T): Promise<T> {
@@ -14,6 +14,7 @@ function settle<T>(fn: () => T): Promise<T> {
 export class FakeWorkflowEngine implements WorkflowEngine {
   readonly instances = new Map<string, WorkflowInstance>();
   readonly calls: string[] = [];
+  readonly listRequests: ListInstancesRequest[] = [];
   readonly events: { instanceId: string; name: string; data: string | undefined }[] = [];
   /** When set, every call rejects with it (a runtime failure that is not a catalogued error). */
   failWith: Error | undefined;
@@ -94,6 +95,17 @@ export class FakeWorkflowEngine implements WorkflowEngine {
 
   waitFor(): Promise<WorkflowInstance | undefined> {
     return Promise.reject(new Error('not used by the HTTP API'));
+  }
+
+  /** Every instance held, unfiltered: the route tests check what reached the engine (`listRequests`). */
+  listInstances(req: ListInstancesRequest): Promise<InstanceSummaryPage> {
+    return settle(() => {
+      this.enter('list', '');
+      this.listRequests.push(req);
+      return {
+        instances: [...this.instances.values()].map((i) => ({ instanceId: i.instanceId, name: i.name, runtimeStatus: i.runtimeStatus, createdAt: i.createdAt.getTime(), lastUpdatedAt: i.lastUpdatedAt.getTime() })),
+      };
+    });
   }
 
   listInstanceIds(): Promise<InstanceIdPage> {

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { isRuntimeError } from '../../src/errors/runtime-error.js';
-import { continuationToken, instanceIdAfter, matchesPurgeFilter, type IndexedInstance } from '../../src/workflow/instance-index.js';
+import { continuationToken, instanceIdAfter, matchesPurgeFilter } from '../../src/workflow/instance-index.js';
+import type { InstanceSummary } from '../../src/workflow/engine.js';
 
 describe('workflow instance index: tokens and purge filters', () => {
   it('a continuation token is the last ID, opaque; anything not issued is ERR_MALFORMED_REQUEST', () => {
@@ -21,7 +22,7 @@ describe('workflow instance index: tokens and purge filters', () => {
   });
 
   it('matches created in [from, to), by status, and never an instance that is not finished', () => {
-    const at = (createdAt: number, runtimeStatus: IndexedInstance['runtimeStatus']): IndexedInstance => ({ instanceId: 'i', name: 'wf', runtimeStatus, createdAt, lastUpdatedAt: createdAt });
+    const at = (createdAt: number, runtimeStatus: InstanceSummary['runtimeStatus']): InstanceSummary => ({ instanceId: 'i', name: 'wf', runtimeStatus, createdAt, lastUpdatedAt: createdAt });
     const window = { createdFrom: new Date(1000), createdTo: new Date(2000) };
     expect([999, 1000, 1999, 2000].map((t) => matchesPurgeFilter(at(t, 'COMPLETED'), window))).to.deep.equal([false, true, true, false]);
     expect(matchesPurgeFilter(at(1500, 'FAILED'), { statuses: ['COMPLETED'] })).to.equal(false);

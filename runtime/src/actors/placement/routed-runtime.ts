@@ -1,5 +1,5 @@
 import type { LocalActorRuntime } from '../runtime.js';
-import type { ActorFactory, ActorRuntime, ActorStateOperation, ActorTypeOptions, ActorTypeStatus, IndexEntry, ReminderInfo, ReminderOptions, TimerOptions } from '../types.js';
+import type { ActorFactory, ActorRuntime, ActorStateOperation, ActorTypeOptions, ActorTypeStatus, IndexEntry, IndexPage, ReminderInfo, ReminderOptions, TimerOptions } from '../types.js';
 import type { Router } from './routing.js';
 
 /** Internal-port methods of the actor runtime; the owner runs them on its local runtime (peer-handlers.ts). */
@@ -68,7 +68,7 @@ export class RoutedActorRuntime implements ActorRuntime {
   }
 
   /** The index lives in the store every replica shares: read here. */
-  listIndex(type: string, page: { after?: string; limit: number }): Promise<IndexEntry[]> {
+  listIndex(type: string, page: IndexPage): Promise<IndexEntry[]> {
     return this.local.listIndex(type, page);
   }
 

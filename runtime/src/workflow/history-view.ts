@@ -1,0 +1,77 @@
+/**
+ * The history of an instance as the HTTP API shows it (`GET /v1.0/workflows/svc/<id>/history`): events in order,
+ * times in RFC 3339, a worker's `result` shown as `output` and `failureDetails` as `failure`. Payloads longer
+ * than TRIMMED_PAYLOAD_CHARS are cut in lists (a 10 MB input must not make a history page 10 MB) and marked;
+ * `GET …/history/<index>` or `?payloads=full` gives them whole.
+ */
+import { RuntimeError } from '../errors/runtime-error.js';
+import type { FailureDetails } from './engine.js';
+import type { HistoryEvent } from './history.js';
+
+export const TRIMMED_PAYLOAD_CHARS = 1024;
+export const DEFAULT_HISTORY_PAGE_SIZE = 500;
+export const MAX_HISTORY_PAGE_SIZE = 5000;
+
+export type HistoryEventView = Record<string, unknown> & { index: number; eventId: number; type: string; timestamp: string };
+
+export interface HistoryPageView {
+  instanceID: string;
+  events: HistoryEventView[];
+  /** Index of the first event of the next page as text; null on the last page. */
+  continuationToken: string | null;
+}
+
+const TIME_FIELDS = new Set(['fireAt', 'scheduledStartTime']);
+const RENAMED: Record<string, string> = { result: 'output', failureDetails: 'failure' };
+
+/** A payload as shown: whole, or its first TRIMMED_PAYLOAD_CHARS with its full length beside it. */
+function payload(view: Record<string, unknown>, field: string, value: string, whole: boolean): void {
+  if (whole || value.length <= TRIMMED_PAYLOAD_CHARS) {
+    view[field] = value;
+    return;
+  }
+  view[field] = value.slice(0, TRIMMED_PAYLOAD_CHARS);
+  view[`${field}Trimmed`] = true;
+  view[`${field}Length`] = value.length;
+}
+
+function failureView(f: FailureDetails, whole: boolean): Record<string, unknown> {
+  const view: Record<string, unknown> = { errorType: f.errorType };
+  payload(view, 'errorMessage', f.errorMessage, whole);
+  if (f.stackTrace !== undefined) payload(view, 'stackTrace', f.stackTrace, whole);
+  if (f.isNonRetriable) view.isNonRetriable = true;
+  if (f.innerFailure) view.innerFailure = failureView(f.innerFailure, whole);
+  return view;
+}
+
+export function historyEventView(e: HistoryEvent, index: number, whole: boolean): HistoryEventView {
+  const view: HistoryEventView = { index, eventId: e.eventId, type: e.type, timestamp: new Date(e.timestamp).toISOString() };
+  for (const [key, value] of Object.entries(e)) {
+    if (key === 'eventId' || key === 'type' || key === 'timestamp' || value === undefined) continue;
+    const field = RENAMED[key] ?? key;
+    if (key === 'failureDetails') view[field] = failureView(value as FailureDetails, whole);
+    else if (key === 'input' || key === 'result') payload(view, field, value as string, whole);
+    else if (TIME_FIELDS.has(key)) view[field] = new Date(value as number).toISOString();
+    else view[field] = value;
+  }
+  return view;
+}
+
+/** `continuationToken` is the index of the first event to show. */
+export function historyPage(instanceId: string, history: readonly HistoryEvent[], opts: { pageSize?: number; continuationToken?: string; whole: boolean }): HistoryPageView {
+  const from = opts.continuationToken === undefined ? 0 : eventIndex(opts.continuationToken, history.length, 'continuationToken');
+  const size = Math.min(MAX_HISTORY_PAGE_SIZE, opts.pageSize ?? DEFAULT_HISTORY_PAGE_SIZE);
+  const to = Math.min(history.length, from + size);
+  const events: HistoryEventView[] = [];
+  for (let i = from; i < to; i++) events.push(historyEventView(history[i]!, i, opts.whole));
+  return { instanceID: instanceId, events, continuationToken: to < history.length ? String(to) : null };
+}
+
+/** A position in a history of `length` events, given as text; 400 when it is not one. */
+export function eventIndex(text: string, length: number, what: string): number {
+  const i = /^\d{1,9}$/.test(text) ? Number(text) : NaN;
+  if (Number.isNaN(i) || i >= Math.max(length, 1)) {
+    throw new RuntimeError('ERR_MALFORMED_REQUEST', `${what} '${text.slice(0, 40)}' is not a position in this history (it has ${length} events)`);
+  }
+  return i;
+}
