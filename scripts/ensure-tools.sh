@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the command-line tools the test suite drives (nothing yet beyond Node and the local services).
+# Installs the command-line tools the test suite drives besides Node and the local services: helm, etcd and
+# kube-apiserver, chromium.
 set -euo pipefail
 
 # helm (chart lint/template tests): built from its Go module once, cached in $(go env GOPATH)/bin.
@@ -11,3 +12,11 @@ fi
 
 # etcd (Debian) and kube-apiserver (built from the Kubernetes Go module, cached) for the admission e2e test.
 bash "$(dirname "$0")/ensure-kube-apiserver.sh" >/dev/null
+
+# Chromium (Debian) for the web UI test, driven by playwright-core with executablePath (no browser download).
+if ! command -v chromium >/dev/null 2>&1; then
+  echo "ensure-tools: installing Debian's chromium for the web UI test"
+  if [ "$(id -u)" -ne 0 ]; then echo "ensure-tools: run as root (apt-get) or install chromium yourself" >&2; exit 1; fi
+  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium >/dev/null 2>&1 \
+    || { apt-get update >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium >/dev/null; }
+fi

@@ -9,6 +9,7 @@ import { ReplyBudget } from './components/pluggable/reply-budget.js';
 import { socketOwnersFrom } from './components/pluggable/socket-folder.js';
 import { ActorHost } from './actors/host.js';
 import { createHttpApp } from './api/http/app.js';
+import { uiRoutes } from './api/http/routes/ui.js';
 import { actorRoutes } from './api/http/routes/actors.js';
 import { healthRoutes } from './api/http/routes/health.js';
 import { metadataRoutes } from './api/http/routes/metadata.js';
@@ -176,6 +177,7 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
       metadataRoutes(runtimeMetadata),
       actorRoutes(publicActors, config.maxRequestSizeBytes),
       workflowHttpRoutes({ api: workflowApi, maxBodyBytes: config.maxRequestSizeBytes }),
+      ...(config.uiEnabled ? [uiRoutes()] : []),
     ],
   });
   const httpServer = new HttpApiServer(httpApp, config.listenAddress, config.httpPort);

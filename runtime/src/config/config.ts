@@ -34,6 +34,8 @@ export interface RuntimeConfig {
   readonly logAsJson: boolean;
   readonly apiToken: string | undefined;
   readonly maxRequestSizeBytes: number;
+  /** Serve the web UI at /ui/. */
+  readonly uiEnabled: boolean;
   readonly componentInitTimeoutMs: number;
   readonly shutdownGracePeriodMs: number;
   readonly appPort: number;
@@ -152,6 +154,7 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
     logAsJson: typed(raw, 'log-as-json', parseBool),
     apiToken: env.SVC_API_TOKEN === undefined || env.SVC_API_TOKEN === '' ? undefined : env.SVC_API_TOKEN,
     maxRequestSizeBytes: typed(raw, 'max-request-size', parseSize),
+    uiEnabled: typed(raw, 'enable-ui', parseBool),
     componentInitTimeoutMs: typed(raw, 'component-init-timeout', parseDuration),
     shutdownGracePeriodMs: typed(raw, 'shutdown-grace-period', parseDuration),
     appPort: typed(raw, 'app-port', parsePort),

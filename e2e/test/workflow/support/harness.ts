@@ -9,6 +9,7 @@ export interface HarnessOptions {
   /** Start a worker process right away (default true). */
   worker?: boolean;
   args?: string[];
+  env?: Record<string, string>;
 }
 
 /** The Get workflow body, as svcd defines it. */
@@ -42,13 +43,15 @@ export class WorkflowHarness {
     public svcd: SvcdProcess,
     readonly store: ActorStore,
     private readonly args: string[],
+    private readonly env: Record<string, string>,
   ) {}
 
   static async start(opts: HarnessOptions = {}): Promise<WorkflowHarness> {
     const store = actorStore(opts.store ?? 'sqlite', 'wf-e2e');
     const args = opts.args ?? [];
-    const svcd = await SvcdProcess.start({ appId: store.appId, resources: store.resources, args });
-    const harness = new WorkflowHarness(svcd, store, args);
+    const env = opts.env ?? {};
+    const svcd = await SvcdProcess.start({ appId: store.appId, resources: store.resources, args, env });
+    const harness = new WorkflowHarness(svcd, store, args, env);
     if (opts.worker !== false) await harness.startWorker();
     return harness;
   }
@@ -74,6 +77,7 @@ export class WorkflowHarness {
       dataDir: this.svcd.dataDir,
       ports: this.svcd.ports,
       args: this.args,
+      env: this.env,
     });
   }
 

@@ -1,0 +1,89 @@
+/**
+ * The svcd HTTP API as the UI calls it: same origin, the API token (when svcd asks for one) from this browser
+ * session's storage, errors as svcd's `{errorCode, message}`.
+ */
+const TOKEN_KEY = 'svc-api-token';
+const BASE = '/v1.0/workflows/svc';
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export const token = {
+  get: (): string | null => sessionStorage.getItem(TOKEN_KEY),
+  set: (value: string): void => sessionStorage.setItem(TOKEN_KEY, value),
+  clear: (): void => sessionStorage.removeItem(TOKEN_KEY),
+};
+
+async function call<T>(method: string, path: string, body?: string): Promise<T> {
+  const headers: Record<string, string> = {};
+  const t = token.get();
+  if (t !== null) headers['svc-api-token'] = t;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(path, { method, headers, ...(body !== undefined ? { body } : {}) });
+  const text = await res.text();
+  if (!res.ok) {
+    let parsed: { errorCode?: string; message?: string } = {};
+    try {
+      parsed = JSON.parse(text) as typeof parsed;
+    } catch {
+      // not svcd's error shape: show the status
+    }
+    throw new ApiError(res.status, parsed.errorCode ?? `HTTP_${res.status}`, parsed.message ?? (text || res.statusText));
+  }
+  return (text === '' ? undefined : JSON.parse(text)) as T;
+}
+
+export interface InstanceSummary {
+  instanceID: string;
+  workflowName: string;
+  runtimeStatus: string;
+  createdAt: string;
+  lastUpdatedAt: string;
+  parentInstanceID?: string;
+}
+
+export interface InstanceList {
+  instances: InstanceSummary[];
+  continuationToken: string | null;
+}
+
+export interface Instance {
+  instanceID: string;
+  workflowName?: string;
+  createdAt: string;
+  lastUpdatedAt: string;
+  runtimeStatus: string;
+  properties: Record<string, string>;
+}
+
+export type HistoryEvent = Record<string, unknown> & { index: number; eventId: number; type: string; timestamp: string };
+
+export interface HistoryPage {
+  events: HistoryEvent[];
+  continuationToken: string | null;
+}
+
+const id = (instanceId: string) => `${BASE}/${encodeURIComponent(instanceId)}`;
+
+export const api = {
+  list: (query: URLSearchParams) => call<InstanceList>('GET', `${BASE}?${query.toString()}`),
+  get: (instanceId: string) => call<Instance>('GET', id(instanceId)),
+  history: (instanceId: string, continuationToken: string | null) =>
+    call<HistoryPage>('GET', `${id(instanceId)}/history?pageSize=5000${continuationToken !== null ? `&continuationToken=${continuationToken}` : ''}`),
+  event: (instanceId: string, index: number) => call<HistoryEvent>('GET', `${id(instanceId)}/history/${index}`),
+  raiseEvent: (instanceId: string, name: string, data: string) => call<void>('POST', `${id(instanceId)}/raiseEvent/${encodeURIComponent(name)}`, data === '' ? undefined : data),
+  command: (instanceId: string, op: 'pause' | 'resume' | 'terminate' | 'purge') => call<void>('POST', `${id(instanceId)}/${op}`),
+  rerun: (instanceId: string, eventId: number, newInstanceId: string, input: string) =>
+    call<{ instanceID: string }>(
+      'POST',
+      `${id(instanceId)}/rerun/${eventId}${newInstanceId !== '' ? `?newInstanceID=${encodeURIComponent(newInstanceId)}` : ''}`,
+      input === '' ? undefined : input,
+    ),
+};

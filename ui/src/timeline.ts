@@ -1,0 +1,114 @@
+/**
+ * The timeline of an instance: its history folded into steps (an activity from scheduled to its result, a timer
+ * from created to fired, a sub-workflow from start to its result, events, suspensions), each drawn as a bar on
+ * the instance's time span.
+ */
+import type { HistoryEvent } from './api.js';
+import { duration, el } from './dom.js';
+
+export interface Step {
+  kind: 'activity' | 'timer' | 'sub-workflow' | 'event' | 'control';
+  label: string;
+  start: number;
+  end?: number;
+  state: 'open' | 'done' | 'failed' | 'point';
+  /** The id an activity or sub-workflow start carries: what rerun takes. */
+  eventId?: number;
+  childInstanceId?: string;
+  detail?: string;
+}
+
+const str = (v: unknown): string => (typeof v === 'string' ? v : v === undefined ? '' : JSON.stringify(v));
+const at = (e: HistoryEvent) => Date.parse(e.timestamp);
+
+export function stepsOf(events: readonly HistoryEvent[]): Step[] {
+  const steps: Step[] = [];
+  const open = new Map<string, Step>();
+  const finish = (key: string, e: HistoryEvent, failed: boolean, detail?: string) => {
+    const s = open.get(key);
+    if (!s) return;
+    s.end = at(e);
+    s.state = failed ? 'failed' : 'done';
+    if (detail !== undefined) s.detail = detail;
+    open.delete(key);
+  };
+  for (const e of events) {
+    switch (e.type) {
+      case 'TaskScheduled':
+      case 'SubOrchestrationInstanceCreated':
+      case 'TimerCreated': {
+        const kind = e.type === 'TaskScheduled' ? 'activity' : e.type === 'TimerCreated' ? 'timer' : 'sub-workflow';
+        const label = kind === 'timer' ? `timer until ${new Date(str(e.fireAt)).toLocaleTimeString()}` : str(e.name);
+        const step: Step = { kind, label, start: at(e), state: 'open', eventId: e.eventId };
+        if (kind === 'sub-workflow') step.childInstanceId = str(e.instanceId);
+        steps.push(step);
+        open.set(`${kind}:${e.eventId}`, step);
+        break;
+      }
+      case 'TaskCompleted':
+        finish(`activity:${str(e.taskScheduledId)}`, e, false);
+        break;
+      case 'TaskFailed':
+        finish(`activity:${str(e.taskScheduledId)}`, e, true, failureText(e));
+        break;
+      case 'SubOrchestrationInstanceCompleted':
+        finish(`sub-workflow:${str(e.taskScheduledId)}`, e, false);
+        break;
+      case 'SubOrchestrationInstanceFailed':
+        finish(`sub-workflow:${str(e.taskScheduledId)}`, e, true, failureText(e));
+        break;
+      case 'TimerFired':
+        finish(`timer:${str(e.timerId)}`, e, false);
+        break;
+      case 'EventRaised':
+        steps.push({ kind: 'event', label: `event ${str(e.name)}`, start: at(e), state: 'point' });
+        break;
+      case 'EventSent':
+        steps.push({ kind: 'event', label: `sent ${str(e.name)} to ${str(e.instanceId)}`, start: at(e), state: 'point' });
+        break;
+      case 'ExecutionSuspended':
+      case 'ExecutionResumed':
+      case 'ExecutionTerminated':
+        steps.push({ kind: 'control', label: e.type.replace('Execution', '').toLowerCase(), start: at(e), state: 'point' });
+        break;
+      default:
+        break;
+    }
+  }
+  return steps;
+}
+
+const clamp = (percent: number) => Math.max(0, Math.min(100, percent));
+
+function failureText(e: HistoryEvent): string {
+  const f = e.failure as { errorType?: string; errorMessage?: string } | undefined;
+  return f ? `${f.errorType ?? ''}: ${f.errorMessage ?? ''}` : '';
+}
+
+/** Rows of steps with bars on the span [from, to]; `action` adds a cell (rerun) to the rows it returns one for. */
+export function renderTimeline(steps: readonly Step[], from: number, to: number, action: (s: Step) => Node | undefined): HTMLElement {
+  const span = Math.max(1, to - from);
+  const rows = steps.map((s) => {
+    const end = s.end ?? (s.state === 'open' ? to : s.start);
+    const bar = el('div', { class: `bar bar-${s.state} bar-${s.kind}` });
+    const left = clamp(((s.start - from) / span) * 100);
+    bar.style.left = `${left.toFixed(2)}%`;
+    bar.style.width = s.state === 'point' ? '2px' : `${Math.max(0.5, Math.min(100 - left, ((end - s.start) / span) * 100)).toFixed(2)}%`;
+    const name = s.childInstanceId !== undefined ? el('a', { href: `#/instances/${encodeURIComponent(s.childInstanceId)}` }, `${s.label} (${s.childInstanceId})`) : s.label;
+    return el(
+      'tr',
+      { 'data-kind': s.kind, 'data-state': s.state },
+      el('td', {}, s.kind),
+      el('td', {}, name, s.detail ? el('div', { class: 'failure-line' }, s.detail) : null),
+      el('td', {}, s.state === 'point' ? '' : s.end !== undefined ? duration(s.end - s.start) : 'running'),
+      el('td', { class: 'track' }, el('div', { class: 'lane' }, bar)),
+      el('td', {}, action(s) ?? ''),
+    );
+  });
+  return el(
+    'table',
+    { class: 'timeline', id: 'timeline' },
+    el('thead', {}, el('tr', {}, ...['Kind', 'Step', 'Took', 'Timeline', ''].map((h) => el('th', {}, h)))),
+    el('tbody', {}, ...(rows.length > 0 ? rows : [el('tr', {}, el('td', { colspan: '5', class: 'muted' }, 'No activities, timers, events or sub-workflows yet.'))])),
+  );
+}
