@@ -17,10 +17,10 @@ install: node_modules/.package-lock.json
 build: install
 	npm run build
 
-# Runs svcd in the foreground on the embedded SQLite default (also the workflow actor store).
+# Runs svcd in the foreground on the embedded SQLite default (also the workflow actor store), through `svc run`:
+# the resources folder is written when missing, the UI address printed once svcd is ready, Ctrl-C stops it.
 run: build
-	node runtime/dist/src/dev/default-resources.js $(RESOURCES)
-	node runtime/dist/src/main.js --app-id $${SVC_APP_ID:-myapp} --resources-path $(RESOURCES) --data-dir $(DATA_DIR)
+	node runtime/bin/svc.js run --app-id $${SVC_APP_ID:-myapp} --resources-path $(RESOURCES) --data-dir $(DATA_DIR)
 
 # Every test: unit, integration (real svcd, real Redis and PostgreSQL) and e2e (real SDKs).
 test: build

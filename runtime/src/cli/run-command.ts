@@ -1,0 +1,186 @@
+/**
+ * `svc run --app-id X -- <app command>`: svcd on the embedded store and the app together, like `dapr run`.
+ * svcd starts first; once it answers its health check the app starts with the ports in its environment. Each
+ * one's output is prefixed with its name. Ctrl-C (or SIGTERM) stops the app, then svcd, each gracefully
+ * (SIGTERM, then SIGKILL after a grace period); when either one exits by itself the other is stopped too.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { DEFAULT_RESOURCES_PATH, writeDefaultResources } from './default-resources.js';
+import { CliError } from './svcd-client.js';
+import { UsageError } from './usage-error.js';
+
+const SVCD_MAIN = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'main.js');
+const READY_TIMEOUT_MS = 30_000;
+const READY_PROBE_MS = 50;
+const STOP_GRACE_MS = 10_000;
+
+export const RUN_USAGE = `Usage: svc run --app-id <id> [options] [-- <app command> [args...]]
+
+Starts svcd (embedded SQLite store, workflows ready) and then the app, and stops both together.
+
+Options:
+  --app-id <id>            the app's ID (required)
+  --http-port <n>          svcd's HTTP API port (default 3500)
+  --grpc-port <n>          svcd's gRPC API port (default 50001)
+  --metrics-port <n>       svcd's metrics port (default 9090; 0: off)
+  --app-port <n>           the port the app listens on, for actors and subscriptions (default: none)
+  --resources-path <dir>   component files (default ${DEFAULT_RESOURCES_PATH}; written by \`svc init\` when missing)
+  --data-dir <dir>         where the SQLite store keeps its file (default .svc/data)
+  --log-level <level>      svcd's log level (debug, info, warn, error)
+
+The app gets SVC_HTTP_PORT, SVC_GRPC_PORT, SVC_GRPC_ADDRESS, DAPR_HTTP_PORT and DAPR_GRPC_PORT. Any other svcd
+setting can be given through its SVC_* environment variable (svcd --help lists them).
+`;
+
+/** Lines of a child's stream, each with a prefix, to our stdout. */
+function relay(stream: NodeJS.ReadableStream | null, prefix: string): void {
+  if (!stream) return;
+  createInterface({ input: stream }).on('line', (line) => process.stdout.write(`${prefix} ${line}\n`));
+}
+
+const exited = (child: ChildProcess) => new Promise<number>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(child.exitCode ?? 1) : child.once('exit', (code) => resolve(code ?? 1))));
+
+/** SIGTERM, then SIGKILL when it has not exited within the grace period. */
+async function stop(child: ChildProcess, name: string): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  process.stdout.write(`svc: stopping ${name}\n`);
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => {
+    process.stdout.write(`svc: ${name} did not stop within ${STOP_GRACE_MS / 1000} s: killing it\n`);
+    child.kill('SIGKILL');
+  }, STOP_GRACE_MS);
+  await exited(child);
+  clearTimeout(timer);
+}
+
+/** Resolves once svcd answers 204 on /v1.0/healthz; rejects if it exits first or takes too long. */
+async function ready(svcd: ChildProcess, httpPort: number): Promise<void> {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  let gone = false;
+  void exited(svcd).then(() => (gone = true));
+  for (;;) {
+    if (gone) throw new CliError('svcd exited before it was ready: see its lines above');
+    try {
+      if ((await fetch(`http://127.0.0.1:${httpPort}/v1.0/healthz`)).status === 204) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new CliError(`svcd was not ready within ${READY_TIMEOUT_MS / 1000} s`);
+    await new Promise((r) => setTimeout(r, READY_PROBE_MS));
+  }
+}
+
+function port(values: Record<string, string | boolean | undefined>, name: string, fallback: number): number {
+  const v = values[name];
+  if (v === undefined) return fallback;
+  const n = typeof v === 'string' && /^\d{1,5}$/.test(v) ? Number(v) : NaN;
+  if (!(n >= 0 && n <= 65535)) throw new UsageError(`--${name} must be a port number (got '${String(v)}')`);
+  return n;
+}
+
+export async function runCommand(argv: readonly string[]): Promise<number> {
+  const split = argv.indexOf('--');
+  const own = split < 0 ? argv : argv.slice(0, split);
+  const app = split < 0 ? [] : argv.slice(split + 1);
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: [...own],
+      options: {
+        'app-id': { type: 'string' },
+        'http-port': { type: 'string' },
+        'grpc-port': { type: 'string' },
+        'metrics-port': { type: 'string' },
+        'app-port': { type: 'string' },
+        'resources-path': { type: 'string' },
+        'data-dir': { type: 'string' },
+        'log-level': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    }));
+  } catch (err) {
+    throw new UsageError(`${(err as Error).message}\n\n${RUN_USAGE}`);
+  }
+  if (values.help === true) {
+    process.stdout.write(RUN_USAGE);
+    return 0;
+  }
+  const appId = values['app-id'];
+  if (appId === undefined || appId === '') throw new UsageError(`--app-id is required\n\n${RUN_USAGE}`);
+  const httpPort = port(values, 'http-port', 3500);
+  const grpcPort = port(values, 'grpc-port', 50001);
+  const resources = path.resolve(values['resources-path'] ?? DEFAULT_RESOURCES_PATH);
+  if (!existsSync(resources) || readdirSync(resources).length === 0) {
+    for (const file of writeDefaultResources(resources)) process.stdout.write(`svc: created ${file} (the embedded SQLite store, workflows ready)\n`);
+  }
+  const svcdArgs = ['--app-id', appId, '--http-port', String(httpPort), '--grpc-port', String(grpcPort), '--resources-path', resources, '--data-dir', path.resolve(values['data-dir'] ?? '.svc/data')];
+  if (values['metrics-port'] !== undefined) svcdArgs.push('--metrics-port', String(port(values, 'metrics-port', 9090)));
+  if (values['app-port'] !== undefined) svcdArgs.push('--app-port', String(port(values, 'app-port', 0)));
+  if (values['log-level'] !== undefined) svcdArgs.push('--log-level', values['log-level']);
+
+  const startedAt = Date.now();
+  process.stdout.write(`svc: starting svcd for app '${appId}' (resources ${resources})\n`);
+  const svcd = spawn(process.execPath, [SVCD_MAIN, ...svcdArgs], { stdio: ['ignore', 'pipe', 'pipe'] });
+  relay(svcd.stdout, '[svcd]');
+  relay(svcd.stderr, '[svcd]');
+
+  let stopping = false;
+  let appProcess: ChildProcess | undefined;
+  const stopAll = async () => {
+    stopping = true;
+    if (appProcess) await stop(appProcess, 'the app');
+    await stop(svcd, 'svcd');
+  };
+  const onSignal = () => {
+    if (stopping) return;
+    process.stdout.write('\nsvc: stopping (Ctrl-C again has no effect; each gets a grace period)\n');
+    void stopAll();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
+  try {
+    await ready(svcd, httpPort);
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+  process.stdout.write(`svc: svcd ready in ${Date.now() - startedAt} ms: HTTP http://127.0.0.1:${httpPort}, gRPC 127.0.0.1:${grpcPort}, UI http://127.0.0.1:${httpPort}/ui/\n`);
+
+  if (app.length > 0 && !stopping) {
+    const [command, ...args] = app as [string, ...string[]];
+    process.stdout.write(`svc: starting the app: ${app.join(' ')}\n`);
+    const env = { ...process.env, APP_ID: appId, SVC_HTTP_PORT: String(httpPort), SVC_GRPC_PORT: String(grpcPort), SVC_GRPC_ADDRESS: `localhost:${grpcPort}`, DAPR_HTTP_PORT: String(httpPort), DAPR_GRPC_PORT: String(grpcPort) };
+    const child = spawn(command, args, { stdio: ['inherit', 'pipe', 'pipe'], env });
+    appProcess = child;
+    relay(child.stdout, '[app]');
+    relay(child.stderr, '[app]');
+    child.once('error', (err) => process.stdout.write(`svc: the app could not start: ${err.message}\n`));
+  } else if (app.length === 0) {
+    process.stdout.write('svc: no app command given (after --): svcd runs alone; Ctrl-C stops it\n');
+  }
+
+  // Whichever ends first: svcd, the app, or a signal (stopAll then ends both).
+  const svcdEnd = exited(svcd).then((code) => ({ who: 'svcd' as const, code }));
+  const appEnd = appProcess ? exited(appProcess).then((code) => ({ who: 'app' as const, code })) : new Promise<never>(() => undefined);
+  const first = await Promise.race([svcdEnd, appEnd]);
+  if (stopping) {
+    await stopAll();
+    process.stdout.write('svc: stopped\n');
+    return 0;
+  }
+  if (first.who === 'app') {
+    process.stdout.write(`svc: the app exited with code ${first.code}\n`);
+    await stopAll();
+    return first.code;
+  }
+  process.stdout.write(`svc: svcd exited with code ${first.code}: see its lines above\n`);
+  await stopAll();
+  return 1;
+}
