@@ -12,6 +12,7 @@ const BENCHES: { script: string; nodeArgs?: string[] }[] = [
   { script: 'actors.js', nodeArgs: ['--expose-gc'] },
   { script: 'workflow.js' },
   { script: 'fanout-huge.js' },
+  { script: 'list-instances.js' },
   { script: 'replicas.js' },
   { script: 'pubsub.js' },
 ];

@@ -1,0 +1,83 @@
+/**
+ * The workflow list (`GET /v1.0/workflows/svc`) at scale: BENCH_INSTANCES (default 100,000) instances started over
+ * HTTP on each actor store (no worker: they stay PENDING, each with its index entries), then the latency of list
+ * calls, unfiltered and filtered, and of paging deep into the list. Prints per store and call: p50 / p99 / max
+ * over BENCH_LIST_REPEAT calls (default 30), and svcd's CPU per call from /proc.
+ * Run: `npm run build && node bench/dist/src/list-instances.js` (BENCH_STORES=sqlite,redis,postgresql).
+ */
+import { actorStore, SvcdProcess, type ActorStoreKind } from '@svc/runtime/test-support';
+import { cpuMs, percentile } from './workflow-loop.js';
+
+const print = (line: string) => process.stdout.write(`${line}\n`);
+const INSTANCES = Number(process.env.BENCH_INSTANCES ?? 100_000);
+const REPEAT = Number(process.env.BENCH_LIST_REPEAT ?? 30);
+const STORES = (process.env.BENCH_STORES ?? 'sqlite,redis,postgresql').split(',') as ActorStoreKind[];
+const START_CONCURRENCY = 64;
+/** One instance in 100 is a `refund`: a name filter that matches 1%. */
+const nameOf = (i: number) => (i % 100 === 0 ? 'refund' : 'order');
+
+async function startAll(svcd: SvcdProcess): Promise<number> {
+  const t0 = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: START_CONCURRENCY }, async () => {
+      while (next < INSTANCES) {
+        const i = next++;
+        const res = await svcd.request('POST', `/v1.0/workflows/svc/${nameOf(i)}/start?instanceID=inst-${String(i).padStart(6, '0')}`, '{"n":1}');
+        if (res.status !== 202) throw new Error(`start ${i}: ${res.status} ${await res.text()}`);
+      }
+    }),
+  );
+  return INSTANCES / ((performance.now() - t0) / 1000);
+}
+
+async function list(svcd: SvcdProcess, query: string): Promise<{ instances: unknown[]; continuationToken: string | null }> {
+  const res = await svcd.request('GET', `/v1.0/workflows/svc?${query}`);
+  if (res.status !== 200) throw new Error(`list ${query}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as { instances: unknown[]; continuationToken: string | null };
+}
+
+/** `call` REPEAT times; latencies sorted, and svcd's CPU per call. */
+async function measure(svcd: SvcdProcess, call: () => Promise<unknown>): Promise<{ ms: number[]; cpuMsPerCall: number }> {
+  const ms: number[] = [];
+  const cpu0 = cpuMs(svcd.child.pid!);
+  for (let i = 0; i < REPEAT; i++) {
+    const t0 = performance.now();
+    await call();
+    ms.push(performance.now() - t0);
+  }
+  return { ms: ms.sort((a, b) => a - b), cpuMsPerCall: (cpuMs(svcd.child.pid!) - cpu0) / REPEAT };
+}
+
+async function benchStore(kind: ActorStoreKind): Promise<void> {
+  const store = actorStore(kind, 'bench-list');
+  const svcd = await SvcdProcess.start({ appId: store.appId, resources: store.resources, args: ['--log-level', 'warn'] });
+  try {
+    const startsPerSecond = await startAll(svcd);
+    // The token of page 100 (pageSize 50): where a deep page starts.
+    let deep: string | null = null;
+    for (let page = 0; page < 100; page++) deep = (await list(svcd, `pageSize=50${deep !== null ? `&continuationToken=${deep}` : ''}`)).continuationToken;
+    const cases: [string, () => Promise<unknown>][] = [
+      ['first page of 50, no filter', () => list(svcd, 'pageSize=50')],
+      ['page 101 of 50 (after 5,000)', () => list(svcd, `pageSize=50&continuationToken=${deep!}`)],
+      ['first page of 1,000', () => list(svcd, 'pageSize=1000')],
+      ['name=refund (1% match), 50', () => list(svcd, 'name=refund&pageSize=50')],
+      ['status=COMPLETED (no match): one call', () => list(svcd, 'status=COMPLETED&pageSize=50')],
+      ['ID prefix inst-0999 (10 match), 50', () => list(svcd, 'instanceIDPrefix=inst-0999&pageSize=50')],
+    ];
+    for (const [name, call] of cases) {
+      const { ms, cpuMsPerCall } = await measure(svcd, call);
+      print(`| ${kind} | ${INSTANCES} | ${name} | ${percentile(ms, 50).toFixed(1)} / ${percentile(ms, 99).toFixed(1)} / ${(ms.at(-1) ?? 0).toFixed(1)} | ${cpuMsPerCall.toFixed(1)} |`);
+    }
+    print(`| ${kind} | ${INSTANCES} | (starts over HTTP, 64 at a time) | ${startsPerSecond.toFixed(0)} starts/s | |`);
+  } finally {
+    await svcd.dispose();
+    await store.cleanup();
+  }
+}
+
+print(`workflow list latency, ${INSTANCES} instances per store, ${REPEAT} calls per row`);
+print('| store | instances | call | ms p50 / p99 / max | svcd CPU ms per call |');
+print('|---|---|---|---|---|');
+for (const kind of STORES) await benchStore(kind);
+process.exit(0);
