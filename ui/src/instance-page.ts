@@ -148,7 +148,7 @@ export function renderInstancePage(root: HTMLElement, instanceId: string): () =>
         : null,
       el('div', { class: 'columns' }, el('section', { id: 'input' }, el('h2', {}, 'Input'), payload(props[`${P}input`])), el('section', { id: 'output' }, el('h2', {}, 'Output'), payload(props[`${P}output`]))),
       el('h2', {}, 'Timeline'),
-      renderTimeline(stepsOf(events), from, Math.max(to, from + 1), (s) => rerunButton(instance, s)),
+      renderTimeline(stepsOf(events), from, Math.max(to, from + 1), TERMINAL.has(instance.runtimeStatus), (s) => rerunButton(instance, s)),
       el('h2', {}, `History (${events.length}${partial ? '+ events, the first shown' : ' events'})`),
       eventsTable(events),
     );

@@ -85,22 +85,26 @@ function failureText(e: HistoryEvent): string {
   return f ? `${f.errorType ?? ''}: ${f.errorMessage ?? ''}` : '';
 }
 
-/** Rows of steps with bars on the span [from, to]; `action` adds a cell (rerun) to the rows it returns one for. */
-export function renderTimeline(steps: readonly Step[], from: number, to: number, action: (s: Step) => Node | undefined): HTMLElement {
+/**
+ * Rows of steps with bars on the span [from, to]; `action` adds a cell (rerun) to the rows it returns one for.
+ * Once the instance has `finished`, a step without a result was abandoned (a timer that lost a race), not running.
+ */
+export function renderTimeline(steps: readonly Step[], from: number, to: number, finished: boolean, action: (s: Step) => Node | undefined): HTMLElement {
   const span = Math.max(1, to - from);
   const rows = steps.map((s) => {
     const end = s.end ?? (s.state === 'open' ? to : s.start);
-    const bar = el('div', { class: `bar bar-${s.state} bar-${s.kind}` });
+    const state = s.state === 'open' && finished ? 'abandoned' : s.state;
+    const bar = el('div', { class: `bar bar-${state} bar-${s.kind}` });
     const left = clamp(((s.start - from) / span) * 100);
     bar.style.left = `${left.toFixed(2)}%`;
     bar.style.width = s.state === 'point' ? '2px' : `${Math.max(0.5, Math.min(100 - left, ((end - s.start) / span) * 100)).toFixed(2)}%`;
     const name = s.childInstanceId !== undefined ? el('a', { href: `#/instances/${encodeURIComponent(s.childInstanceId)}` }, `${s.label} (${s.childInstanceId})`) : s.label;
     return el(
       'tr',
-      { 'data-kind': s.kind, 'data-state': s.state },
+      { 'data-kind': s.kind, 'data-state': state },
       el('td', {}, s.kind),
       el('td', {}, name, s.detail ? el('div', { class: 'failure-line' }, s.detail) : null),
-      el('td', {}, s.state === 'point' ? '' : s.end !== undefined ? duration(s.end - s.start) : 'running'),
+      el('td', {}, state === 'point' ? '' : s.end !== undefined ? duration(s.end - s.start) : state === 'abandoned' ? 'no result' : 'running'),
       el('td', { class: 'track' }, el('div', { class: 'lane' }, bar)),
       el('td', {}, action(s) ?? ''),
     );
