@@ -2,6 +2,10 @@
  * The svcd HTTP API as the UI calls it: same origin, the API token (when svcd asks for one) from this browser
  * session's storage, errors as svcd's `{errorCode, message}`.
  */
+import type { InstanceListView } from '@svc/runtime/workflow/management-api.js';
+import type { WorkflowInstanceView } from '@svc/runtime/workflow/http-view.js';
+import type { HistoryEventView, HistoryPageView } from '@svc/runtime/workflow/history-view.js';
+
 const TOKEN_KEY = 'svc-api-token';
 const BASE = '/v1.0/workflows/svc';
 
@@ -40,44 +44,20 @@ async function call<T>(method: string, path: string, body?: string): Promise<T> 
   return (text === '' ? undefined : JSON.parse(text)) as T;
 }
 
-export interface InstanceSummary {
-  instanceID: string;
-  workflowName: string;
-  runtimeStatus: string;
-  createdAt: string;
-  lastUpdatedAt: string;
-  parentInstanceID?: string;
-}
 
-export interface InstanceList {
-  instances: InstanceSummary[];
-  continuationToken: string | null;
-}
-
-export interface Instance {
-  instanceID: string;
-  workflowName?: string;
-  createdAt: string;
-  lastUpdatedAt: string;
-  runtimeStatus: string;
-  properties: Record<string, string>;
-}
-
-export type HistoryEvent = Record<string, unknown> & { index: number; eventId: number; type: string; timestamp: string };
-
-export interface HistoryPage {
-  events: HistoryEvent[];
-  continuationToken: string | null;
-}
+/** The wire shapes are svcd's own (type-only imports: nothing of the runtime is bundled). */
+export type { InstanceListView as InstanceList, InstanceSummaryView as InstanceSummary } from '@svc/runtime/workflow/management-api.js';
+export type { WorkflowInstanceView as Instance } from '@svc/runtime/workflow/http-view.js';
+export type { HistoryEventView as HistoryEvent, HistoryPageView as HistoryPage } from '@svc/runtime/workflow/history-view.js';
 
 const id = (instanceId: string) => `${BASE}/${encodeURIComponent(instanceId)}`;
 
 export const api = {
-  list: (query: URLSearchParams) => call<InstanceList>('GET', `${BASE}?${query.toString()}`),
-  get: (instanceId: string) => call<Instance>('GET', id(instanceId)),
+  list: (query: URLSearchParams) => call<InstanceListView>('GET', `${BASE}?${query.toString()}`),
+  get: (instanceId: string) => call<WorkflowInstanceView>('GET', id(instanceId)),
   history: (instanceId: string, continuationToken: string | null) =>
-    call<HistoryPage>('GET', `${id(instanceId)}/history?pageSize=5000${continuationToken !== null ? `&continuationToken=${continuationToken}` : ''}`),
-  event: (instanceId: string, index: number) => call<HistoryEvent>('GET', `${id(instanceId)}/history/${index}`),
+    call<HistoryPageView>('GET', `${id(instanceId)}/history?pageSize=5000${continuationToken !== null ? `&continuationToken=${continuationToken}` : ''}`),
+  event: (instanceId: string, index: number) => call<HistoryEventView>('GET', `${id(instanceId)}/history/${index}`),
   raiseEvent: (instanceId: string, name: string, data: string) => call<void>('POST', `${id(instanceId)}/raiseEvent/${encodeURIComponent(name)}`, data === '' ? undefined : data),
   command: (instanceId: string, op: 'pause' | 'resume' | 'terminate' | 'purge') => call<void>('POST', `${id(instanceId)}/${op}`),
   rerun: (instanceId: string, eventId: number, newInstanceId: string, input: string) =>

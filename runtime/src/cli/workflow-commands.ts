@@ -3,6 +3,9 @@
  * running svcd's HTTP API.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { WorkflowInstanceView } from '../workflow/http-view.js';
+import type { HistoryEventView, HistoryPageView } from '../workflow/history-view.js';
+import type { InstanceListView, InstanceSummaryView } from '../workflow/management-api.js';
 import { printFacts, printJson, printTable, type OutputFormat } from './output.js';
 import { SvcdClient } from './svcd-client.js';
 import { UsageError } from './usage-error.js';
@@ -15,26 +18,6 @@ const COMMON = {
   output: { type: 'string', short: 'o' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options'];
-
-interface InstanceSummary {
-  instanceID: string;
-  workflowName: string;
-  runtimeStatus: string;
-  createdAt: string;
-  lastUpdatedAt: string;
-  parentInstanceID?: string;
-}
-
-interface Instance {
-  instanceID: string;
-  workflowName?: string;
-  runtimeStatus: string;
-  createdAt: string;
-  lastUpdatedAt: string;
-  properties: Record<string, string>;
-}
-
-type HistoryEvent = Record<string, unknown> & { index: number; eventId: number; type: string; timestamp: string };
 
 interface Command {
   readonly usage: string;
@@ -102,10 +85,10 @@ export const WORKFLOW_COMMANDS: Record<string, Command> = {
     },
     args: [],
     async run(c) {
-      const instances: InstanceSummary[] = [];
+      const instances: InstanceSummaryView[] = [];
       let token = one(c, 'continuation-token');
       do {
-        const page = await c.client.call<{ instances: InstanceSummary[]; continuationToken: string | null }>('GET', `${BASE}?${listQuery(c, token)}`);
+        const page = await c.client.call<InstanceListView>('GET', `${BASE}?${listQuery(c, token)}`);
         instances.push(...page.instances);
         token = page.continuationToken ?? undefined;
       } while (c.values.all === true && token !== undefined);
@@ -123,7 +106,7 @@ export const WORKFLOW_COMMANDS: Record<string, Command> = {
     summary: 'Status, input, output, custom status and failure of one instance',
     args: ['instance-id'],
     async run(c) {
-      const i = await c.client.call<Instance>('GET', id(c.args[0]!));
+      const i = await c.client.call<WorkflowInstanceView>('GET', id(c.args[0]!));
       if (c.output === 'json') return printJson(i);
       const p = (k: string) => i.properties[`svc.workflow.${k}`];
       printFacts([
@@ -146,13 +129,13 @@ export const WORKFLOW_COMMANDS: Record<string, Command> = {
     options: { full: { type: 'boolean' } },
     args: ['instance-id'],
     async run(c) {
-      const events: HistoryEvent[] = [];
+      const events: HistoryEventView[] = [];
       let token: string | null = null;
       do {
         const q = new URLSearchParams({ pageSize: '5000' });
         if (c.values.full === true) q.set('payloads', 'full');
         if (token !== null) q.set('continuationToken', token);
-        const page: { events: HistoryEvent[]; continuationToken: string | null } = await c.client.call('GET', `${id(c.args[0]!)}/history?${q.toString()}`);
+        const page: HistoryPageView = await c.client.call('GET', `${id(c.args[0]!)}/history?${q.toString()}`);
         events.push(...page.events);
         token = page.continuationToken;
       } while (token !== null);
@@ -207,7 +190,7 @@ export const WORKFLOW_COMMANDS: Record<string, Command> = {
 };
 
 /** The interesting fields of an event on one line. */
-function details(e: HistoryEvent): string {
+function details(e: HistoryEventView): string {
   const shown: string[] = [];
   for (const [k, v] of Object.entries(e)) {
     if (['index', 'eventId', 'type', 'timestamp', 'executionId'].includes(k) || k.endsWith('Trimmed') || k.endsWith('Length')) continue;

@@ -49,6 +49,8 @@ const ROUTES: readonly { method: 'get' | 'post'; path: string; run: Run }[] = [
     method: 'get',
     path: '/:component',
     async run(ctx, api) {
+      // `…/svc/` is a get with an empty instance ID (the router ignores the trailing slash), not the list.
+      if (ctx.path.endsWith('/')) checkExistingInstanceId('');
       ctx.body = await api.list(param(ctx, 'component'), listInstancesRequest(ctx.query));
     },
   },

@@ -113,6 +113,20 @@ describe('workflow HTTP routes (unit, fake engine)', () => {
     expect(engine.instances.has('w1')).to.equal(false);
   });
 
+  it('list: the query becomes the engine request (statuses in any case, either form; times as epoch ms)', async () => {
+    const res = await call('GET', '/v1.0/workflows/svc?status=running,Failed&status=SUSPENDED&name=order&createdFrom=2026-01-02&createdTo=2026-01-03T04:05:06.007Z&instanceIDPrefix=ord&pageSize=5&continuationToken=abc');
+    expect(res.status).to.equal(200);
+    expect(engine.listRequests).to.deep.equal([
+      {
+        filter: { statuses: ['RUNNING', 'FAILED', 'SUSPENDED'], name: 'order', createdFrom: Date.UTC(2026, 0, 2), createdTo: Date.UTC(2026, 0, 3, 4, 5, 6, 7), instanceIdPrefix: 'ord' },
+        pageSize: 5,
+        continuationToken: 'abc',
+      },
+    ]);
+    await call('GET', '/v1.0/workflows/svc?name=&instanceIDPrefix=');
+    expect(engine.listRequests[1]).to.deep.equal({ filter: {} });
+  });
+
   describe('bad input never reaches the engine', () => {
     const instanceRoutes = (id: string) => [
       ['GET', `/v1.0/workflows/svc/${id}`],
