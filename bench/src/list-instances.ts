@@ -73,7 +73,7 @@ async function benchStore(kind: ActorStoreKind): Promise<void> {
       ['first page of 1,000', () => list(svcd, 'pageSize=1000')],
       ['name=refund (1% match), 50', () => list(svcd, 'name=refund&pageSize=50')],
       ['status=COMPLETED (no match): one call', () => list(svcd, 'status=COMPLETED&pageSize=50')],
-      ['ID prefix inst-0999 (10 match), 50', () => list(svcd, 'instanceIDPrefix=inst-0999&pageSize=50')],
+      ['ID prefix inst-0999 (100 match, newest), 50', () => list(svcd, 'instanceIDPrefix=inst-0999&pageSize=50')],
     ];
     for (const [name, call] of cases) {
       const { ms, cpuMsPerCall } = await measure(svcd, call);
