@@ -1,34 +1,40 @@
-import { CronBinding } from '../bindings/cron.js';
-import { InMemoryPubSub } from '../pubsub/in-memory.js';
-import { JetStreamPubSub } from '../pubsub/nats-jetstream.js';
-import { RedisStreamsPubSub } from '../pubsub/redis-streams.js';
-import { InMemoryStateStore } from '../state/in-memory.js';
-import { PostgresStateStore, postgresOptionsFromMetadata } from '../state/postgresql.js';
-import { RedisStateStore, redisOptionsFromMetadata } from '../state/redis.js';
-import { SqliteStateStore, sqliteOptionsFromMetadata } from '../state/sqlite.js';
 import type { Component, ComponentContext, ComponentRegistry } from './registry.js';
 import { metadataValue, type ComponentSpec } from './spec.js';
 
 type BuiltinFactory = (get: (name: string) => string | undefined, spec: ComponentSpec, ctx: ComponentContext) => Promise<Component>;
 
+/*
+ * Each factory imports its module when a component of its type is created, not when svcd starts: the client
+ * libraries (ioredis, pg, nats, better-sqlite3) cost start-up time only to the svcd whose resources use them.
+ */
+
 /** Built-in state stores: each factory reads `spec.metadata` and connects, so a bad address fails the init. */
 const STATE_STORES: Record<string, BuiltinFactory> = {
-  'state.in-memory': () => Promise.resolve(new InMemoryStateStore()),
-  'state.sqlite': (get, spec, ctx) => SqliteStateStore.open(sqliteOptionsFromMetadata(get, { componentName: spec.name, dataDir: ctx.dataDir })),
-  'state.redis': (get) => RedisStateStore.connect(redisOptionsFromMetadata(get)),
-  'state.postgresql': (get) => PostgresStateStore.connect(postgresOptionsFromMetadata(get)),
+  'state.in-memory': async () => new (await import('../state/in-memory.js')).InMemoryStateStore(),
+  'state.sqlite': async (get, spec, ctx) => {
+    const { SqliteStateStore, sqliteOptionsFromMetadata } = await import('../state/sqlite.js');
+    return SqliteStateStore.open(sqliteOptionsFromMetadata(get, { componentName: spec.name, dataDir: ctx.dataDir }));
+  },
+  'state.redis': async (get) => {
+    const { RedisStateStore, redisOptionsFromMetadata } = await import('../state/redis.js');
+    return RedisStateStore.connect(redisOptionsFromMetadata(get));
+  },
+  'state.postgresql': async (get) => {
+    const { PostgresStateStore, postgresOptionsFromMetadata } = await import('../state/postgresql.js');
+    return PostgresStateStore.connect(postgresOptionsFromMetadata(get));
+  },
 };
 
 /** Built-in pub/subs. */
 const PUBSUBS: Record<string, BuiltinFactory> = {
-  'pubsub.in-memory': (get) => Promise.resolve(InMemoryPubSub.fromMetadata(get)),
-  'pubsub.redis': (get, _spec, ctx) => RedisStreamsPubSub.connect(get, ctx.log),
-  'pubsub.jetstream': (get, _spec, ctx) => JetStreamPubSub.connect(get, ctx.log),
+  'pubsub.in-memory': async (get) => (await import('../pubsub/in-memory.js')).InMemoryPubSub.fromMetadata(get),
+  'pubsub.redis': async (get, _spec, ctx) => (await import('../pubsub/redis-streams.js')).RedisStreamsPubSub.connect(get, ctx.log),
+  'pubsub.jetstream': async (get, _spec, ctx) => (await import('../pubsub/nats-jetstream.js')).JetStreamPubSub.connect(get, ctx.log),
 };
 
 /** Built-in bindings. */
 const BINDINGS: Record<string, BuiltinFactory> = {
-  'bindings.cron': (get, _spec, ctx) => Promise.resolve(CronBinding.fromMetadata(get, ctx.log)),
+  'bindings.cron': async (get, _spec, ctx) => (await import('../bindings/cron.js')).CronBinding.fromMetadata(get, ctx.log),
 };
 
 /** Registers every built-in component type. */

@@ -112,25 +112,27 @@ describe('gRPC runtime API (real svcd, raw gRPC clients)', function () {
     client.close();
   });
 
-  it('lists its services by reflection', async () => {
-    const out = await new Promise<string[]>((resolve, reject) => {
-      const Client = grpc.makeGenericClientConstructor({}, 'x');
-      const c = new Client(`127.0.0.1:${svcd.ports.grpc}`, grpc.credentials.createInsecure());
-      const stream = c.makeBidiStreamRequest(
-        '/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo',
-        (b: Buffer) => b,
-        (b: Buffer) => b,
-      );
-      stream.on('data', (b: Buffer) => {
-        // ListServiceResponse: field 6 holds services (field 1: name); read the names as printable runs.
-        resolve(b.toString('latin1').match(/[A-Za-z][A-Za-z0-9_.]{4,}/g) ?? []);
-        stream.end();
+  it('lists its services by reflection, v1 and v1alpha (the index is built on the first call)', async () => {
+    for (const version of ['v1', 'v1alpha']) {
+      const out = await new Promise<string[]>((resolve, reject) => {
+        const Client = grpc.makeGenericClientConstructor({}, 'x');
+        const c = new Client(`127.0.0.1:${svcd.ports.grpc}`, grpc.credentials.createInsecure());
+        const stream = c.makeBidiStreamRequest(
+          `/grpc.reflection.${version}.ServerReflection/ServerReflectionInfo`,
+          (b: Buffer) => b,
+          (b: Buffer) => b,
+        );
+        stream.on('data', (b: Buffer) => {
+          // ListServiceResponse: field 6 holds services (field 1: name); read the names as printable runs.
+          resolve(b.toString('latin1').match(/[A-Za-z][A-Za-z0-9_.]{4,}/g) ?? []);
+          stream.end();
+        });
+        stream.on('error', reject);
+        // ServerReflectionRequest { list_services = 7: "" }
+        stream.write(Buffer.from([0x3a, 0x00]));
       });
-      stream.on('error', reject);
-      // ServerReflectionRequest { list_services = 7: "" }
-      stream.write(Buffer.from([0x3a, 0x00]));
-    });
-    expect(out).to.include.members(['svc.proto.runtime.v1.Svc', 'dapr.proto.runtime.v1.Dapr', 'grpc.health.v1.Health', 'TaskHubSidecarService']);
+      expect(out, version).to.include.members(['svc.proto.runtime.v1.Svc', 'dapr.proto.runtime.v1.Dapr', 'grpc.health.v1.Health', 'TaskHubSidecarService']);
+    }
   });
 });
 

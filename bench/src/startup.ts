@@ -1,0 +1,64 @@
+/**
+ * Start to healthy: svcd started BENCH_STARTS times (default 20) with the embedded default (a SQLite actor store,
+ * workflows ready), the time from spawn to the first 204 from /v1.0/healthz (probed every 2 ms), and svcd's RSS
+ * once healthy. Prints p50 / p90 / max.
+ * Run: `npm run build && node bench/dist/src/startup.js`.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { freePort, SVCD_MAIN } from '@svc/runtime/test-support';
+import { percentile, rssMiB } from './workflow-loop.js';
+
+const STARTS = Number(process.env.BENCH_STARTS ?? 20);
+const STORE = `apiVersion: svc.io/v1alpha1
+kind: Component
+metadata:
+  name: statestore
+spec:
+  type: state.sqlite
+  version: v1
+  metadata:
+    - name: actorStateStore
+      value: "true"
+`;
+
+async function once(): Promise<{ ms: number; rss: number }> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-startup-'));
+  mkdirSync(path.join(dir, 'resources'));
+  writeFileSync(path.join(dir, 'resources', 'statestore.yaml'), STORE);
+  const http = await freePort();
+  const args = ['--app-id', 'startup', '--http-port', String(http), '--grpc-port', String(await freePort()), '--metrics-port', '0', '--internal-grpc-port', '0'];
+  const t0 = performance.now();
+  const child = spawn(process.execPath, [SVCD_MAIN, ...args, '--resources-path', path.join(dir, 'resources'), '--data-dir', path.join(dir, 'data')], { stdio: 'ignore' });
+  try {
+    for (;;) {
+      const ok = await fetch(`http://127.0.0.1:${http}/v1.0/healthz`).then(
+        (r) => r.status === 204,
+        () => false,
+      );
+      if (ok) break;
+      if (performance.now() - t0 > 30_000) throw new Error('svcd was not healthy within 30 s');
+      await new Promise((r) => setTimeout(r, 2));
+    }
+    return { ms: performance.now() - t0, rss: rssMiB(child.pid!) };
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const ms: number[] = [];
+const rss: number[] = [];
+for (let i = 0; i < STARTS; i++) {
+  const r = await once();
+  ms.push(r.ms);
+  rss.push(r.rss);
+}
+ms.sort((a, b) => a - b);
+rss.sort((a, b) => a - b);
+process.stdout.write(`svcd start to healthy (embedded SQLite, workflows ready), ${STARTS} starts\n`);
+process.stdout.write('| ms p50 | ms p90 | ms max | RSS MiB when healthy, p50 |\n|---:|---:|---:|---:|\n');
+process.stdout.write(`| ${percentile(ms, 50).toFixed(0)} | ${percentile(ms, 90).toFixed(0)} | ${(ms.at(-1) ?? 0).toFixed(0)} | ${percentile(rss, 50).toFixed(0)} |\n`);
