@@ -83,7 +83,7 @@ function servicesOf(reflection: ReflectionService): Map<string, { definition: gr
       added.set(Object.values(definition)[0]!.path, { definition, implementation });
     },
   };
-  reflection.addToServer(recorder as unknown as grpc.Server);
+  reflection.addToServer(recorder);
   return added;
 }
 
