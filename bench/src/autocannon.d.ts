@@ -22,7 +22,8 @@ declare module 'autocannon' {
     p99: number;
   }
   export interface Result {
-    requests: Histogram;
+    /** `total`: every answered request. */
+    requests: Histogram & { total: number };
     latency: Histogram;
     non2xx: number;
     errors: number;
