@@ -61,6 +61,7 @@ interface RegisteredType {
   readonly uncachedKeyPrefixes: readonly string[];
   /** The named indexes (`ActorTypeOptions.indexes`). */
   readonly indexes: ReadonlySet<string>;
+  readonly leaseIdle: ActorTypeOptions['leaseIdle'];
 }
 
 const actorKey = (type: string, id: string) => `${type}||${id}`;
@@ -130,7 +131,7 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
     if (this.#types.has(type)) throw new RuntimeError('ERR_MALFORMED_REQUEST', `actor type ${type} is already registered`);
     const indexes = new Set(opts.indexes ?? []);
     for (const name of indexes) assertValidIndexName(name);
-    this.#types.set(type, { factory, idleTimeoutMs: opts.idleTimeoutMs ?? this.#idleTimeoutMs, uncachedKeyPrefixes: opts.uncachedKeyPrefixes ?? [], indexes });
+    this.#types.set(type, { factory, idleTimeoutMs: opts.idleTimeoutMs ?? this.#idleTimeoutMs, uncachedKeyPrefixes: opts.uncachedKeyPrefixes ?? [], indexes, leaseIdle: opts.leaseIdle });
     for (const name of ['', ...indexes]) this.#listing?.declareListedPrefix(this.#keys.indexPrefix(type, name));
     if (this.#started) this.#trackLoad(this.#loadReminders(type));
   }
@@ -526,7 +527,9 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
 
   #runReminder(fire: ScheduledFire): Promise<void> {
     const retryKey = actorKey(fire.type, fire.actorId) + '||' + fire.name;
-    return this.#enqueue(fire.type, fire.actorId, 'reminder', (ctx) => this.#reminderTurn(ctx, fire)).then(
+    const idle = this.#idleLeaseAdvance(fire);
+    const work = idle ? this.#commitReminders(fire.type, fire.actorId, [idle], []) : this.#enqueue(fire.type, fire.actorId, 'reminder', (ctx) => this.#reminderTurn(ctx, fire));
+    return work.then(
       () => void this.#retryAttempts.delete(retryKey),
       (err: unknown) => {
         if (this.#stopping) return;
@@ -539,6 +542,19 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
         this.#schedule(current, this.clock.now() + delay);
       },
     );
+  }
+
+  /**
+   * The in-memory advance of a lease whose type says its work is in hand (`ActorTypeOptions.leaseIdle`), or
+   * undefined when the fire must run as a turn. Only the next due time moves, exactly as a turn's acknowledgement
+   * of such a fire would move it; the stored reminder is not written either way.
+   */
+  #idleLeaseAdvance(fire: ScheduledFire): ReminderChange | undefined {
+    const r = this.#reminders.peek(fire.type, fire.actorId, fire.name);
+    if (!r?.advanceInMemory || r.generation !== fire.generation) return undefined;
+    const now = this.clock.now();
+    if (isExpired(r, now) || this.#types.get(fire.type)?.leaseIdle?.(fire.actorId, fire.name) !== true) return undefined;
+    return { name: r.name, reminder: afterFire(r, now), ifGeneration: r.generation };
   }
 
   async #reminderTurn(ctx: TurnContext, fire: ScheduledFire): Promise<undefined> {

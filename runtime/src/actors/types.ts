@@ -187,6 +187,12 @@ export interface ActorTypeOptions {
    * same entries keyed in another order.
    */
   indexes?: readonly string[];
+  /**
+   * For `advanceInMemory` reminders (leases): true when the work the lease guards is in hand right now, so a fire
+   * would change nothing. The runtime then only moves the next due time in memory, without a turn: no activation,
+   * no state read (100,000 instances waiting for a worker would otherwise each be loaded every lease period).
+   */
+  leaseIdle?: (actorId: string, reminderName: string) => boolean;
 }
 
 /** A page of an index: entries after `after` (exclusive), at most `limit`; `index` names a named index. */

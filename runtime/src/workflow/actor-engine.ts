@@ -35,7 +35,7 @@ import { BY_UPDATE_INDEX, InstanceIndex, continuationToken, instanceIdAfter, mat
 import type { WorkflowMetrics } from './metrics.js';
 import { ResultBatcher } from './result-batcher.js';
 import { INTERNAL_ACTOR_TYPE_PREFIX } from '../actors/public-actors.js';
-import { DECODED_KEY_PREFIXES, OrchestrationActor, decode, decodeHistory, encodeActivityResults, encodeCompletion, type ActivityResultPayload, encode, fromSnapshot, toSnapshot, type CompletionPayload, type InstanceSnapshot } from './orchestration-actor.js';
+import { DECODED_KEY_PREFIXES, RUN, OrchestrationActor, decode, decodeHistory, encodeActivityResults, encodeCompletion, type ActivityResultPayload, encode, fromSnapshot, toSnapshot, type CompletionPayload, type InstanceSnapshot } from './orchestration-actor.js';
 import { WORKFLOW_PEER_METHODS, type WorkflowReplicas } from './replicas.js';
 import { rerunHistory, type RerunRequest } from './rerun.js';
 import { InstanceWatchers } from './watchers.js';
@@ -134,6 +134,9 @@ export class ActorWorkflowEngine implements WorkflowEngine, WorkerHub {
       idleTimeoutMs: WORKFLOW_IDLE_TIMEOUT_MS,
       uncachedKeyPrefixes: DECODED_KEY_PREFIXES,
       indexes: [BY_UPDATE_INDEX],
+      // The `run` lease of an instance whose batch the dispatcher holds (waiting for a worker, or out with one)
+      // would fire a turn that changes nothing; skip it (see docs/workflow-engine.md, Reminders).
+      leaseIdle: (instanceId, reminder) => reminder === RUN && this.#dispatcher.hasOrchestration(instanceId),
     });
     this.#index = new InstanceIndex(this.#runtime, this.actorType);
     this.#replicas.onPartitionsLeft((partitions) => this.#partitionsLeft(partitions));

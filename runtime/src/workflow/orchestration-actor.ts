@@ -47,7 +47,8 @@ const LEASE_MS = 5_000;
 const LEASE_RECHECK_MS = 30_000;
 const lease = (first: { dueTimeMs: number } | { dueAt: number }) => ({ ...first, periodMs: LEASE_RECHECK_MS, advanceInMemory: true });
 
-const RUN = 'run';
+/** The lease reminder of an instance with work out or waiting (docs/workflow-engine.md, Reminders). */
+export const RUN = 'run';
 const timerReminder = (generation: number, id: number) => `timer-${generation}-${id}`;
 /** Written by earlier svcd versions, one per activity; still honoured (the activity is offered) and dropped. */
 const LEGACY_ACTIVITY_REMINDER = 'activity-';

@@ -676,6 +676,32 @@ describe('actors: reminders', () => {
     await second.stop();
   });
 
+  it('leaseIdle: a lease whose work is in hand moves on its period without a turn or a write; otherwise it fires', async () => {
+    const store = new CountingStore();
+    const clock = new FakeClock();
+    const t0 = clock.now();
+    const fires: { id: string; name: string; at: number; dueAt: number }[] = [];
+    let inHand = true;
+    const runtime = setup({ store, clock }).runtime;
+    runtime.registerType('t', reminderRecorder(fires), { leaseIdle: (id, name) => inHand && id === 'a' && name === 'lease' });
+    await runtime.start();
+    await runtime.createReminder('t', 'a', 'lease', { dueTimeMs: 1000, periodMs: 5000, advanceInMemory: true });
+    await runtime.createReminder('t', 'a', 'plain', { dueTimeMs: 1000, periodMs: 5000 });
+    await runtime.createReminder('t', 'b', 'lease', { dueTimeMs: 1000, periodMs: 5000, advanceInMemory: true });
+    const writesAfterCreate = store.transactions.length;
+    await clock.advance(6000);
+    // a's lease was in hand twice: no turn; the plain reminder (not a lease) and b's lease fired as turns.
+    expect(fires.map((f) => `${f.id}/${f.name}@${f.at - t0}`).sort()).to.deep.equal(['a/plain@1000', 'a/plain@6000', 'b/lease@1000', 'b/lease@6000']);
+    expect((await runtime.getReminder('t', 'a', 'lease'))?.dueAt, 'moved on its period').to.equal(t0 + 11_000);
+    expect(runtime.status().find((s) => s.type === 't')?.count, 'a and b are active (a for its plain reminder only)').to.equal(2);
+    const writes = store.transactions.length - writesAfterCreate;
+    inHand = false;
+    await clock.advance(5000);
+    expect(fires.filter((f) => f.id === 'a' && f.name === 'lease').map((f) => f.at - t0), 'fires again once its work is not in hand').to.deep.equal([11_000]);
+    expect(writes, 'the plain reminder writes its next due time; the leases write nothing').to.equal(2);
+    await runtime.stop();
+  });
+
   it('advanceInMemory: a lease not due yet also fires at once when its actor is loaded anew (restart or failover)', async () => {
     const store = new CountingStore();
     const clock = new FakeClock();
