@@ -5,29 +5,17 @@
  * Run: `npm run build && node bench/dist/src/startup.js`.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { writeDefaultResources } from '@svc/runtime/cli/default-resources.js';
 import { freePort, SVCD_MAIN } from '@svc/runtime/test-support';
 import { percentile, rssMiB } from './workflow-loop.js';
 
 const STARTS = Number(process.env.BENCH_STARTS ?? 20);
-const STORE = `apiVersion: svc.io/v1alpha1
-kind: Component
-metadata:
-  name: statestore
-spec:
-  type: state.sqlite
-  version: v1
-  metadata:
-    - name: actorStateStore
-      value: "true"
-`;
-
 async function once(): Promise<{ ms: number; rss: number }> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-startup-'));
-  mkdirSync(path.join(dir, 'resources'));
-  writeFileSync(path.join(dir, 'resources', 'statestore.yaml'), STORE);
+  writeDefaultResources(path.join(dir, 'resources'));
   const http = await freePort();
   const args = ['--app-id', 'startup', '--http-port', String(http), '--grpc-port', String(await freePort()), '--metrics-port', '0', '--internal-grpc-port', '0'];
   const t0 = performance.now();
