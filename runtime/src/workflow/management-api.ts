@@ -8,6 +8,7 @@ import type { ErrorCode } from '../errors/codes.js';
 import { RuntimeError } from '../errors/runtime-error.js';
 import { withCode } from '../errors/with-code.js';
 import type { InstanceSummary, ListInstancesRequest, WorkflowEngine, WorkflowInstance } from './engine.js';
+import type { HistoryEvent } from './history.js';
 import { eventIndex, historyEventView, historyPage, type HistoryEventView, type HistoryPageView } from './history-view.js';
 import { bodyAsPayload, checkWorkflowComponent } from './http-validation.js';
 import { instanceView, propertyPrefix, type WorkflowInstanceView } from './http-view.js';
@@ -72,17 +73,12 @@ export class WorkflowManagementApi {
 
   /** A page of the instance's history events (payloads trimmed unless `whole`), or 404. */
   async history(component: string, instanceId: string, page: { pageSize?: number; continuationToken?: string; whole: boolean }): Promise<HistoryPageView> {
-    this.#check(component, instanceId);
-    const history = await this.#run('ERR_GET_WORKFLOW', 'getting workflow history', () => this.engine.history(instanceId));
-    if (history === undefined) throw notFound(instanceId);
-    return historyPage(instanceId, history, page);
+    return historyPage(instanceId, await this.#history(component, instanceId), page);
   }
 
   /** One history event with its payloads whole. */
   async historyEvent(component: string, instanceId: string, index: string): Promise<HistoryEventView> {
-    this.#check(component, instanceId);
-    const history = await this.#run('ERR_GET_WORKFLOW', 'getting workflow history', () => this.engine.history(instanceId));
-    if (history === undefined) throw notFound(instanceId);
+    const history = await this.#history(component, instanceId);
     const i = eventIndex(index, history.length, 'event index');
     return historyEventView(history[i]!, i, true);
   }
@@ -104,6 +100,14 @@ export class WorkflowManagementApi {
         ...(payload !== undefined ? { input: payload, overwriteInput: true } : {}),
       }),
     );
+  }
+
+  /** The whole history of the current run, or 404. Pages are cut from it: the engine reads it whole anyway. */
+  async #history(component: string, instanceId: string): Promise<HistoryEvent[]> {
+    this.#check(component, instanceId);
+    const history = await this.#run('ERR_GET_WORKFLOW', 'getting workflow history', () => this.engine.history(instanceId));
+    if (history === undefined) throw notFound(instanceId);
+    return history;
   }
 
   #check(component: string, instanceId: string): void {
