@@ -7,14 +7,16 @@
  *   (c) 1,000 (started 50 at a time) and 10,000 (500 at a time) instances waiting on a 5 s durable timer:
  *       start rate, how many completed within 60 s after the last start, and for those, start-to-completion
  *       p50/p99 from the engine's own createdAt/lastUpdatedAt minus the 5 s;
- *   svcd's RSS after each store's run.
+ *   svcd's RSS after each store's run, and beside every row the sidecar's CPU per workflow (from /proc).
  * Instance counts per cell are in the table; scale them with BENCH_SCALE (default 1). Run:
  * `npm run build && node bench/dist/src/workflow.js` (Redis at 127.0.0.1:6379: `bash scripts/ensure-services.sh`).
+ * Any other sidecar serving the Durable Task protocol is measured the same way, side by side:
+ * `BENCH_SIDECAR_GRPC=127.0.0.1:50001 BENCH_SIDECAR_PID=<its pid> node bench/dist/src/workflow.js`.
  */
 import { TaskHubGrpcClient } from '@dapr/durabletask-js';
 import { OrchestrationStatus } from '@dapr/durabletask-js/orchestration/enum/orchestration-status.enum.js';
 import { actorStore, SvcdProcess, type ActorStoreKind } from '@svc/runtime/test-support';
-import { closedLoop, percentile, rssMiB, startWorker, type Cell } from './workflow-loop.js';
+import { closedLoop, cpuMs, percentile, rssMiB, startWorker, type Cell } from './workflow-loop.js';
 
 const print = (line: string) => process.stdout.write(`${line}\n`);
 // The SDK client prints a line per call; the bench prints through `print` only.
@@ -55,17 +57,16 @@ async function timers(client: TaskHubGrpcClient, prefix: string, instances: numb
   return { workload: `sleeper ${TIMER_MS / 1000}s`, inFlight, instances, perSecond: overheads.length / elapsed, p50: percentile(overheads, 50), p99: percentile(overheads, 99), failed, startRate };
 }
 
-async function benchStore(kind: ActorStoreKind): Promise<void> {
-  const store = actorStore(kind, 'bench-wf');
-  const svcd = await SvcdProcess.start({ appId: store.appId, resources: store.resources, args: ['--log-level', 'warn'] });
-  const worker = await startWorker(svcd.grpcAddress);
-  const client = new TaskHubGrpcClient(svcd.grpcAddress);
+/** Every workload against one running sidecar (its Durable Task gRPC address; its pid for CPU and RSS). */
+async function benchSidecar(label: string, grpcAddress: string, pid: number): Promise<void> {
+  const worker = await startWorker(grpcAddress);
+  const client = new TaskHubGrpcClient(grpcAddress);
   try {
-    print(`\n## actor store: ${kind}\n`);
-    print('| workload | in flight | instances | workflows/s | p50 ms | p99 ms | not completed |');
-    print('|---|---:|---:|---:|---:|---:|---:|');
-    const row = (c: Cell, note = '') =>
-      print(`| ${c.workload}${note} | ${c.inFlight} | ${c.instances} | ${c.perSecond.toFixed(1)} | ${c.p50.toFixed(0)} | ${c.p99.toFixed(0)} | ${c.failed} |`);
+    print(`\n## ${label}\n`);
+    print('| workload | in flight | instances | workflows/s | p50 ms | p99 ms | not completed | sidecar CPU ms/workflow |');
+    print('|---|---:|---:|---:|---:|---:|---:|---:|');
+    const row = (c: Cell, cpu: number, note = '') =>
+      print(`| ${c.workload}${note} | ${c.inFlight} | ${c.instances} | ${c.perSecond.toFixed(1)} | ${c.p50.toFixed(0)} | ${c.p99.toFixed(0)} | ${c.failed} | ${(cpu / c.instances).toFixed(2)} |`);
     const plan: [string, number, number][] = [
       ['sequence', 1, count(20)],
       ['sequence', 50, count(200)],
@@ -75,18 +76,30 @@ async function benchStore(kind: ActorStoreKind): Promise<void> {
       ['fanout', 500, count(250)],
     ];
     for (const [workflow, inFlight, instances] of plan) {
-      row(await closedLoop([client], workflow, `${workflow}-${inFlight}`, instances, inFlight), workflow === 'sequence' ? ' (5 sequential activities)' : ' (20 parallel activities)');
+      const cpu0 = cpuMs(pid);
+      const cell = await closedLoop([client], workflow, `${workflow}-${inFlight}-${Date.now()}`, instances, inFlight);
+      row(cell, cpuMs(pid) - cpu0, workflow === 'sequence' ? ' (5 sequential activities)' : ' (20 parallel activities)');
     }
     const startRates: string[] = [];
     for (const [inFlight, instances] of [[50, count(1000)], [500, count(10_000)]] as const) {
-      const t = await timers(client, `sleeper-${inFlight}`, instances, inFlight);
-      row(t, ' (p50/p99 = completion − created − 5 s; not completed = still waiting 60 s after the last start)');
+      const cpu0 = cpuMs(pid);
+      const t = await timers(client, `sleeper-${inFlight}-${Date.now()}`, instances, inFlight);
+      row(t, cpuMs(pid) - cpu0, ' (p50/p99 = completion − created − 5 s; not completed = still waiting 60 s after the last start)');
       startRates.push(`${instances} started at ${t.startRate.toFixed(0)}/s`);
     }
-    print(`\n${kind}: timer workflows ${startRates.join(', ')}; svcd RSS at the end: ${rssMiB(svcd.child.pid!).toFixed(0)} MiB`);
+    print(`\n${label}: timer workflows ${startRates.join(', ')}; sidecar RSS at the end: ${rssMiB(pid).toFixed(0)} MiB`);
   } finally {
     await client.stop();
     worker.kill('SIGTERM');
+  }
+}
+
+async function benchStore(kind: ActorStoreKind): Promise<void> {
+  const store = actorStore(kind, 'bench-wf');
+  const svcd = await SvcdProcess.start({ appId: store.appId, resources: store.resources, args: ['--log-level', 'warn'] });
+  try {
+    await benchSidecar(`svcd, actor store: ${kind}`, svcd.grpcAddress, svcd.child.pid!);
+  } finally {
     await svcd.dispose();
     // A run leaves ~100k keys in Redis: deleted with SCAN in batches.
     await store.cleanup();
@@ -95,6 +108,13 @@ async function benchStore(kind: ActorStoreKind): Promise<void> {
 
 const began = Date.now();
 print(`# workflow benchmark (real svcd + @dapr/durabletask-js worker and client; BENCH_SCALE=${SCALE})`);
-for (const kind of (process.env.BENCH_STORES ?? 'sqlite,redis').split(',') as ActorStoreKind[]) await benchStore(kind);
+const other = process.env.BENCH_SIDECAR_GRPC;
+if (other !== undefined) {
+  const pid = Number(process.env.BENCH_SIDECAR_PID);
+  if (!Number.isInteger(pid)) throw new Error('BENCH_SIDECAR_PID must be the pid of the sidecar at BENCH_SIDECAR_GRPC (for its CPU time and RSS)');
+  await benchSidecar(`sidecar at ${other}`, other, pid);
+} else {
+  for (const kind of (process.env.BENCH_STORES ?? 'sqlite,redis').split(',') as ActorStoreKind[]) await benchStore(kind);
+}
 print(`\ntotal ${((Date.now() - began) / 1000).toFixed(0)} s`);
 process.exit(0);
