@@ -17,8 +17,12 @@ export const DAPR_RUNTIME_SERVICE = 'dapr.proto.runtime.v1.Dapr';
 type RuntimeGrpc = ProtoGrpcType['svc']['proto']['runtime']['v1'];
 
 export interface RuntimeApiProto {
-  /** Both services' definitions (same handlers, two paths), and the package definitions for reflection. */
-  readonly services: readonly { readonly name: string; readonly definition: grpc.ServiceDefinition; readonly packageDefinition: protoLoader.PackageDefinition }[];
+  /**
+   * Both services' definitions (same handlers, two paths), and their package definitions for reflection: built
+   * when first asked for, since the Dapr one means parsing the files a second time (a third of the proto work at
+   * start-up) for what a tool asks for now and then.
+   */
+  readonly services: readonly { readonly name: string; readonly definition: grpc.ServiceDefinition; readonly packageDefinition: () => protoLoader.PackageDefinition }[];
   /** Typed client constructors (svc names), for tests and tools. */
   readonly grpc: RuntimeGrpc;
 }
@@ -28,15 +32,21 @@ let cache: RuntimeApiProto | undefined;
 export function loadRuntimeApiProto(): RuntimeApiProto {
   if (cache) return cache;
   const svcDef = protoLoader.loadSync(FILES, LOADER_OPTIONS);
-  const daprDef = daprAliasDefinition(FILES, { Svc: 'Dapr' });
   const svc = (grpc.loadPackageDefinition(svcDef) as unknown as ProtoGrpcType).svc.proto.runtime.v1;
-  const dapr = (grpc.loadPackageDefinition(daprDef) as unknown as { dapr: { proto: { runtime: { v1: { Dapr: grpc.ServiceClientConstructor } } } } }).dapr.proto.runtime.v1;
+  let daprDef: protoLoader.PackageDefinition | undefined;
   cache = {
     services: [
-      { name: SVC_RUNTIME_SERVICE, definition: svc.Svc.service, packageDefinition: svcDef },
-      { name: DAPR_RUNTIME_SERVICE, definition: dapr.Dapr.service, packageDefinition: daprDef },
+      { name: SVC_RUNTIME_SERVICE, definition: svc.Svc.service, packageDefinition: () => svcDef },
+      { name: DAPR_RUNTIME_SERVICE, definition: renamedService(svc.Svc.service, SVC_RUNTIME_SERVICE, DAPR_RUNTIME_SERVICE), packageDefinition: () => (daprDef ??= daprAliasDefinition(FILES, { Svc: 'Dapr' })) },
     ],
     grpc: svc,
   };
   return cache;
+}
+
+/** The same methods under another service name: the wire format does not depend on it, only the paths do. */
+function renamedService(definition: grpc.ServiceDefinition, from: string, to: string): grpc.ServiceDefinition {
+  const renamed: Record<string, grpc.MethodDefinition<unknown, unknown>> = {};
+  for (const [name, method] of Object.entries(definition)) renamed[name] = { ...method, path: method.path.replace(`/${from}/`, `/${to}/`) };
+  return renamed as grpc.ServiceDefinition;
 }

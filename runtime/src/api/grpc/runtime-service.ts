@@ -88,7 +88,7 @@ function healthImplementation(readiness: Readiness, services: ReadonlySet<string
 }
 
 /** The services to add to the gRPC server, and the package definitions reflection describes. */
-export function runtimeApiServices(deps: RuntimeServiceDeps): { services: GrpcService[]; reflection: PackageDefinition[]; names: string[] } {
+export function runtimeApiServices(deps: RuntimeServiceDeps): { services: GrpcService[]; reflection: (() => PackageDefinition)[]; names: string[] } {
   const runtime = loadRuntimeApiProto();
   const health = loadHealthProto();
   const implementation = runtimeImplementation(deps);
@@ -98,7 +98,7 @@ export function runtimeApiServices(deps: RuntimeServiceDeps): { services: GrpcSe
       ...runtime.services.map((s) => ({ definition: s.definition, implementation })),
       { definition: health.definition, implementation: healthImplementation(deps.readiness, names) },
     ],
-    reflection: [...runtime.services.map((s) => s.packageDefinition), health.packageDefinition],
+    reflection: [...runtime.services.map((s) => s.packageDefinition), () => health.packageDefinition],
     names: [...names, 'grpc.health.v1.Health'],
   };
 }

@@ -31,14 +31,15 @@ export class GrpcApiServer {
 
   /**
    * Server reflection (grpcurl, Postman, `grpc_cli`) for the services named, described from these definitions
-   * (which may also hold services this server does not serve, such as the app callbacks svcd calls).
+   * (which may also hold services this server does not serve, such as the app callbacks svcd calls), each asked
+   * for on the first reflection call.
    */
-  addReflection(definitions: readonly PackageDefinition[], services: readonly string[]): void {
+  addReflection(definitions: readonly (() => PackageDefinition)[], services: readonly string[]): void {
     // Indexing the definitions decodes every file descriptor once per type and reflection version: about 200 ms
     // of start-up for what a tool asks for now and then. The services are registered now (the server cannot take
     // more once started) with handlers that build the index on the first reflection call.
     let described: Map<string, grpc.UntypedServiceImplementation> | undefined;
-    const describe = () => (described ??= implementationsOf(new ReflectionService(Object.assign({}, ...definitions) as PackageDefinition, { services: [...services] })));
+    const describe = () => (described ??= implementationsOf(new ReflectionService(Object.assign({}, ...definitions.map((d) => d())) as PackageDefinition, { services: [...services] })));
     for (const [path, { definition, implementation }] of servicesOf(new ReflectionService({}, { services: [] }))) {
       const lazy: grpc.UntypedServiceImplementation = {};
       for (const method of Object.keys(implementation)) {
