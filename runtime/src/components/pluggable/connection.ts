@@ -54,7 +54,8 @@ function isUnreachable(err: unknown): boolean {
  */
 export class ComponentConnection {
   readonly #channel: grpc.Channel;
-  readonly #interceptor: grpc.Interceptor;
+  /** Cloned for every call: cheaper than an interceptor setting the key on each (one wrapper call object less). */
+  readonly #metadata = new grpc.Metadata();
   #needsHandshake = true;
   #handshakes = 0;
   #handshaking: Promise<void> | undefined;
@@ -65,13 +66,7 @@ export class ComponentConnection {
 
   constructor(private readonly opts: ConnectionOptions) {
     this.#channel = new grpc.Channel(unixTarget(opts.socketPath), grpc.credentials.createInsecure(), componentChannelOptions(opts.maxReplyBytes));
-    this.#interceptor = (options, nextCall) =>
-      new grpc.InterceptingCall(nextCall(options), {
-        start: (metadata, listener, next) => {
-          metadata.set(INSTANCE_METADATA_KEY, opts.instance);
-          next(metadata, listener);
-        },
-      });
+    this.#metadata.set(INSTANCE_METADATA_KEY, opts.instance);
   }
 
   get instance(): string {
@@ -82,8 +77,12 @@ export class ComponentConnection {
   client<C>(Ctor: ClientCtor<C>): C {
     return new Ctor(unixTarget(this.opts.socketPath), grpc.credentials.createInsecure(), {
       channelOverride: this.#channel,
-      interceptors: [this.#interceptor],
     });
+  }
+
+  /** Metadata for a call to this instance: it names the instance (one socket may serve many). */
+  metadata(): grpc.Metadata {
+    return this.#metadata.clone();
   }
 
   /** First handshake, then health pings; throws when the component cannot be initialised. */
@@ -103,7 +102,7 @@ export class ComponentConnection {
   /** A unary call, for the handshake itself (no handshake first, no error mapping). */
   raw<Res>(invoke: UnaryInvoke<Res>, deadline?: Date): Promise<Res> {
     return new Promise<Res>((resolve, reject) => {
-      invoke(new grpc.Metadata(), { deadline: deadline ?? new Date(Date.now() + CALL_TIMEOUT_MS) }, (err, res) => {
+      invoke(this.metadata(), { deadline: deadline ?? new Date(Date.now() + CALL_TIMEOUT_MS) }, (err, res) => {
         if (err) reject(err);
         else resolve(res as Res);
       });

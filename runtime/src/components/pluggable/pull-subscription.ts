@@ -30,7 +30,7 @@ export class PullSubscription extends ReopeningStream<PullMessagesRequest, PullM
   }
 
   protected start(): PullStream {
-    const stream = this.client.PullMessages();
+    const stream = this.client.PullMessages(this.conn.metadata());
     this.#paused = false;
     stream.write({ topic: { name: this.req.topic, metadata: { ...this.req.metadata } } });
     return stream;

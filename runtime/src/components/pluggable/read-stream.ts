@@ -27,7 +27,7 @@ export class ReadStream extends ReopeningStream<ReadRequest, ReadResponse__Outpu
   }
 
   protected start(): Stream {
-    return this.client.Read();
+    return this.client.Read(this.conn.metadata());
   }
 
   protected onMessage(stream: Stream, event: ReadResponse__Output): void {

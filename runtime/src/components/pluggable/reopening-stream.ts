@@ -20,7 +20,7 @@ export abstract class ReopeningStream<Req, Res> {
   #reopenTimer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly conn: ComponentConnection,
+    protected readonly conn: ComponentConnection,
     private readonly log: Logger,
     /** For the log line when the stream is lost: what this stream is. */
     private readonly what: Record<string, string>,
