@@ -12,7 +12,7 @@ import { expect } from 'chai';
 import { buildPodPatch } from '../src/patch/build-patch.js';
 import { applyAndValidate, container, makePod } from './support/pods.js';
 
-const SVCD = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../runtime/dist/src/main.js');
+const SVCD = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../runtime/bin/svcd.js');
 /** Set for tools and future options; svcd does not read them today. */
 const NOT_SVCD_OPTIONS = new Set(['SVC_CONFIG']);
 

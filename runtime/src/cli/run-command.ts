@@ -6,15 +6,16 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { DEFAULT_RESOURCES_PATH, writeDefaultResources } from './default-resources.js';
 import { CliError } from './svcd-client.js';
 import { UsageError } from './usage-error.js';
 
-const SVCD_MAIN = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'main.js');
+/** svcd's launcher (bin/svcd.js, which loads the bundle), found by package name. */
+const SVCD_MAIN = path.join(path.dirname(createRequire(import.meta.url).resolve('@svc/runtime/package.json')), 'bin', 'svcd.js');
 const READY_TIMEOUT_MS = 30_000;
 const READY_PROBE_MS = 50;
 const STOP_GRACE_MS = 10_000;

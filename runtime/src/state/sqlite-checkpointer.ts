@@ -4,14 +4,20 @@
  * tens of MB into the database file on svcd's event loop (150–200 ms each, with nothing else answered). With a
  * checkpointer the writer's automatic checkpoint is off and a worker thread with its own connection checkpoints
  * once enough was written since the last one. If the worker fails, the writer's automatic checkpoint comes back.
+ * The worker starts with the first checkpoint: a thread is a V8 isolate of its own (about 10 MB and 100 ms of CPU),
+ * which an svcd that has written little, or is starting, should not pay for.
  */
+import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+
+/** Found by package name, so svcd's bundle (one file elsewhere in dist/) starts the same worker. */
+const WORKER_FILE = createRequire(import.meta.url).resolve('@svc/runtime/state/sqlite-checkpoint-worker.js');
 
 /** Rows written before a checkpoint is asked for (about the size SQLite's own 1,000-page threshold holds). */
 const ROWS_PER_CHECKPOINT = 1000;
 
 export class WalCheckpointer {
-  readonly #worker: Worker;
+  #worker: Worker | undefined;
   #written = 0;
   #running = false;
   #failed = false;
@@ -20,17 +26,11 @@ export class WalCheckpointer {
   #forThisRun: (() => void)[] = [];
 
   constructor(
-    databasePath: string,
-    busyTimeoutMs: number,
+    private readonly databasePath: string,
+    private readonly busyTimeoutMs: number,
     /** Turns the writer's automatic checkpoint back on (the worker is gone). */
     private readonly fallBack: () => void,
-  ) {
-    this.#worker = new Worker(new URL('./sqlite-checkpoint-worker.js', import.meta.url), { workerData: { databasePath, busyTimeoutMs } });
-    this.#worker.unref(); // never what keeps svcd alive
-    this.#worker.on('message', () => this.#ended());
-    this.#worker.on('error', () => this.#fail());
-    this.#worker.on('exit', () => this.#fail());
-  }
+  ) {}
 
   /** A write of `rows` rows committed. */
   noteWrites(rows: number): void {
@@ -48,7 +48,7 @@ export class WalCheckpointer {
 
   async close(): Promise<void> {
     this.#failed = true; // an exit now is the expected one
-    await this.#worker.terminate();
+    await this.#worker?.terminate();
     this.#releaseAll();
   }
 
@@ -59,7 +59,18 @@ export class WalCheckpointer {
     this.#written = 0;
     this.#forThisRun = this.#forNextRun;
     this.#forNextRun = [];
-    this.#worker.postMessage('checkpoint');
+    this.#startedWorker().postMessage('checkpoint');
+  }
+
+  #startedWorker(): Worker {
+    if (this.#worker) return this.#worker;
+    const worker = new Worker(WORKER_FILE, { workerData: { databasePath: this.databasePath, busyTimeoutMs: this.busyTimeoutMs } });
+    worker.unref(); // never what keeps svcd alive
+    worker.on('message', () => this.#ended());
+    worker.on('error', () => this.#fail());
+    worker.on('exit', () => this.#fail());
+    this.#worker = worker;
+    return worker;
   }
 
   #ended(): void {

@@ -31,7 +31,7 @@ describe('svcd process', function () {
   });
 
   it('is installed as the svcd command of the workspace (npx svcd)', () => {
-    const repoRoot = path.resolve(path.dirname(SVCD_MAIN), '../../..');
+    const repoRoot = path.resolve(path.dirname(SVCD_MAIN), '../..'); // runtime/bin/svcd.js → the repository
     const res = spawnSync(path.join(repoRoot, 'node_modules/.bin/svcd'), ['--version'], { encoding: 'utf8' });
     expect(res.status, res.stderr).to.equal(0);
     expect(res.stdout.trim()).to.match(/^\d+\.\d+\.\d+$/);

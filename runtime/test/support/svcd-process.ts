@@ -6,8 +6,8 @@ import { TestChildProcess } from './child-process.js';
 import { freePort } from './ports.js';
 import { removeTempFolder, tempFolder, tempFolderHolding } from './temp-folders.js';
 
-/** dist/test/support → dist/src/main.js */
-export const SVCD_MAIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src/main.js');
+/** svcd as users start it: the launcher of the bundle (dist/test/support → bin/svcd.js). */
+export const SVCD_MAIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../bin/svcd.js');
 
 export interface SvcdOptions {
   appId?: string;
