@@ -3,6 +3,7 @@ import { RuntimeError, ensureError } from '../../errors/runtime-error.js';
 import type { Logger } from '../../log/logger.js';
 import { componentChannelOptions, unixTarget } from './channel-options.js';
 import type { ReplyBudget } from './reply-budget.js';
+import { startUnaryCall } from './unary-call.js';
 
 /** Metadata key naming the component instance on every call: one socket may serve many instances. */
 export const INSTANCE_METADATA_KEY = 'x-component-instance';
@@ -33,7 +34,7 @@ export interface ConnectionHooks {
   readonly ping: (deadline: Date) => Promise<unknown>;
 }
 
-type ClientCtor<C> = new (address: string, credentials: grpc.ChannelCredentials, options?: grpc.ClientOptions) => C;
+type ClientCtor<C> = (new (address: string, credentials: grpc.ChannelCredentials, options?: grpc.ClientOptions) => C) & { readonly service: grpc.ServiceDefinition };
 /** Starts one unary call, e.g. `(md, o, cb) => client.Get(req, md, o, cb)`. */
 export type UnaryInvoke<Res> = (metadata: grpc.Metadata, options: grpc.CallOptions, cb: grpc.requestCallback<Res>) => unknown;
 
@@ -73,11 +74,20 @@ export class ComponentConnection {
     return this.opts.instance;
   }
 
-  /** A client of one service over this instance's channel. */
+  /**
+   * A client of one service over this instance's channel. Its unary methods (`(request, metadata, options,
+   * callback)`, the only form svcd calls) start their calls straight on the channel (unary-call.ts); streaming
+   * methods are the grpc-js client's own.
+   */
   client<C>(Ctor: ClientCtor<C>): C {
-    return new Ctor(unixTarget(this.opts.socketPath), grpc.credentials.createInsecure(), {
-      channelOverride: this.#channel,
-    });
+    const client = new Ctor(unixTarget(this.opts.socketPath), grpc.credentials.createInsecure(), { channelOverride: this.#channel });
+    for (const [name, method] of Object.entries(Ctor.service)) {
+      if (method.requestStream || method.responseStream) continue;
+      const unary = (request: unknown, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<unknown>) =>
+        startUnaryCall(this.#channel, method, request, metadata, options.deadline ?? Infinity, callback);
+      Object.defineProperty(client, name, { value: unary });
+    }
+    return client;
   }
 
   /** Metadata for a call to this instance: it names the instance (one socket may serve many). */
