@@ -13,8 +13,8 @@
  *   owner, or its owner has no live lease, or its owner's lease carries this host's own address (a previous
  *   incarnation: the port is ours now). Every claim bumps the epoch.
  */
-import { createHash } from 'node:crypto';
 import type { TransactionOperation, TransactionalStateStore, StateStore } from '../../state/store.js';
+import { actorIdHash } from '../keys.js';
 
 /**
  * Ownership partitions per app. It divides every reminder partition count ever stored (64, 1024), so the
@@ -24,7 +24,7 @@ export const OWNERSHIP_PARTITIONS = 64;
 
 /** Stable across processes: sha1(actorId) mod OWNERSHIP_PARTITIONS (the reminder partition hash). */
 export function ownershipPartitionOf(actorId: string): number {
-  return createHash('sha1').update(actorId).digest().readUInt32BE(0) % OWNERSHIP_PARTITIONS;
+  return actorIdHash(actorId) % OWNERSHIP_PARTITIONS;
 }
 
 /** What a host publishes about itself in its lease. */
