@@ -5,7 +5,7 @@ import type { RedisStoreOptions } from './redis.js';
  * A connected client, or an error naming the address and the reason: a wrong address fails the component's init.
  * The client reconnects on its own afterwards; failed commands reject with the reason.
  */
-export async function connectRedis(opts: RedisStoreOptions): Promise<Redis> {
+export async function connectRedis(opts: RedisStoreOptions, how: { autoPipelining?: boolean } = {}): Promise<Redis> {
   const redis = new Redis({
     host: opts.host,
     port: opts.port,
@@ -16,6 +16,9 @@ export async function connectRedis(opts: RedisStoreOptions): Promise<Redis> {
     lazyConnect: true,
     connectTimeout: opts.connectTimeoutMs,
     maxRetriesPerRequest: 3,
+    // Commands issued in one tick of the event loop go out in one write: many turns or requests at once cost one
+    // system call instead of one each. Not for a connection that blocks on reads (pub/sub's XREADGROUP).
+    enableAutoPipelining: how.autoPipelining ?? false,
   });
   redis.on('error', () => undefined);
   let timer: NodeJS.Timeout | undefined;

@@ -150,7 +150,7 @@ export class RedisStateStore extends VersionedStateStore implements MultiHostSto
 
   /** Connects and verifies the server answers, so a wrong address fails the component init with the reason. */
   static async connect(opts: RedisStoreOptions): Promise<RedisStateStore> {
-    const redis = await connectRedis(opts);
+    const redis = await connectRedis(opts, { autoPipelining: true });
     redis.defineCommand('svcApplyWrites', { lua: APPLY_WRITES_LUA });
     redis.defineCommand('svcListKeys', { lua: LIST_KEYS_LUA });
     return new RedisStateStore(redis as Redis & ApplyWritesCommand);
