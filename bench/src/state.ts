@@ -72,6 +72,15 @@ async function measure(target: string, operation: StateBenchRow['operation'], op
   };
 }
 
+/** Seconds of reads before the first row, not measured: a JIT-compiled sidecar is measured warm, as it runs for days. */
+const WARM_UP_SEC = 2;
+
+function warmUp(url: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    autocannon({ url, connections: 8, duration: WARM_UP_SEC }, (err) => (err ? reject(err) : resolve()));
+  });
+}
+
 /** Starts svcd for the target, measures get and save at each connection count, removes its keys and stops svcd. */
 export async function benchStateTarget(target: StateBenchTarget, opts: StateBenchOptions = {}): Promise<StateBenchRow[]> {
   const svcd = await SvcdProcess.start({ appId: `bench-${randomBytes(3).toString('hex')}`, ...target.svcd, args: ['--log-level', 'warn', ...(target.svcd.args ?? [])] });
@@ -98,6 +107,7 @@ export async function benchSidecar(sidecar: Sidecar, opts: StateBenchOptions = {
   const rows: StateBenchRow[] = [];
   const seeded = await post(base, `[{"key":"bench-get","value":${VALUE}}]`);
   if (seeded.status !== 204) throw new Error(`seeding ${sidecar.label} failed: ${seeded.status} ${await seeded.text()}`);
+  await warmUp(`${base}/bench-get`);
   for (const connections of opts.connections ?? [1, 64]) {
     rows.push(await measure(sidecar.label, 'get', { url: `${base}/bench-get`, connections, duration }, sidecar.pid));
     let n = 0;
@@ -145,7 +155,7 @@ export function builtinStateTargets(): StateBenchTarget[] {
 }
 
 export async function runStateBench(opts: StateBenchOptions = {}): Promise<void> {
-  console.log(`state API over HTTP: autocannon, ${opts.durationSec ?? 5} s per row, one svcd per store, ~300-byte JSON values`);
+  console.log(`state API over HTTP: autocannon, ${opts.durationSec ?? 5} s per row after ${WARM_UP_SEC} s of unmeasured reads, one svcd per store, ~300-byte JSON values`);
   const rows: StateBenchRow[] = [];
   const other = process.env.BENCH_SIDECAR_URL;
   if (other !== undefined) {
