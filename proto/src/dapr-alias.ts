@@ -4,9 +4,9 @@
  * namespace keeps them resolvable; the field numbers do not change, so the wire format is the same.
  */
 import * as protoLoader from '@grpc/proto-loader';
-import protobuf from 'protobufjs';
-import path from 'node:path';
-import { LOADER_OPTIONS, PROTO_ROOT } from './proto-root.js';
+import type protobuf from 'protobufjs';
+import { LOADER_OPTIONS } from './proto-root.js';
+import { loadProtoRoot } from './served-service.js';
 
 type Nested = Record<string, protobuf.AnyNestedObject & { nested?: Nested; methods?: unknown }>;
 
@@ -20,10 +20,7 @@ function renameServices(nested: Nested, renames: Readonly<Record<string, string>
 }
 
 export function daprAliasDefinition(files: readonly string[], renames: Readonly<Record<string, string>> = {}): protoLoader.PackageDefinition {
-  const root = new protobuf.Root();
-  root.resolvePath = (_origin, target) => (path.isAbsolute(target) ? target : path.join(PROTO_ROOT, target));
-  root.loadSync([...files], { keepCase: LOADER_OPTIONS.keepCase });
-  const json = root.toJSON() as { nested: Nested };
+  const json = loadProtoRoot(files).toJSON() as { nested: Nested };
   const svc = json.nested.svc as { nested: { proto: { nested: Nested } } };
   const { svc: _moved, ...others } = json.nested;
   const aliased = { nested: { ...others, dapr: { nested: { proto: { nested: renameServices(svc.nested.proto.nested, renames) } } } } };

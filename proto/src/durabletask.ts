@@ -5,8 +5,11 @@
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import path from 'node:path';
+import type protobuf from 'protobufjs';
 import type { ProtoGrpcType } from './gen/orchestrator_service.js';
+import type { TaskHubSidecarServiceDefinition } from './gen/TaskHubSidecarService.js';
 import { LOADER_OPTIONS } from './proto-root.js';
+import { loadProtoRoot, servedService } from './served-service.js';
 
 export type { HistoryEvent, HistoryEvent__Output } from './gen/HistoryEvent.js';
 export type { OrchestratorAction, OrchestratorAction__Output } from './gen/OrchestratorAction.js';
@@ -42,9 +45,14 @@ export type { TaskHubSidecarServiceClient } from './gen/TaskHubSidecarService.js
 export const DURABLETASK_PROTO_FILE = path.join('durabletask', 'orchestrator_service.proto');
 
 export interface DurableTaskProto {
-  /** For `addService` and reflection. */
-  readonly definition: protoLoader.PackageDefinition;
+  /** For `addService`: paths and message conversions only. */
+  readonly service: TaskHubSidecarServiceDefinition;
+  /** proto-loader's package definition, for reflection: built when first asked for (a second parse). */
+  readonly packageDefinition: () => protoLoader.PackageDefinition;
+  /** Typed client constructors, for tests and tools (from the package definition). */
   readonly grpc: ProtoGrpcType;
+  /** The parsed protocol, for hand-made encoding and decoding (work-item-encoding.ts). */
+  readonly root: protobuf.Root;
 }
 
 let cache: DurableTaskProto | undefined;
@@ -52,8 +60,18 @@ let cache: DurableTaskProto | undefined;
 /** Loaded once per process. The service path is `/TaskHubSidecarService/<Rpc>`. */
 export function loadDurableTaskProto(): DurableTaskProto {
   if (!cache) {
-    const definition = protoLoader.loadSync(DURABLETASK_PROTO_FILE, LOADER_OPTIONS);
-    cache = { definition, grpc: grpc.loadPackageDefinition(definition) as unknown as ProtoGrpcType };
+    const root = loadProtoRoot([DURABLETASK_PROTO_FILE]);
+    let definition: protoLoader.PackageDefinition | undefined;
+    let clients: ProtoGrpcType | undefined;
+    const packageDefinition = () => (definition ??= protoLoader.loadSync(DURABLETASK_PROTO_FILE, LOADER_OPTIONS));
+    cache = {
+      service: servedService<TaskHubSidecarServiceDefinition>(root, 'TaskHubSidecarService'),
+      packageDefinition,
+      get grpc() {
+        return (clients ??= grpc.loadPackageDefinition(packageDefinition()) as unknown as ProtoGrpcType);
+      },
+      root,
+    };
   }
   return cache;
 }

@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { ProtoGrpcType } from './gen/runtime.js';
 import { daprAliasDefinition } from './dapr-alias.js';
 import { LOADER_OPTIONS } from './proto-root.js';
+import { loadProtoRoot, servedService } from './served-service.js';
 
 const FILES = [path.join('svc', 'common', 'v1', 'common.proto'), path.join('svc', 'runtime', 'v1', 'runtime.proto')];
 
@@ -19,11 +20,11 @@ type RuntimeGrpc = ProtoGrpcType['svc']['proto']['runtime']['v1'];
 export interface RuntimeApiProto {
   /**
    * Both services' definitions (same handlers, two paths), and their package definitions for reflection: built
-   * when first asked for, since the Dapr one means parsing the files a second time (a third of the proto work at
-   * start-up) for what a tool asks for now and then.
+   * when first asked for (each parses the files again and describes every message), for what a tool asks for
+   * now and then.
    */
   readonly services: readonly { readonly name: string; readonly definition: grpc.ServiceDefinition; readonly packageDefinition: () => protoLoader.PackageDefinition }[];
-  /** Typed client constructors (svc names), for tests and tools. */
+  /** Typed client constructors (svc names), for tests and tools (from the package definition). */
   readonly grpc: RuntimeGrpc;
 }
 
@@ -31,15 +32,19 @@ let cache: RuntimeApiProto | undefined;
 
 export function loadRuntimeApiProto(): RuntimeApiProto {
   if (cache) return cache;
-  const svcDef = protoLoader.loadSync(FILES, LOADER_OPTIONS);
-  const svc = (grpc.loadPackageDefinition(svcDef) as unknown as ProtoGrpcType).svc.proto.runtime.v1;
+  const served = servedService(loadProtoRoot(FILES), SVC_RUNTIME_SERVICE);
+  let svcDef: protoLoader.PackageDefinition | undefined;
   let daprDef: protoLoader.PackageDefinition | undefined;
+  let clients: RuntimeGrpc | undefined;
+  const svcDefinition = () => (svcDef ??= protoLoader.loadSync(FILES, LOADER_OPTIONS));
   cache = {
     services: [
-      { name: SVC_RUNTIME_SERVICE, definition: svc.Svc.service, packageDefinition: () => svcDef },
-      { name: DAPR_RUNTIME_SERVICE, definition: renamedService(svc.Svc.service, SVC_RUNTIME_SERVICE, DAPR_RUNTIME_SERVICE), packageDefinition: () => (daprDef ??= daprAliasDefinition(FILES, { Svc: 'Dapr' })) },
+      { name: SVC_RUNTIME_SERVICE, definition: served, packageDefinition: svcDefinition },
+      { name: DAPR_RUNTIME_SERVICE, definition: renamedService(served, SVC_RUNTIME_SERVICE, DAPR_RUNTIME_SERVICE), packageDefinition: () => (daprDef ??= daprAliasDefinition(FILES, { Svc: 'Dapr' })) },
     ],
-    grpc: svc,
+    get grpc() {
+      return (clients ??= (grpc.loadPackageDefinition(svcDefinition()) as unknown as ProtoGrpcType).svc.proto.runtime.v1);
+    },
   };
   return cache;
 }

@@ -5,22 +5,13 @@
  * caller keeps the history's bytes (a few large buffers, not one object per event) and a turn only copies them.
  * Field numbers (OrchestratorRequest 1–4, WorkItem 1 and 10) are those of `durabletask/orchestrator_service.proto`.
  */
-import path from 'node:path';
 import protobuf from 'protobufjs';
-import { DURABLETASK_PROTO_FILE } from './durabletask.js';
+import { loadDurableTaskProto } from './durabletask.js';
 import type { HistoryEvent } from './gen/HistoryEvent.js';
-import { PROTO_ROOT } from './proto-root.js';
 
-let root: protobuf.Root | undefined;
-
-/** The protocol's types for hand-made encoding and decoding (proto-loader keeps its own copy for the service). */
+/** The protocol's types for hand-made encoding and decoding (the same parse the service is served from). */
 export function durableTaskType(name: 'HistoryEvent' | 'OrchestratorAction'): protobuf.Type {
-  if (!root) {
-    root = new protobuf.Root();
-    root.resolvePath = (_origin, target) => (path.isAbsolute(target) ? target : path.join(PROTO_ROOT, target));
-    root.loadSync(DURABLETASK_PROTO_FILE, { keepCase: false });
-  }
-  return root.lookupType(name);
+  return loadDurableTaskProto().root.lookupType(name);
 }
 
 /** Events as entries of the repeated `HistoryEvent` field `field` of `OrchestratorRequest` (3: past, 4: new). */

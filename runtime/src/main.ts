@@ -198,7 +198,7 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
   });
   for (const service of runtimeApi.services) grpcServer.addService(service.definition, service.implementation);
   // @grpc/reflection names a service without a proto package with a leading dot.
-  grpcServer.addReflection([() => loadDurableTaskProto().definition, ...runtimeApi.reflection], ['.TaskHubSidecarService', ...runtimeApi.names]);
+  grpcServer.addReflection([() => loadDurableTaskProto().packageDefinition(), ...runtimeApi.reflection], ['.TaskHubSidecarService', ...runtimeApi.names]);
   const metricsServer = new MetricsServer(metrics, config.metricsListenAddress, config.metricsPort);
   const ports: Record<string, number> = {};
 

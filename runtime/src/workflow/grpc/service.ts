@@ -55,7 +55,7 @@ export function durableTaskService(opts: DurableTaskServiceOptions): { definitio
   const proto = loadDurableTaskProto();
   // GetWorkItems writes work items already encoded (wire.ts `encodeWorkItem`): its serializer passes bytes through.
   // An orchestrator answer is decoded in two steps: its head at once, its actions in slices by the handler.
-  const service = proto.grpc.TaskHubSidecarService.service;
+  const service = proto.service;
   const serializeWorkItem = service.GetWorkItems.responseSerialize as (wire: WireWorkItem) => Buffer;
   const deserializeAnswerHead = service.CompleteOrchestratorTask.requestDeserialize as (bytes: Buffer) => OrchestratorResponse__Output;
   const answerDeserializer = (bytes: Buffer): SplitAnswer => {
