@@ -53,5 +53,5 @@ export function loadRuntimeApiProto(): RuntimeApiProto {
 function renamedService(definition: grpc.ServiceDefinition, from: string, to: string): grpc.ServiceDefinition {
   const renamed: Record<string, grpc.MethodDefinition<unknown, unknown>> = {};
   for (const [name, method] of Object.entries(definition)) renamed[name] = { ...method, path: method.path.replace(`/${from}/`, `/${to}/`) };
-  return renamed as grpc.ServiceDefinition;
+  return renamed;
 }

@@ -26,7 +26,7 @@ function serializer(type: protobuf.Type): (value: object) => Buffer {
 }
 
 function deserializer(type: protobuf.Type): (bytes: Buffer) => object {
-  return (bytes) => type.toObject(type.decode(bytes), LOADER_OPTIONS as protobuf.IConversionOptions);
+  return (bytes) => type.toObject(type.decode(bytes), LOADER_OPTIONS);
 }
 
 /**
