@@ -5,7 +5,7 @@ import type { RedisStoreOptions } from './redis.js';
  * A connected client, or an error naming the address and the reason: a wrong address fails the component's init.
  * The client reconnects on its own afterwards; failed commands reject with the reason.
  */
-export async function connectRedis(opts: RedisStoreOptions, how: { autoPipelining?: boolean } = {}): Promise<Redis> {
+export async function connectRedis(opts: RedisStoreOptions): Promise<Redis> {
   const redis = new Redis({
     host: opts.host,
     port: opts.port,
@@ -16,9 +16,6 @@ export async function connectRedis(opts: RedisStoreOptions, how: { autoPipelinin
     lazyConnect: true,
     connectTimeout: opts.connectTimeoutMs,
     maxRetriesPerRequest: 3,
-    // Commands issued in one tick of the event loop go out in one write: many turns or requests at once cost one
-    // system call instead of one each. Not for a connection that blocks on reads (pub/sub's XREADGROUP).
-    enableAutoPipelining: how.autoPipelining ?? false,
   });
   redis.on('error', () => undefined);
   let timer: NodeJS.Timeout | undefined;
@@ -34,4 +31,23 @@ export async function connectRedis(opts: RedisStoreOptions, how: { autoPipelinin
     clearTimeout(timer);
   }
   return redis;
+}
+
+const corked = new WeakSet<Redis>();
+
+/**
+ * Holds the connection's writes until the work of the current tick is done, so the commands of the requests or
+ * turns it runs leave in one system call (a write costs about 25 µs of CPU in a VM, more than Redis takes to
+ * answer a GET). ioredis's own auto-pipelining does this too, but builds a pipeline object even for one command,
+ * which made a lone request slower.
+ */
+export function batchWritesOfThisTick(redis: Redis): void {
+  if (corked.has(redis) || redis.status !== 'ready') return;
+  const stream = redis.stream;
+  corked.add(redis);
+  stream.cork();
+  process.nextTick(() => {
+    corked.delete(redis);
+    stream.uncork();
+  });
 }

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { connectRedis } from './redis-connection.js';
+import { batchWritesOfThisTick, connectRedis } from './redis-connection.js';
 import { RuntimeError } from '../errors/runtime-error.js';
 import { inSlices } from '../util/event-loop.js';
 import { closeRedis, partitionValue, redisPlacementKeys, RedisPlacementBackend } from '../actors/placement/redis-backend.js';
@@ -150,7 +150,7 @@ export class RedisStateStore extends VersionedStateStore implements MultiHostSto
 
   /** Connects and verifies the server answers, so a wrong address fails the component init with the reason. */
   static async connect(opts: RedisStoreOptions): Promise<RedisStateStore> {
-    const redis = await connectRedis(opts, { autoPipelining: true });
+    const redis = await connectRedis(opts);
     redis.defineCommand('svcApplyWrites', { lua: APPLY_WRITES_LUA });
     redis.defineCommand('svcListKeys', { lua: LIST_KEYS_LUA });
     return new RedisStateStore(redis as Redis & ApplyWritesCommand);
@@ -165,12 +165,14 @@ export class RedisStateStore extends VersionedStateStore implements MultiHostSto
   }
 
   protected async read(key: string): Promise<StoredValue | undefined> {
+    batchWritesOfThisTick(this.redis);
     return toStored(await this.redis.hmgetBuffer(key, 'data', 'version'));
   }
 
   protected async readMany(keys: readonly string[]): Promise<(StoredValue | undefined)[]> {
     const pipeline = this.redis.pipeline();
     for (const key of keys) pipeline.hmgetBuffer(key, 'data', 'version');
+    batchWritesOfThisTick(this.redis);
     const results = (await pipeline.exec()) ?? [];
     return results.map(([err, fields]) => {
       if (err) throw err;
@@ -207,6 +209,7 @@ export class RedisStateStore extends VersionedStateStore implements MultiHostSto
       for (const f of fenced.fences) args.push(f.partition, partitionValue(f.owner, f.epoch));
     }
     args.push(headers, Buffer.from(keyText), Buffer.concat(valueBytes));
+    batchWritesOfThisTick(this.redis);
     const result = await this.redis.svcApplyWrites(keys.length, [...keys, ...args]);
     if (Array.isArray(result)) throw new FencedError(result);
     if (result > 0) throw mismatch(writes[result - 1]!);
