@@ -32,22 +32,3 @@ export async function connectRedis(opts: RedisStoreOptions): Promise<Redis> {
   }
   return redis;
 }
-
-const corked = new WeakSet<Redis>();
-
-/**
- * Holds the connection's writes until the work of the current tick is done, so the commands of the requests or
- * turns it runs leave in one system call (a write costs about 25 µs of CPU in a VM, more than Redis takes to
- * answer a GET). ioredis's own auto-pipelining does this too, but builds a pipeline object even for one command,
- * which made a lone request slower.
- */
-export function batchWritesOfThisTick(redis: Redis): void {
-  if (corked.has(redis) || redis.status !== 'ready') return;
-  const stream = redis.stream;
-  corked.add(redis);
-  stream.cork();
-  process.nextTick(() => {
-    corked.delete(redis);
-    stream.uncork();
-  });
-}

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { batchWritesOfThisTick, connectRedis } from './redis-connection.js';
+import { connectRedis } from './redis-connection.js';
 import { RuntimeError } from '../errors/runtime-error.js';
 import { inSlices } from '../util/event-loop.js';
 import { closeRedis, partitionValue, redisPlacementKeys, RedisPlacementBackend } from '../actors/placement/redis-backend.js';
@@ -165,14 +165,12 @@ export class RedisStateStore extends VersionedStateStore implements MultiHostSto
   }
 
   protected async read(key: string): Promise<StoredValue | undefined> {
-    batchWritesOfThisTick(this.redis);
     return toStored(await this.redis.hmgetBuffer(key, 'data', 'version'));
   }
 
   protected async readMany(keys: readonly string[]): Promise<(StoredValue | undefined)[]> {
     const pipeline = this.redis.pipeline();
     for (const key of keys) pipeline.hmgetBuffer(key, 'data', 'version');
-    batchWritesOfThisTick(this.redis);
     const results = (await pipeline.exec()) ?? [];
     return results.map(([err, fields]) => {
       if (err) throw err;
@@ -209,7 +207,6 @@ export class RedisStateStore extends VersionedStateStore implements MultiHostSto
       for (const f of fenced.fences) args.push(f.partition, partitionValue(f.owner, f.epoch));
     }
     args.push(headers, Buffer.from(keyText), Buffer.concat(valueBytes));
-    batchWritesOfThisTick(this.redis);
     const result = await this.redis.svcApplyWrites(keys.length, [...keys, ...args]);
     if (Array.isArray(result)) throw new FencedError(result);
     if (result > 0) throw mismatch(writes[result - 1]!);
