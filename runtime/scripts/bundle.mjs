@@ -25,9 +25,13 @@ const __svcPackagePath = (pkg, rest) => {
   return __svcJoin(root, pkg, rest);
 };`;
 
-/** `node_modules/<pkg>/<rest>` of a path (the innermost node_modules), or undefined for a file outside one. */
+/**
+ * `node_modules/<pkg>/<rest>` of a path, from the outermost node_modules: `rest` keeps any nested
+ * `node_modules/…` (a dependency's own copy of a package), so the path found at run time is that copy's.
+ * Undefined for a file outside node_modules.
+ */
 function packagePathOf(file) {
-  const match = /^(.*[\\/]node_modules[\\/])((?:@[^\\/]+[\\/])?[^\\/]+)[\\/](.*)$/.exec(file);
+  const match = /^(.*?[\\/]node_modules[\\/])((?:@[^\\/]+[\\/])?[^\\/]+)[\\/](.*)$/.exec(file);
   return match ? { pkg: match[2].replaceAll('\\', '/'), rest: match[3].replaceAll('\\', '/') } : undefined;
 }
 
