@@ -3,14 +3,18 @@
  * `dapr.proto.components.v1`. The two are the same messages and services, so svcd can call a component under
  * whichever name it advertised by reflection, and components can serve either.
  */
-import * as grpc from '@grpc/grpc-js';
-import * as protoLoader from '@grpc/proto-loader';
 import path from 'node:path';
-import type { ProtoGrpcType as BindingsGrpc } from './gen/bindings.js';
-import type { ProtoGrpcType as PubSubGrpc } from './gen/pubsub.js';
-import type { ProtoGrpcType as StateGrpc } from './gen/state.js';
-import { daprAliasDefinition } from './dapr-alias.js';
-import { LOADER_OPTIONS } from './proto-root.js';
+import type protobuf from 'protobufjs';
+import type { InputBindingClient } from './gen/svc/proto/components/v1/InputBinding.js';
+import type { OutputBindingClient } from './gen/svc/proto/components/v1/OutputBinding.js';
+import type { PubSubClient } from './gen/svc/proto/components/v1/PubSub.js';
+import type { QueriableStateStoreClient } from './gen/svc/proto/components/v1/QueriableStateStore.js';
+import type { StateStoreClient } from './gen/svc/proto/components/v1/StateStore.js';
+import type { TransactionalStateStoreClient } from './gen/svc/proto/components/v1/TransactionalStateStore.js';
+import type { TransactionalStoreMultiMaxSizeClient } from './gen/svc/proto/components/v1/TransactionalStoreMultiMaxSize.js';
+import { daprAliasDefinition, daprAliasRoot } from './dapr-alias.js';
+import { packageDefinitionOf, type PackageDefinition } from './package-definition.js';
+import { loadProtoRoot, serviceClient, type ServiceClientClass } from './served-service.js';
 
 export const SVC_COMPONENTS_PACKAGE = 'svc.proto.components.v1';
 export const DAPR_COMPONENTS_PACKAGE = 'dapr.proto.components.v1';
@@ -19,22 +23,39 @@ export type ComponentsPackage = (typeof COMPONENTS_PACKAGES)[number];
 
 const FILES = ['common', 'state', 'pubsub', 'bindings'].map((f) => path.join('svc', 'components', 'v1', `${f}.proto`));
 
-type V1<T> = T extends { svc: { proto: { components: { v1: infer P } } } } ? P : never;
-/** Typed client/server constructors and service definitions of every component API. */
-export type ComponentsGrpc = V1<StateGrpc> & V1<PubSubGrpc> & V1<BindingsGrpc>;
+/** Typed client classes (with their service definitions, for servers) of every component API. */
+export interface ComponentsGrpc {
+  readonly StateStore: ServiceClientClass<StateStoreClient>;
+  readonly TransactionalStateStore: ServiceClientClass<TransactionalStateStoreClient>;
+  readonly TransactionalStoreMultiMaxSize: ServiceClientClass<TransactionalStoreMultiMaxSizeClient>;
+  readonly QueriableStateStore: ServiceClientClass<QueriableStateStoreClient>;
+  readonly PubSub: ServiceClientClass<PubSubClient>;
+  readonly InputBinding: ServiceClientClass<InputBindingClient>;
+  readonly OutputBinding: ServiceClientClass<OutputBindingClient>;
+}
 
 export interface ComponentsProtoPackage {
   readonly name: ComponentsPackage;
-  /** For servers (`addService`) and `@grpc/reflection`: real descriptors named after this package. */
-  readonly definition: protoLoader.PackageDefinition;
+  /** For `@grpc/reflection` (a component serving reflection): real descriptors named after this package. */
+  readonly definition: () => Promise<PackageDefinition>;
   readonly grpc: ComponentsGrpc;
 }
 
-function pick(def: protoLoader.PackageDefinition, pkg: ComponentsPackage): ComponentsProtoPackage {
-  const loaded = grpc.loadPackageDefinition(def) as unknown as Record<string, unknown>;
-  let node: unknown = loaded;
-  for (const part of pkg.split('.')) node = (node as Record<string, unknown>)[part];
-  return { name: pkg, definition: def, grpc: node as ComponentsGrpc };
+function pick(root: protobuf.Root, pkg: ComponentsPackage, definition: () => Promise<PackageDefinition>): ComponentsProtoPackage {
+  const client = <C>(service: keyof ComponentsGrpc) => serviceClient<C>(root, `${pkg}.${service}`);
+  return {
+    name: pkg,
+    definition,
+    grpc: {
+      StateStore: client('StateStore'),
+      TransactionalStateStore: client('TransactionalStateStore'),
+      TransactionalStoreMultiMaxSize: client('TransactionalStoreMultiMaxSize'),
+      QueriableStateStore: client('QueriableStateStore'),
+      PubSub: client('PubSub'),
+      InputBinding: client('InputBinding'),
+      OutputBinding: client('OutputBinding'),
+    },
+  };
 }
 
 let cache: Readonly<Record<ComponentsPackage, ComponentsProtoPackage>> | undefined;
@@ -42,8 +63,8 @@ let cache: Readonly<Record<ComponentsPackage, ComponentsProtoPackage>> | undefin
 /** Both packages, loaded once per process. */
 export function loadComponentsProto(): Readonly<Record<ComponentsPackage, ComponentsProtoPackage>> {
   cache ??= {
-    [SVC_COMPONENTS_PACKAGE]: pick(protoLoader.loadSync(FILES, LOADER_OPTIONS), SVC_COMPONENTS_PACKAGE),
-    [DAPR_COMPONENTS_PACKAGE]: pick(daprAliasDefinition(FILES), DAPR_COMPONENTS_PACKAGE),
+    [SVC_COMPONENTS_PACKAGE]: pick(loadProtoRoot(FILES), SVC_COMPONENTS_PACKAGE, () => packageDefinitionOf(FILES)),
+    [DAPR_COMPONENTS_PACKAGE]: pick(daprAliasRoot(FILES), DAPR_COMPONENTS_PACKAGE, () => daprAliasDefinition(FILES)),
   };
   return cache;
 }

@@ -3,9 +3,8 @@
  * renamed. Every reference inside our files is relative to the package (or to google.protobuf), so moving the
  * namespace keeps them resolvable; the field numbers do not change, so the wire format is the same.
  */
-import * as protoLoader from '@grpc/proto-loader';
-import type protobuf from 'protobufjs';
-import { LOADER_OPTIONS } from './proto-root.js';
+import protobuf from 'protobufjs';
+import { packageDefinitionFromJson, type PackageDefinition } from './package-definition.js';
 import { loadProtoRoot } from './served-service.js';
 
 type Nested = Record<string, protobuf.AnyNestedObject & { nested?: Nested; methods?: unknown }>;
@@ -19,10 +18,21 @@ function renameServices(nested: Nested, renames: Readonly<Record<string, string>
   return out;
 }
 
-export function daprAliasDefinition(files: readonly string[], renames: Readonly<Record<string, string>> = {}): protoLoader.PackageDefinition {
+function daprAliasJson(files: readonly string[], renames: Readonly<Record<string, string>>): protobuf.INamespace {
   const json = loadProtoRoot(files).toJSON() as { nested: Nested };
   const svc = json.nested.svc as { nested: { proto: { nested: Nested } } };
   const { svc: _moved, ...others } = json.nested;
-  const aliased = { nested: { ...others, dapr: { nested: { proto: { nested: renameServices(svc.nested.proto.nested, renames) } } } } };
-  return protoLoader.fromJSON(aliased, LOADER_OPTIONS);
+  return { nested: { ...others, dapr: { nested: { proto: { nested: renameServices(svc.nested.proto.nested, renames) } } } } };
+}
+
+/** The files parsed under Dapr's names, for serving and calling (servedService, serviceClient). */
+export function daprAliasRoot(files: readonly string[], renames: Readonly<Record<string, string>> = {}): protobuf.Root {
+  const root = protobuf.Root.fromJSON(daprAliasJson(files, renames));
+  root.resolveAll();
+  return root;
+}
+
+/** The package definition under Dapr's names, for reflection. */
+export function daprAliasDefinition(files: readonly string[], renames: Readonly<Record<string, string>> = {}): Promise<PackageDefinition> {
+  return packageDefinitionFromJson(daprAliasJson(files, renames));
 }

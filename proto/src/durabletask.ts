@@ -2,14 +2,11 @@
  * The Durable Task sidecar protocol (`TaskHubSidecarService`, no proto package), spoken by the workflow SDKs on
  * svcd's gRPC API port. Message types are re-exported so the runtime converts to and from the wire in one place.
  */
-import * as grpc from '@grpc/grpc-js';
-import * as protoLoader from '@grpc/proto-loader';
 import path from 'node:path';
 import type protobuf from 'protobufjs';
-import type { ProtoGrpcType } from './gen/orchestrator_service.js';
-import type { TaskHubSidecarServiceDefinition } from './gen/TaskHubSidecarService.js';
-import { LOADER_OPTIONS } from './proto-root.js';
-import { loadProtoRoot, servedService } from './served-service.js';
+import type { TaskHubSidecarServiceClient, TaskHubSidecarServiceDefinition } from './gen/TaskHubSidecarService.js';
+import { packageDefinitionOf, type PackageDefinition } from './package-definition.js';
+import { loadProtoRoot, servedService, serviceClient, type ServiceClientClass } from './served-service.js';
 
 export type { HistoryEvent, HistoryEvent__Output } from './gen/HistoryEvent.js';
 export type { OrchestratorAction, OrchestratorAction__Output } from './gen/OrchestratorAction.js';
@@ -47,10 +44,10 @@ export const DURABLETASK_PROTO_FILE = path.join('durabletask', 'orchestrator_ser
 export interface DurableTaskProto {
   /** For `addService`: paths and message conversions only. */
   readonly service: TaskHubSidecarServiceDefinition;
-  /** proto-loader's package definition, for reflection: built when first asked for (a second parse). */
-  readonly packageDefinition: () => protoLoader.PackageDefinition;
-  /** Typed client constructors, for tests and tools (from the package definition). */
-  readonly grpc: ProtoGrpcType;
+  /** proto-loader's package definition, for reflection (a second parse). */
+  readonly packageDefinition: () => Promise<PackageDefinition>;
+  /** The typed client, for tests and tools. */
+  readonly grpc: { readonly TaskHubSidecarService: ServiceClientClass<TaskHubSidecarServiceClient> };
   /** The parsed protocol, for hand-made encoding and decoding (work-item-encoding.ts). */
   readonly root: protobuf.Root;
 }
@@ -61,14 +58,12 @@ let cache: DurableTaskProto | undefined;
 export function loadDurableTaskProto(): DurableTaskProto {
   if (!cache) {
     const root = loadProtoRoot([DURABLETASK_PROTO_FILE]);
-    let definition: protoLoader.PackageDefinition | undefined;
-    let clients: ProtoGrpcType | undefined;
-    const packageDefinition = () => (definition ??= protoLoader.loadSync(DURABLETASK_PROTO_FILE, LOADER_OPTIONS));
+    let clients: DurableTaskProto['grpc'] | undefined;
     cache = {
       service: servedService<TaskHubSidecarServiceDefinition>(root, 'TaskHubSidecarService'),
-      packageDefinition,
+      packageDefinition: () => packageDefinitionOf(DURABLETASK_PROTO_FILE),
       get grpc() {
-        return (clients ??= grpc.loadPackageDefinition(packageDefinition()) as unknown as ProtoGrpcType);
+        return (clients ??= { TaskHubSidecarService: serviceClient<TaskHubSidecarServiceClient>(root, 'TaskHubSidecarService') });
       },
       root,
     };

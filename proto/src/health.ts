@@ -1,15 +1,29 @@
 /** The gRPC health checking service (grpc.health.v1), for svcd to serve beside its APIs. */
-import * as grpc from '@grpc/grpc-js';
-import * as protoLoader from '@grpc/proto-loader';
+import type * as grpc from '@grpc/grpc-js';
 import path from 'node:path';
-import type { ProtoGrpcType } from './gen/health.js';
-import { LOADER_OPTIONS } from './proto-root.js';
+import type { HealthClient } from './gen/grpc/health/v1/Health.js';
+import { packageDefinitionOf, type PackageDefinition } from './package-definition.js';
+import { loadProtoRoot, servedService, serviceClient, type ServiceClientClass } from './served-service.js';
 
 export type { HealthCheckResponse } from './gen/grpc/health/v1/HealthCheckResponse.js';
 export type { HealthCheckRequest__Output } from './gen/grpc/health/v1/HealthCheckRequest.js';
 
-export function loadHealthProto(): { definition: grpc.ServiceDefinition; packageDefinition: protoLoader.PackageDefinition; grpc: ProtoGrpcType['grpc']['health']['v1'] } {
-  const packageDefinition = protoLoader.loadSync(path.join('grpc', 'health', 'v1', 'health.proto'), LOADER_OPTIONS);
-  const loaded = (grpc.loadPackageDefinition(packageDefinition) as unknown as ProtoGrpcType).grpc.health.v1;
-  return { definition: loaded.Health.service, packageDefinition, grpc: loaded };
+const FILE = path.join('grpc', 'health', 'v1', 'health.proto');
+const SERVICE = 'grpc.health.v1.Health';
+
+export interface HealthProto {
+  readonly definition: grpc.ServiceDefinition;
+  /** For reflection. */
+  readonly packageDefinition: () => Promise<PackageDefinition>;
+  /** The typed client, for tests and tools. */
+  readonly grpc: { readonly Health: ServiceClientClass<HealthClient> };
+}
+
+export function loadHealthProto(): HealthProto {
+  const root = loadProtoRoot([FILE]);
+  return {
+    definition: servedService(root, SERVICE),
+    packageDefinition: () => packageDefinitionOf(FILE),
+    grpc: { Health: serviceClient<HealthClient>(root, SERVICE) },
+  };
 }

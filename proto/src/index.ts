@@ -8,3 +8,5 @@ export * from './work-answer-decoding.js';
 export * from './runtime-api.js';
 export * from './health.js';
 export * from './app-callback.js';
+export * from './served-service.js';
+export type { PackageDefinition } from './package-definition.js';

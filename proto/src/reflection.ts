@@ -1,9 +1,7 @@
 /** The ListServices subset of gRPC server reflection, both published versions, for discovery clients. */
-import * as grpc from '@grpc/grpc-js';
-import * as protoLoader from '@grpc/proto-loader';
 import path from 'node:path';
 import type { ServerReflectionClient } from './gen/grpc/reflection/v1/ServerReflection.js';
-import { LOADER_OPTIONS } from './proto-root.js';
+import { loadProtoRoot, serviceClient, type ServiceClientClass } from './served-service.js';
 
 export const REFLECTION_VERSIONS = ['v1', 'v1alpha'] as const;
 export type ReflectionVersion = (typeof REFLECTION_VERSIONS)[number];
@@ -12,7 +10,7 @@ export type { ServerReflectionClient };
 export type { ServerReflectionRequest } from './gen/grpc/reflection/v1/ServerReflectionRequest.js';
 export type { ServerReflectionResponse__Output } from './gen/grpc/reflection/v1/ServerReflectionResponse.js';
 
-type ClientConstructor = new (address: string, credentials: grpc.ChannelCredentials, options?: grpc.ClientOptions) => ServerReflectionClient;
+type ClientConstructor = ServiceClientClass<ServerReflectionClient>;
 
 const cache = new Map<ReflectionVersion, ClientConstructor>();
 
@@ -21,10 +19,7 @@ export function reflectionClientConstructor(version: ReflectionVersion): ClientC
   let ctor = cache.get(version);
   if (!ctor) {
     const file = path.join('grpc', 'reflection', version, `reflection_${version}.proto`);
-    const loaded = grpc.loadPackageDefinition(protoLoader.loadSync(file, LOADER_OPTIONS)) as unknown as {
-      grpc: { reflection: Record<ReflectionVersion, { ServerReflection: ClientConstructor }> };
-    };
-    ctor = loaded.grpc.reflection[version].ServerReflection;
+    ctor = serviceClient<ServerReflectionClient>(loadProtoRoot([file]), `grpc.reflection.${version}.ServerReflection`);
     cache.set(version, ctor);
   }
   return ctor;

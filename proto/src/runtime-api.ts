@@ -2,12 +2,10 @@
  * The runtime API service, loaded under both names: `svc.proto.runtime.v1.Svc` and `dapr.proto.runtime.v1.Dapr`
  * (the same methods and messages), so clients built for either reach the one implementation.
  */
-import * as grpc from '@grpc/grpc-js';
-import * as protoLoader from '@grpc/proto-loader';
+import type * as grpc from '@grpc/grpc-js';
 import path from 'node:path';
-import type { ProtoGrpcType } from './gen/runtime.js';
 import { daprAliasDefinition } from './dapr-alias.js';
-import { LOADER_OPTIONS } from './proto-root.js';
+import { packageDefinitionOf, type PackageDefinition } from './package-definition.js';
 import { loadProtoRoot, servedService } from './served-service.js';
 
 const FILES = [path.join('svc', 'common', 'v1', 'common.proto'), path.join('svc', 'runtime', 'v1', 'runtime.proto')];
@@ -15,17 +13,13 @@ const FILES = [path.join('svc', 'common', 'v1', 'common.proto'), path.join('svc'
 export const SVC_RUNTIME_SERVICE = 'svc.proto.runtime.v1.Svc';
 export const DAPR_RUNTIME_SERVICE = 'dapr.proto.runtime.v1.Dapr';
 
-type RuntimeGrpc = ProtoGrpcType['svc']['proto']['runtime']['v1'];
-
 export interface RuntimeApiProto {
   /**
    * Both services' definitions (same handlers, two paths), and their package definitions for reflection: built
    * when first asked for (each parses the files again and describes every message), for what a tool asks for
    * now and then.
    */
-  readonly services: readonly { readonly name: string; readonly definition: grpc.ServiceDefinition; readonly packageDefinition: () => protoLoader.PackageDefinition }[];
-  /** Typed client constructors (svc names), for tests and tools (from the package definition). */
-  readonly grpc: RuntimeGrpc;
+  readonly services: readonly { readonly name: string; readonly definition: grpc.ServiceDefinition; readonly packageDefinition: () => Promise<PackageDefinition> }[];
 }
 
 let cache: RuntimeApiProto | undefined;
@@ -33,18 +27,11 @@ let cache: RuntimeApiProto | undefined;
 export function loadRuntimeApiProto(): RuntimeApiProto {
   if (cache) return cache;
   const served = servedService(loadProtoRoot(FILES), SVC_RUNTIME_SERVICE);
-  let svcDef: protoLoader.PackageDefinition | undefined;
-  let daprDef: protoLoader.PackageDefinition | undefined;
-  let clients: RuntimeGrpc | undefined;
-  const svcDefinition = () => (svcDef ??= protoLoader.loadSync(FILES, LOADER_OPTIONS));
   cache = {
     services: [
-      { name: SVC_RUNTIME_SERVICE, definition: served, packageDefinition: svcDefinition },
-      { name: DAPR_RUNTIME_SERVICE, definition: renamedService(served, SVC_RUNTIME_SERVICE, DAPR_RUNTIME_SERVICE), packageDefinition: () => (daprDef ??= daprAliasDefinition(FILES, { Svc: 'Dapr' })) },
+      { name: SVC_RUNTIME_SERVICE, definition: served, packageDefinition: () => packageDefinitionOf(FILES) },
+      { name: DAPR_RUNTIME_SERVICE, definition: renamedService(served, SVC_RUNTIME_SERVICE, DAPR_RUNTIME_SERVICE), packageDefinition: () => daprAliasDefinition(FILES, { Svc: 'Dapr' }) },
     ],
-    get grpc() {
-      return (clients ??= (grpc.loadPackageDefinition(svcDefinition()) as unknown as ProtoGrpcType).svc.proto.runtime.v1);
-    },
   };
   return cache;
 }

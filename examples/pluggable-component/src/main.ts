@@ -62,9 +62,9 @@ function settings(argv: string[]): Settings {
   };
 }
 
-function addReflection(server: grpc.Server, s: Settings, services: string[]): void {
+async function addReflection(server: grpc.Server, s: Settings, services: string[]): Promise<void> {
   // Whitelist what this server implements: without it, every service of the package would be advertised.
-  const reflection = new ReflectionService(loadComponentsProto()[s.pkg].definition, { services });
+  const reflection = new ReflectionService(await loadComponentsProto()[s.pkg].definition(), { services });
   const v1Path = '/grpc.reflection.v1.ServerReflection/';
   reflection.addToServer({
     addService: (def, impl) => {
@@ -88,7 +88,7 @@ async function main(): Promise<void> {
   server.addService(proto.grpc.InputBinding.service, bindings.input);
   server.addService(proto.grpc.OutputBinding.service, bindings.output);
   const served = ['StateStore', ...(transactional ? ['TransactionalStateStore'] : []), 'PubSub', 'InputBinding', 'OutputBinding'];
-  addReflection(server, s, served.map((n) => `${s.pkg}.${n}`));
+  await addReflection(server, s, served.map((n) => `${s.pkg}.${n}`));
 
   mkdirSync(path.dirname(s.socketPath), { recursive: true });
   // A socket file left by a previous run would make bind fail.

@@ -1,4 +1,5 @@
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { openDatabase } from './sqlite-database.js';
 import { RuntimeError } from '../errors/runtime-error.js';
 
 export interface DatabaseLock {
@@ -41,10 +42,13 @@ export function holdDatabaseLock(file: string): DatabaseLock {
 }
 
 function lockDatabase(file: string): Database.Database {
-  const db = new Database(`${file}.lock`);
+  const db = openDatabase(`${file}.lock`);
   try {
     db.pragma('busy_timeout = 0');
     db.pragma('locking_mode = EXCLUSIVE');
+    // Only the lock its write takes matters, not what it holds: no journal, no fsync.
+    db.pragma('journal_mode = OFF');
+    db.pragma('synchronous = OFF');
     db.exec('CREATE TABLE IF NOT EXISTS svcd_lock (holder INTEGER); DELETE FROM svcd_lock; INSERT INTO svcd_lock VALUES (1)');
     return db;
   } catch (err) {

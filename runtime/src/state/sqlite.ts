@@ -1,4 +1,5 @@
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { openDatabase } from './sqlite-database.js';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { ensureError, RuntimeError } from '../errors/runtime-error.js';
@@ -133,7 +134,7 @@ export class SqliteStateStore extends VersionedStateStore implements KeyListingS
     let lock: DatabaseLock | undefined;
     try {
       if (opts.databasePath !== ':memory:') lock = holdDatabaseLock(opts.databasePath);
-      db = new Database(opts.databasePath);
+      db = openDatabase(opts.databasePath);
       db.pragma(`busy_timeout = ${opts.busyTimeoutMs}`);
       db.pragma('journal_mode = WAL');
       db.pragma(`synchronous = ${opts.synchronous}`);
@@ -148,7 +149,7 @@ export class SqliteStateStore extends VersionedStateStore implements KeyListingS
       const columns = db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[];
       if (!columns.some((c) => c.name === 'expires_at')) db.exec(`ALTER TABLE ${table} ADD COLUMN expires_at INTEGER`);
       db.exec(`CREATE INDEX IF NOT EXISTS "${opts.tableName}_expires_at" ON ${table} (expires_at) WHERE expires_at IS NOT NULL`);
-      const reader = opts.databasePath === ':memory:' ? undefined : new Database(opts.databasePath, { readonly: true });
+      const reader = opts.databasePath === ':memory:' ? undefined : openDatabase(opts.databasePath, { readonly: true });
       reader?.pragma(`busy_timeout = ${opts.busyTimeoutMs}`);
       const writer = db;
       const checkpointer = reader ? new WalCheckpointer(opts.databasePath, opts.busyTimeoutMs, () => writer.open && writer.pragma('wal_autocheckpoint = 1000')) : undefined;

@@ -112,9 +112,10 @@ describe('gRPC runtime API (real svcd, raw gRPC clients)', function () {
     client.close();
   });
 
-  it('lists its services by reflection, v1 and v1alpha (the index is built on the first call)', async () => {
-    for (const version of ['v1', 'v1alpha']) {
-      const out = await new Promise<string[]>((resolve, reject) => {
+  it('lists and describes its services by reflection, v1 and v1alpha (loaded and indexed on the first call)', async () => {
+    /** One reflection request (raw bytes) and the printable runs of its answer, enough to see names in it. */
+    const reflect = (version: string, request: Buffer) =>
+      new Promise<string[]>((resolve, reject) => {
         const Client = grpc.makeGenericClientConstructor({}, 'x');
         const c = new Client(`127.0.0.1:${svcd.ports.grpc}`, grpc.credentials.createInsecure());
         const stream = c.makeBidiStreamRequest(
@@ -123,15 +124,23 @@ describe('gRPC runtime API (real svcd, raw gRPC clients)', function () {
           (b: Buffer) => b,
         );
         stream.on('data', (b: Buffer) => {
-          // ListServiceResponse: field 6 holds services (field 1: name); read the names as printable runs.
-          resolve(b.toString('latin1').match(/[A-Za-z][A-Za-z0-9_.]{4,}/g) ?? []);
+          resolve(b.toString('latin1').match(/[A-Za-z.][A-Za-z0-9_.]{3,}/g) ?? []);
           stream.end();
         });
         stream.on('error', reject);
-        // ServerReflectionRequest { list_services = 7: "" }
-        stream.write(Buffer.from([0x3a, 0x00]));
+        stream.write(request);
       });
-      expect(out, version).to.include.members(['svc.proto.runtime.v1.Svc', 'dapr.proto.runtime.v1.Dapr', 'grpc.health.v1.Health', 'TaskHubSidecarService']);
+    /** ServerReflectionRequest { file_containing_symbol = 4: symbol } */
+    const fileContaining = (symbol: string) => Buffer.concat([Buffer.from([0x22, symbol.length]), Buffer.from(symbol)]);
+    for (const version of ['v1', 'v1alpha']) {
+      // ServerReflectionRequest { list_services = 7: "" }
+      const listed = await reflect(version, Buffer.from([0x3a, 0x00]));
+      expect(listed, version).to.include.members(['svc.proto.runtime.v1.Svc', 'dapr.proto.runtime.v1.Dapr', 'grpc.health.v1.Health', 'TaskHubSidecarService']);
+      // The file descriptors: under Dapr's package name, the Durable Task protocol's (a service without a package:
+      // listed and found by its plain name), and the health service's.
+      expect(await reflect(version, fileContaining('dapr.proto.runtime.v1.Dapr')), version).to.include.members(['dapr.proto.runtime.v1', 'Dapr', 'GetState']);
+      expect(await reflect(version, fileContaining('TaskHubSidecarService')), version).to.include.members(['TaskHubSidecarService', 'StartInstance']);
+      expect(await reflect(version, fileContaining('grpc.health.v1.Health')), version).to.include.members(['grpc.health.v1', 'Health']);
     }
   });
 });

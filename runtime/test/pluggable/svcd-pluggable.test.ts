@@ -220,7 +220,7 @@ describe('svcd and pluggable sockets that are not ready, wrong or missing', func
       Ping: (_call: unknown, cb: grpc.sendUnaryData<object>) => cb(null, {}),
       ...handlers,
     });
-    new ReflectionService(proto.definition, { services: ['dapr.proto.components.v1.StateStore'] }).addToServer(server);
+    new ReflectionService(await proto.definition(), { services: ['dapr.proto.components.v1.StateStore'] }).addToServer(server);
     await new Promise<void>((resolve, reject) => server.bindAsync(`unix://${folder}/${name}.sock`, grpc.ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve())));
     cleanups.push(() => new Promise<void>((resolve) => server.tryShutdown(() => resolve())));
   }
@@ -322,7 +322,7 @@ describe('svcd and pluggable sockets that are not ready, wrong or missing', func
       ListOperations: (_call: unknown, cb: grpc.sendUnaryData<object>) => cb(null, { operations: ['create', 'get'] }),
       // Invoke is left out: grpc-js answers UNIMPLEMENTED for it.
     });
-    new ReflectionService(proto.definition, { services: ['dapr.proto.components.v1.OutputBinding'] }).addToServer(server);
+    new ReflectionService(await proto.definition(), { services: ['dapr.proto.components.v1.OutputBinding'] }).addToServer(server);
     await new Promise<void>((resolve, reject) => server.bindAsync(`unix://${folder}/mailer.sock`, grpc.ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve())));
     cleanups.push(() => new Promise<void>((resolve) => server.tryShutdown(() => resolve())));
 

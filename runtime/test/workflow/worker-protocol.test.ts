@@ -162,7 +162,7 @@ describe('workflow worker protocol (stale, malformed and foreign answers)', func
       expect(await start(w.client, 'garbled-1')).to.equal(null);
       const item = await w.nextItem(1);
       // OrchestratorResponse{instanceId, actions: [a good action, an action cut inside a varint]}, sent as raw bytes.
-      const proto = loadDurableTaskProto().grpc.TaskHubSidecarService.service.CompleteOrchestratorTask;
+      const proto = loadDurableTaskProto().service.CompleteOrchestratorTask;
       const good = proto.requestSerialize({ instanceId: 'garbled-1', actions: [complete(0, '"x"')], completionToken: item.completionToken });
       const garbled = Buffer.concat([good, Buffer.from([0x12, 0x02, 0x08, 0xff])]);
       const err = await new Promise<grpc.ServiceError | null>((resolve) =>

@@ -4,8 +4,7 @@
  * the transport-free API the HTTP routes call too.
  */
 import type * as grpc from '@grpc/grpc-js';
-import { loadHealthProto, loadRuntimeApiProto, type HealthCheckRequest__Output, type HealthCheckResponse } from '@svc/proto';
-import type { PackageDefinition } from '@grpc/proto-loader';
+import { loadHealthProto, loadRuntimeApiProto, type HealthCheckRequest__Output, type HealthCheckResponse, type PackageDefinition } from '@svc/proto';
 import type { PublicActorApi } from '../../actors/public-actors.js';
 import type { OutputBindingApi } from '../../bindings/output-api.js';
 import type { RuntimeMetadata } from '../../metadata/runtime-metadata.js';
@@ -88,7 +87,7 @@ function healthImplementation(readiness: Readiness, services: ReadonlySet<string
 }
 
 /** The services to add to the gRPC server, and the package definitions reflection describes. */
-export function runtimeApiServices(deps: RuntimeServiceDeps): { services: GrpcService[]; reflection: (() => PackageDefinition)[]; names: string[] } {
+export function runtimeApiServices(deps: RuntimeServiceDeps): { services: GrpcService[]; reflection: (() => Promise<PackageDefinition>)[]; names: string[] } {
   const runtime = loadRuntimeApiProto();
   const health = loadHealthProto();
   const implementation = runtimeImplementation(deps);
@@ -98,7 +97,7 @@ export function runtimeApiServices(deps: RuntimeServiceDeps): { services: GrpcSe
       ...runtime.services.map((s) => ({ definition: s.definition, implementation })),
       { definition: health.definition, implementation: healthImplementation(deps.readiness, names) },
     ],
-    reflection: [...runtime.services.map((s) => s.packageDefinition), () => health.packageDefinition],
+    reflection: [...runtime.services.map((s) => s.packageDefinition), health.packageDefinition],
     names: [...names, 'grpc.health.v1.Health'],
   };
 }

@@ -1,6 +1,18 @@
 import * as grpc from '@grpc/grpc-js';
-import type { PackageDefinition } from '@grpc/proto-loader';
-import { ReflectionService } from '@grpc/reflection';
+import type { ReflectionService } from '@grpc/reflection';
+import { loadProtoRoot, REFLECTION_VERSIONS, servedService, type Conversions, type PackageDefinition, type ReflectionVersion } from '@svc/proto';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { ensureError } from '../../errors/runtime-error.js';
+
+/** @grpc/reflection's copy of the reflection protocol (svc's own holds only the ListServices part discovery uses). */
+function reflectionProtocolFile(version: ReflectionVersion): string {
+  const main = createRequire(import.meta.url).resolve('@grpc/reflection');
+  return path.join(path.dirname(main), '..', 'proto', 'grpc', 'reflection', version, 'reflection.proto');
+}
+
+/** How @grpc/reflection's handlers read and write their messages (its own proto-loader options). */
+const REFLECTION_CONVERSIONS: Conversions = { longs: String, enums: String, bytes: Array, defaults: true, oneofs: true };
 
 /**
  * The gRPC API listener. Parts register their services before `start()`; stop drains calls, then forces after
@@ -34,21 +46,27 @@ export class GrpcApiServer {
    * (which may also hold services this server does not serve, such as the app callbacks svcd calls), each asked
    * for on the first reflection call.
    */
-  addReflection(definitions: readonly (() => PackageDefinition)[], services: readonly string[]): void {
-    // Indexing the definitions decodes every file descriptor once per type and reflection version: about 200 ms
-    // of start-up for what a tool asks for now and then. The services are registered now (the server cannot take
-    // more once started) with handlers that build the index on the first reflection call.
-    let described: Map<string, grpc.UntypedServiceImplementation> | undefined;
-    const describe = () => (described ??= implementationsOf(new ReflectionService(Object.assign({}, ...definitions.map((d) => d())) as PackageDefinition, { services: [...services] })));
-    for (const [path, { definition, implementation }] of servicesOf(new ReflectionService({}, { services: [] }))) {
-      const lazy: grpc.UntypedServiceImplementation = {};
-      for (const method of Object.keys(implementation)) {
-        lazy[method] = ((call: unknown, callback: unknown) => {
-          const real = describe().get(path)?.[method] as ((call: unknown, callback: unknown) => void) | undefined;
-          real?.(call, callback);
-        }) as grpc.UntypedHandleCall;
-      }
-      this.#server.addService(definition, lazy);
+  addReflection(definitions: readonly (() => Promise<PackageDefinition>)[], services: readonly string[]): void {
+    // Loading @grpc/reflection (with proto-loader and protobuf's descriptor schema) and indexing the definitions
+    // took a fifth of svcd's start-up, for what a tool asks for now and then. The services are registered now
+    // (the server cannot take more once started), from the reflection protocol's own files, with handlers that
+    // load and index everything on the first reflection call.
+    let described: Promise<Map<string, grpc.UntypedServiceImplementation>> | undefined;
+    const describe = () => (described ??= describedBy(definitions, services));
+    for (const version of REFLECTION_VERSIONS) {
+      const definition = withPlainNames(servedService(loadProtoRoot([reflectionProtocolFile(version)]), `grpc.reflection.${version}.ServerReflection`, REFLECTION_CONVERSIONS));
+      const path = definition.ServerReflectionInfo!.path;
+      this.#server.addService(definition, {
+        ServerReflectionInfo: (call: grpc.ServerDuplexStream<unknown, unknown>) => {
+          describe()
+            .then((described) => {
+              const serve = described.get(path)?.ServerReflectionInfo as grpc.handleBidiStreamingCall<unknown, unknown> | undefined;
+              if (!serve) throw new Error(`@grpc/reflection serves no ${path}`);
+              serve(call);
+            })
+            .catch((err: unknown) => call.emit('error', { code: grpc.status.INTERNAL, details: `server reflection is unavailable: ${ensureError(err).message}` }));
+        },
+      });
     }
   }
 
@@ -76,18 +94,55 @@ export class GrpcApiServer {
   }
 }
 
-/** What a ReflectionService would add to a server, keyed by the path of the service's first method. */
-function servicesOf(reflection: ReflectionService): Map<string, { definition: grpc.ServiceDefinition; implementation: grpc.UntypedServiceImplementation }> {
-  const added = new Map<string, { definition: grpc.ServiceDefinition; implementation: grpc.UntypedServiceImplementation }>();
-  const recorder = {
-    addService(definition: grpc.ServiceDefinition, implementation: grpc.UntypedServiceImplementation) {
-      added.set(Object.values(definition)[0]!.path, { definition, implementation });
-    },
-  };
-  reflection.addToServer(recorder);
-  return added;
+interface ReflectionRequest {
+  fileContainingSymbol?: string;
+}
+interface ReflectionResponse {
+  listServicesResponse?: { service?: { name?: string }[] };
+  originalRequest?: ReflectionRequest;
 }
 
-function implementationsOf(reflection: ReflectionService): Map<string, grpc.UntypedServiceImplementation> {
-  return new Map([...servicesOf(reflection)].map(([path, s]) => [path, s.implementation]));
+/**
+ * @grpc/reflection names a service without a proto package (TaskHubSidecarService) `.Name`, in its index and in
+ * its lists; the protocol's names have no leading dot, and tools ask for the name they listed. Lists are
+ * answered without the dot, and a symbol without a package is looked up with it.
+ */
+function withPlainNames(definition: grpc.ServiceDefinition): grpc.ServiceDefinition {
+  const method = definition.ServerReflectionInfo!;
+  const deserialize = method.requestDeserialize as (bytes: Buffer) => ReflectionRequest;
+  const serialize = method.responseSerialize as (value: ReflectionResponse) => Buffer;
+  const plain = (name: string) => name.replace(/^\./, '');
+  return {
+    ServerReflectionInfo: {
+      ...method,
+      requestDeserialize: (bytes: Buffer) => {
+        const request = deserialize(bytes);
+        const symbol = request.fileContainingSymbol;
+        return symbol && !symbol.includes('.') ? { ...request, fileContainingSymbol: `.${symbol}` } : request;
+      },
+      responseSerialize: (response: ReflectionResponse) => {
+        const services = response.listServicesResponse?.service?.map((s) => ({ ...s, name: plain(s.name ?? '') }));
+        const asked = response.originalRequest?.fileContainingSymbol;
+        return serialize({
+          ...response,
+          ...(services ? { listServicesResponse: { ...response.listServicesResponse, service: services } } : {}),
+          ...(asked ? { originalRequest: { ...response.originalRequest, fileContainingSymbol: plain(asked) } } : {}),
+        });
+      },
+    },
+  };
+}
+
+/** The handlers @grpc/reflection serves `definitions` with, keyed by the path of each service's first method. */
+async function describedBy(definitions: readonly (() => Promise<PackageDefinition>)[], services: readonly string[]): Promise<Map<string, grpc.UntypedServiceImplementation>> {
+  // `default`: the bundle of svcd gives a CommonJS module only as its default export.
+  const [{ ReflectionService: Reflection }, loaded] = await Promise.all([import('@grpc/reflection').then((m) => m.default), Promise.all(definitions.map((d) => d()))]);
+  const reflection: ReflectionService = new Reflection(Object.assign({}, ...loaded) as PackageDefinition, { services: [...services] });
+  const added = new Map<string, grpc.UntypedServiceImplementation>();
+  reflection.addToServer({
+    addService(definition: grpc.ServiceDefinition, implementation: grpc.UntypedServiceImplementation) {
+      added.set(Object.values(definition)[0]!.path, implementation);
+    },
+  });
+  return added;
 }
