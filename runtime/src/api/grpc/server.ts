@@ -54,8 +54,8 @@ export class GrpcApiServer {
     let described: Promise<Map<string, grpc.UntypedServiceImplementation>> | undefined;
     const describe = () => (described ??= describedBy(definitions, services));
     for (const version of REFLECTION_VERSIONS) {
-      const definition = withPlainNames(servedService(loadProtoRoot([reflectionProtocolFile(version)]), `grpc.reflection.${version}.ServerReflection`, REFLECTION_CONVERSIONS));
-      const path = definition.ServerReflectionInfo!.path;
+      const path = `/grpc.reflection.${version}.ServerReflection/ServerReflectionInfo`;
+      const definition = { ServerReflectionInfo: bidiMethodParsedOnUse(path, () => withPlainNames(servedService(loadProtoRoot([reflectionProtocolFile(version)]), `grpc.reflection.${version}.ServerReflection`, REFLECTION_CONVERSIONS))) };
       this.#server.addService(definition, {
         ServerReflectionInfo: (call: grpc.ServerDuplexStream<unknown, unknown>) => {
           describe()
@@ -97,9 +97,25 @@ export class GrpcApiServer {
 interface ReflectionRequest {
   fileContainingSymbol?: string;
 }
+
 interface ReflectionResponse {
   listServicesResponse?: { service?: { name?: string }[] };
   originalRequest?: ReflectionRequest;
+}
+
+/** A bidirectional streaming method whose messages' conversions are made (their protocol parsed) on first use. */
+function bidiMethodParsedOnUse(path: string, load: () => grpc.MethodDefinition<object, object>): grpc.MethodDefinition<object, object> {
+  let method: grpc.MethodDefinition<object, object> | undefined;
+  const loaded = () => (method ??= load());
+  return {
+    path,
+    requestStream: true,
+    responseStream: true,
+    requestSerialize: (value) => loaded().requestSerialize(value),
+    requestDeserialize: (bytes) => loaded().requestDeserialize(bytes),
+    responseSerialize: (value) => loaded().responseSerialize(value),
+    responseDeserialize: (bytes) => loaded().responseDeserialize(bytes),
+  };
 }
 
 /**
@@ -107,28 +123,26 @@ interface ReflectionResponse {
  * its lists; the protocol's names have no leading dot, and tools ask for the name they listed. Lists are
  * answered without the dot, and a symbol without a package is looked up with it.
  */
-function withPlainNames(definition: grpc.ServiceDefinition): grpc.ServiceDefinition {
+function withPlainNames(definition: grpc.ServiceDefinition): grpc.MethodDefinition<object, object> {
   const method = definition.ServerReflectionInfo!;
   const deserialize = method.requestDeserialize as (bytes: Buffer) => ReflectionRequest;
   const serialize = method.responseSerialize as (value: ReflectionResponse) => Buffer;
   const plain = (name: string) => name.replace(/^\./, '');
   return {
-    ServerReflectionInfo: {
-      ...method,
-      requestDeserialize: (bytes: Buffer) => {
-        const request = deserialize(bytes);
-        const symbol = request.fileContainingSymbol;
-        return symbol && !symbol.includes('.') ? { ...request, fileContainingSymbol: `.${symbol}` } : request;
-      },
-      responseSerialize: (response: ReflectionResponse) => {
-        const services = response.listServicesResponse?.service?.map((s) => ({ ...s, name: plain(s.name ?? '') }));
-        const asked = response.originalRequest?.fileContainingSymbol;
-        return serialize({
-          ...response,
-          ...(services ? { listServicesResponse: { ...response.listServicesResponse, service: services } } : {}),
-          ...(asked ? { originalRequest: { ...response.originalRequest, fileContainingSymbol: plain(asked) } } : {}),
-        });
-      },
+    ...method,
+    requestDeserialize: (bytes: Buffer) => {
+      const request = deserialize(bytes);
+      const symbol = request.fileContainingSymbol;
+      return symbol && !symbol.includes('.') ? { ...request, fileContainingSymbol: `.${symbol}` } : request;
+    },
+    responseSerialize: (response: ReflectionResponse) => {
+      const services = response.listServicesResponse?.service?.map((s) => ({ ...s, name: plain(s.name ?? '') }));
+      const asked = response.originalRequest?.fileContainingSymbol;
+      return serialize({
+        ...response,
+        ...(services ? { listServicesResponse: { ...response.listServicesResponse, service: services } } : {}),
+        ...(asked ? { originalRequest: { ...response.originalRequest, fileContainingSymbol: plain(asked) } } : {}),
+      });
     },
   };
 }
