@@ -1,28 +1,33 @@
 /**
- * Bundles svcd (dist/src/main.js, built by tsc) into dist/bundle/: its modules and their dependencies in a few
- * files, so starting svcd resolves and reads a handful of files instead of about 470 (module loading was half of
- * its start-up time). What svcd imports only when it needs it (the Redis, PostgreSQL and NATS components, the
- * Kubernetes loader) stays in chunks of its own, loaded on first use. better-sqlite3 is a native addon and stays
- * in node_modules, as does the WAL checkpoint worker (a file of its own, started by path).
+ * Bundles svcd (dist/src/main.js, built by tsc) into dist/bundle/svcd.cjs: its modules and their dependencies in
+ * one CommonJS script, so starting svcd reads one file instead of about 470, and then a V8 code cache of it
+ * (svcd.cjs.code-cache, made by make-code-cache.mjs from a start of svcd), which src/launcher/svcd-bundle.ts
+ * compiles it with. CommonJS because Node 20 takes a code cache only for scripts. What svcd needs only on use
+ * (the Redis, PostgreSQL and NATS clients) is in the script but runs on first use. The Kubernetes client, a
+ * third of the whole, is only for Kubernetes mode: a script of its own in dist/bundle/vendor/, loaded then.
+ * better-sqlite3 is a native addon and stays in node_modules, as does the WAL checkpoint worker (a file of its
+ * own, started by path).
  */
 import { build } from 'esbuild';
+import { spawnSync } from 'node:child_process';
 import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const runtimeDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const outdir = path.join(runtimeDir, 'dist/bundle');
 
-// A bundle is ESM, where CommonJS dependencies find neither `require` nor `__dirname`. `require` comes from
-// createRequire; `__dirname`/`__filename` are rewritten per file (below) to the file's own folder in node_modules,
-// found when the expression runs, so a dependency that reads a file beside itself (the reflection protos) still finds it.
-const banner = `import { createRequire as __svcCreateRequire } from 'node:module';
-import { existsSync as __svcExists } from 'node:fs';
-import { join as __svcJoin } from 'node:path';
-const require = __svcCreateRequire(import.meta.url);
+// The sources are ES modules: strict mode (which they assume), and `import.meta.url` as the script's own URL.
+// `__dirname`/`__filename` of a dependency are rewritten per file (below) to the file's own folder in node_modules,
+// found when the expression runs, so a dependency that reads a file beside itself (the reflection protos) finds it.
+const banner = `'use strict';
+const __svcImportMetaUrl = require('node:url').pathToFileURL(__filename).href;
 const __svcPackagePath = (pkg, rest) => {
-  const root = (require.resolve.paths(pkg) ?? []).find((dir) => __svcExists(__svcJoin(dir, pkg, 'package.json')));
+  const { existsSync } = require('node:fs');
+  const { join } = require('node:path');
+  const root = (require.resolve.paths(pkg) ?? []).find((dir) => existsSync(join(dir, pkg, 'package.json')));
   if (root === undefined) throw new Error('svcd bundle: package ' + pkg + ' not found');
-  return __svcJoin(root, pkg, rest);
+  return join(root, pkg, rest);
 };`;
 
 /**
@@ -52,21 +57,43 @@ const fileLocations = {
   },
 };
 
-const outdir = path.join(runtimeDir, 'dist/bundle');
-await rm(outdir, { recursive: true, force: true }); // chunk names carry a content hash: old ones would pile up
-await build({
-  entryPoints: [path.join(runtimeDir, 'dist/src/main.js')],
-  outdir,
+/**
+ * Modules of svcd (under dist/src) bundled into scripts of their own under vendor/, required from svcd's script
+ * when first used: they hold what svcd uses of a large dependency.
+ */
+const VENDORED = { 'components/kubernetes-client.js': 'kubernetes-client' };
+
+const vendored = {
+  name: 'vendored',
+  setup(b) {
+    for (const [file, name] of Object.entries(VENDORED)) {
+      const target = path.join(runtimeDir, 'dist/src', file);
+      b.onResolve({ filter: new RegExp(`${path.basename(file).replaceAll('.', '\\.')}$`) }, (args) =>
+        path.resolve(args.resolveDir, args.path) === target ? { path: `./vendor/${name}.cjs`, external: true } : undefined,
+      );
+    }
+  },
+};
+
+const common = {
   bundle: true,
-  splitting: true,
-  format: 'esm',
+  format: 'cjs',
   platform: 'node',
   target: 'node20',
   external: ['better-sqlite3'],
   banner: { js: banner },
-  plugins: [fileLocations],
-  // Less to scan at every start; identifiers stay, so stack traces still name functions.
+  define: { 'import.meta.url': '__svcImportMetaUrl' },
+  // Less to read at every start; identifiers stay, so stack traces still name functions.
   minifyWhitespace: true,
   minifySyntax: true,
   logLevel: 'warning',
-});
+};
+
+await rm(outdir, { recursive: true, force: true });
+await build({ ...common, entryPoints: [path.join(runtimeDir, 'dist/src/main.js')], outfile: path.join(outdir, 'svcd.cjs'), plugins: [fileLocations, vendored] });
+for (const [file, name] of Object.entries(VENDORED)) {
+  await build({ ...common, entryPoints: [path.join(runtimeDir, 'dist/src', file)], outfile: path.join(outdir, 'vendor', `${name}.cjs`), plugins: [fileLocations] });
+}
+
+const made = spawnSync(process.execPath, [path.join(runtimeDir, 'scripts', 'make-code-cache.mjs')], { stdio: 'inherit' });
+if (made.status !== 0) throw new Error(`making svcd's code cache failed (exit ${made.status ?? made.signal})`);

@@ -4,7 +4,7 @@
  * duplicate / scope rules). Needs only get/list on components.svc.io in that namespace.
  */
 import { existsSync } from 'node:fs';
-import { ApiException, CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
+import { ApiException, CustomObjectsApi, KubeConfig } from './kubernetes-client.js';
 import { RuntimeError } from '../errors/runtime-error.js';
 import type { Logger } from '../log/logger.js';
 import { selectComponents } from './select.js';
