@@ -13,6 +13,7 @@ const BENCHES: { script: string; nodeArgs?: string[] }[] = [
   { script: 'workflow.js' },
   { script: 'fanout-huge.js' },
   { script: 'list-instances.js' },
+  { script: 'waiting-memory.js' },
   { script: 'startup.js' },
   { script: 'replicas.js' },
   { script: 'pubsub.js' },

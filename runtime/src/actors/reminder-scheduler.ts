@@ -1,3 +1,4 @@
+import { flattened } from '../util/flat-string.js';
 import { MinHeap } from './min-heap.js';
 import type { Clock, EpochMs, TimerHandle } from './types.js';
 
@@ -14,7 +15,7 @@ interface HeapItem extends ScheduledFire {
   readonly seq: number;
 }
 
-const reminderKey = (f: { type: string; actorId: string; name: string }) => `${f.type}||${f.actorId}||${f.name}`;
+const reminderKey = (f: { type: string; actorId: string; name: string }) => flattened(`${f.type}||${f.actorId}||${f.name}`);
 
 /**
  * In-process reminder scheduler: a min-heap of next fire times and ONE clock timer armed on the earliest.
@@ -46,7 +47,8 @@ export class ReminderScheduler {
   }
 
   schedule(fire: ScheduledFire): void {
-    const item: HeapItem = { ...fire, seq: ++this.#seq };
+    // Every property spelled out: one hidden class for all items (a spread gave each its own).
+    const item: HeapItem = { type: fire.type, actorId: fire.actorId, name: fire.name, generation: fire.generation, at: fire.at, seq: ++this.#seq };
     this.#live.set(reminderKey(fire), item.seq);
     this.#heap.push(item);
     if (this.#armedAt === undefined || item.at < this.#armedAt) this.#arm();
