@@ -3,15 +3,15 @@
  * BENCH_WAITING_MANY (default 2,000 and 6,000) instances of a workflow waiting on a one-hour timer, each in an svcd
  * of its own. Once all run, svcd is left idle past the workflow activations' idle timeout (60 s: a waiting
  * instance keeps only its reminder in memory), then writes a heap snapshot (which collects garbage first). Per
- * waiting workflow = the difference of live heap between the two counts ÷ the difference of counts, so what
- * every svcd holds anyway cancels out. RSS is printed beside it: it also holds what the heap grew to while the
- * instances started, which V8 and the allocator give back slowly.
+ * waiting workflow = the difference of live heap (compiled code left out) between the two counts ÷ the difference
+ * of counts, so what every svcd holds anyway cancels out. RSS is printed beside it: it also holds what the heap
+ * grew to while the instances started, which V8 and the allocator give back slowly.
  * Run: `npm run build && node bench/dist/src/waiting-memory.js` (about 4 minutes).
  */
 import { TaskHubGrpcClient } from '@dapr/durabletask-js';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { SvcdProcess, tempFolder } from '@svc/runtime/test-support';
+import { actorStore, SvcdProcess, tempFolder } from '@svc/runtime/test-support';
 import { rssMiB, startWorker } from './workflow-loop.js';
 
 console.log = () => undefined; // the SDK client logs every start
@@ -20,13 +20,18 @@ const MANY = Number(process.env.BENCH_WAITING_MANY ?? 6000);
 const IDLE_MS = 75_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The live heap of a heap snapshot: the sum of its nodes' own sizes. */
+/**
+ * The live heap of a heap snapshot, the sum of its nodes' own sizes, without compiled code: how much code the JIT
+ * compiled differs from one svcd to the next and is not per workflow.
+ */
 function liveHeapBytes(file: string): number {
-  const snapshot = JSON.parse(readFileSync(file, 'utf8')) as { snapshot: { meta: { node_fields: string[] } }; nodes: number[] };
-  const fields = snapshot.snapshot.meta.node_fields;
+  const snapshot = JSON.parse(readFileSync(file, 'utf8')) as { snapshot: { meta: { node_fields: string[]; node_types: [string[]] } }; nodes: number[] };
+  const { node_fields: fields, node_types: types } = snapshot.snapshot.meta;
+  const type = fields.indexOf('type');
   const self = fields.indexOf('self_size');
+  const code = types[0].indexOf('code');
   let total = 0;
-  for (let i = self; i < snapshot.nodes.length; i += fields.length) total += snapshot.nodes[i]!;
+  for (let i = 0; i < snapshot.nodes.length; i += fields.length) if (snapshot.nodes[i + type] !== code) total += snapshot.nodes[i + self]!;
   return total;
 }
 
@@ -46,7 +51,8 @@ async function snapshotWritten(folder: string): Promise<string> {
 
 async function measure(instances: number): Promise<{ heap: number; rss: number }> {
   const snapshots = tempFolder('svc-bench-heap-');
-  const svcd = await SvcdProcess.start({ env: { NODE_OPTIONS: `--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${snapshots}` }, args: ['--log-level', 'warn'] });
+  const store = actorStore('sqlite', 'bench-waiting');
+  const svcd = await SvcdProcess.start({ appId: store.appId, resources: store.resources, env: { NODE_OPTIONS: `--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${snapshots}` }, args: ['--log-level', 'warn'] });
   const worker = await startWorker(svcd.grpcAddress);
   const client = new TaskHubGrpcClient(svcd.grpcAddress);
   try {
