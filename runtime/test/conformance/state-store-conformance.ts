@@ -43,7 +43,13 @@ export function describeStateStoreConformance(
     this.timeout(30_000);
     let store: StateStore;
     let prefix = '';
-    const k = (name: string) => `${prefix}${name}`;
+    /** Every key a case used, removed after it: a shared Redis or PostgreSQL would keep them from run to run. */
+    const used = new Set<string>();
+    const k = (name: string) => {
+      const key = `${prefix}${name}`;
+      used.add(key);
+      return key;
+    };
     const value = async (key: string) => (await store.get({ key }))?.data.toString('utf8');
     const etagOf = async (key: string) => {
       const got = await store.get({ key });
@@ -61,6 +67,10 @@ export function describeStateStoreConformance(
     });
     beforeEach(() => {
       prefix = `conformance-${randomUUID()}||`;
+    });
+    afterEach(async () => {
+      for (const key of used) await store.delete({ key }).catch(() => undefined);
+      used.clear();
     });
 
     it('reports its features', () => {
@@ -369,7 +379,7 @@ export function describeStateStoreConformance(
           const p = k('listed||');
           lister().declareListedPrefix(p);
           const names = ['b', 'a', '_x', 'B', '0', '-', 'a:0001', 'a-b', 'zz'];
-          await store.bulkSet(names.map((n) => ({ key: p + n, value: text(n.toUpperCase()) })));
+          await store.bulkSet(names.map((n) => ({ key: k(`listed||${n}`), value: text(n.toUpperCase()) })));
           // Neighbours of the prefix that are not under it.
           await store.set({ key: k('listed|'), value: text('no') });
           await store.set({ key: k('listed}'), value: text('no') });
@@ -391,27 +401,27 @@ export function describeStateStoreConformance(
         it('follows every kind of write and delete, and nothing of a write that failed', async () => {
           const p = k('listed||');
           lister().declareListedPrefix(p);
-          await store.set({ key: p + 'one', value: text('1') });
+          await store.set({ key: k('listed||one'), value: text('1') });
           await store.bulkSet([
-            { key: p + 'two', value: text('2') },
-            { key: p + 'three', value: text('3') },
+            { key: k('listed||two'), value: text('2') },
+            { key: k('listed||three'), value: text('3') },
           ]);
-          await store.set({ key: p + 'one', value: text('1b') });
-          await store.delete({ key: p + 'two' });
+          await store.set({ key: k('listed||one'), value: text('1b') });
+          await store.delete({ key: k('listed||two') });
           expect(await list(p, { limit: 10 })).to.deep.equal(['one=1b', 'three=3']);
           if (isTransactional(store)) {
             await store.transact([
-              { operation: 'delete', request: { key: p + 'one' } },
-              { operation: 'upsert', request: { key: p + 'four', value: text('4') } },
+              { operation: 'delete', request: { key: k('listed||one') } },
+              { operation: 'upsert', request: { key: k('listed||four'), value: text('4') } },
             ]);
             await etagError(
               store.transact([
-                { operation: 'upsert', request: { key: p + 'five', value: text('5') } },
-                { operation: 'upsert', request: { key: p + 'three', value: text('x'), etag: '999' } },
+                { operation: 'upsert', request: { key: k('listed||five'), value: text('5') } },
+                { operation: 'upsert', request: { key: k('listed||three'), value: text('x'), etag: '999' } },
               ]),
             );
           }
-          await store.bulkDelete([{ key: p + 'missing' }]);
+          await store.bulkDelete([{ key: k('listed||missing') }]);
           expect(await list(p, { limit: 10 })).to.deep.equal(isTransactional(store) ? ['four=4', 'three=3'] : ['one=1b', 'three=3']);
         });
 
