@@ -22,7 +22,7 @@
  * turn failed is never handed out, and the lease offers what a committed turn left pending.
  */
 import { createHash } from 'node:crypto';
-import type { ActorContext, ActorRuntime, Actor } from '../actors/types.js';
+import type { ActorContext, ActorRuntime, Actor, ReminderInfo } from '../actors/types.js';
 import { RuntimeError } from '../errors/runtime-error.js';
 import { inSlices, YIELD_SLICE, yieldToEventLoop } from '../util/event-loop.js';
 import { decodeJsonLines, encodeJsonLines } from '../util/json-lines.js';
@@ -34,6 +34,7 @@ import { Instance, inboxSeqsOf, type InboxEntry, type SideEffects, type TurnPlan
 import { BY_UPDATE_INDEX, encodeIndexEntry, updateOrderKey } from './instance-index.js';
 import { FinishedInstance } from './finished-instance.js';
 import { decodeInstanceMeta } from './stored-meta.js';
+import { firedTimer, timerReminder, type FiredTimer } from './timer-reminder.js';
 import type { WorkflowMetrics } from './metrics.js';
 import { optional } from './optional.js';
 
@@ -49,7 +50,7 @@ const lease = (first: { dueTimeMs: number } | { dueAt: number }) => ({ ...first,
 
 /** The lease reminder of an instance with work out or waiting (docs/workflow-engine.md, Reminders). */
 export const RUN = 'run';
-const timerReminder = (generation: number, id: number) => `timer-${generation}-${id}`;
+
 /** Written by earlier svcd versions, one per activity; still honoured (the activity is offered) and dropped. */
 const LEGACY_ACTIVITY_REMINDER = 'activity-';
 const historyKey = (i: number) => `history-${String(i).padStart(6, '0')}`;
@@ -185,10 +186,10 @@ export class OrchestrationActor implements Actor {
     return Promise.resolve();
   }
 
-  async onReminder(name: string, data: Buffer | undefined, ctx: ActorContext): Promise<void> {
+  async onReminder(name: string, data: Buffer | undefined, ctx: ActorContext, info: ReminderInfo): Promise<void> {
     await this.#guard(ctx, async () => {
       if (name === RUN) return this.#onRun(ctx);
-      if (name.startsWith('timer-')) return this.#onTimer(ctx, decode<{ generation: number; timerId: number; fireAt: number }>(data)!);
+      if (name.startsWith('timer-')) return this.#onTimer(ctx, firedTimer(name, data, info.dueAt));
       if (name.startsWith(LEGACY_ACTIVITY_REMINDER)) return this.#onLegacyActivity(ctx, name, decode<{ generation: number; taskId: number }>(data)!);
       if (name.startsWith('msg-')) return this.#onMessage(ctx, decode<InstanceMessage>(data)!);
       this.deps.log.warn({ instanceId: this.instanceId, reminder: name }, 'unknown workflow reminder ignored');
@@ -367,7 +368,7 @@ export class OrchestrationActor implements Actor {
     this.#offerAfterCommit(ctx, offers);
   }
 
-  async #onTimer(ctx: ActorContext, t: { generation: number; timerId: number; fireAt: number }): Promise<void> {
+  async #onTimer(ctx: ActorContext, t: FiredTimer): Promise<void> {
     const inst = await this.#peek(ctx);
     if (!inst || inst instanceof FinishedInstance) return;
     if (inst.accept(newEvent({ type: 'TimerFired', timerId: t.timerId, fireAt: t.fireAt }, ctx.clock.now()), t.generation)) await this.#settle(ctx, inst, []);
@@ -454,7 +455,7 @@ export class OrchestrationActor implements Actor {
   /** Reminder side effects (part of this turn's transaction); returns the activity items to offer once committed. */
   #carryOutLocal(ctx: ActorContext, inst: Instance, fx: SideEffects): WorkItem[] {
     const generation = inst.meta.generation;
-    for (const t of fx.timers) ctx.createReminder(timerReminder(generation, t.timerId), { dueAt: t.fireAt, data: encode({ generation, timerId: t.timerId, fireAt: t.fireAt }) });
+    for (const t of fx.timers) ctx.createReminder(timerReminder(generation, t.timerId), { dueAt: t.fireAt });
     for (const c of fx.cancelledActivities) this.deps.dispatcher.dropActivity(this.instanceId, c.id);
     for (const c of fx.cancelledTimers) ctx.deleteReminder(timerReminder(c.generation, c.id));
     const cancelled = new Set(fx.cancelledActivities.filter((c) => c.generation === generation).map((c) => c.id));

@@ -131,7 +131,7 @@ describe('workflow OrchestrationActor persistence (append-only, one transaction 
     const before = changes;
     await store.clock.advance(5000);
     const { ctx, record, commit } = store.turn();
-    await actor.onReminder('run', undefined, ctx);
+    await actor.onReminder('run', undefined, ctx, { actorType: 'wf', actorId: 'i1', name: 'run', dueAt: store.clock.now() });
     commit();
     expect(record).to.deep.equal({ deactivate: [], sets: [], deletes: [], remindersCreated: [], remindersDeleted: [] });
     expect(changes).to.equal(before);
@@ -163,7 +163,7 @@ describe('workflow OrchestrationActor persistence (append-only, one transaction 
     const handedOut = worker.items.length;
     await store.clock.advance(5000);
     const { ctx, record, commit } = store.turn();
-    await actor.onReminder('run', undefined, ctx);
+    await actor.onReminder('run', undefined, ctx, { actorType: 'wf', actorId: 'i1', name: 'run', dueAt: store.clock.now() });
     commit();
     expect(record).to.deep.equal({ deactivate: [], sets: [], deletes: [], remindersCreated: [], remindersDeleted: [] });
     expect(worker.items).to.have.length(handedOut);
