@@ -442,6 +442,27 @@ describe('actors: idle deactivation', () => {
 });
 
 describe('actors: reminders', () => {
+  it("keeps a waiting reminder's data in memory of its own, not as a view of a larger (pooled) buffer", async () => {
+    const { runtime, store } = setup();
+    runtime.registerType('t', reminderRecorder([]));
+    await runtime.start();
+    const pooled = Buffer.from('payload');
+    expect(pooled.buffer.byteLength, 'a small Buffer is a view of a pool slab').to.be.greaterThan(pooled.byteLength);
+    await runtime.createReminder('t', 'a', 'r', { dueTimeMs: 60_000, data: pooled });
+    const held = (await runtime.getReminder('t', 'a', 'r'))!.data!;
+    expect(text(held)).to.equal('payload');
+    expect(held.buffer.byteLength).to.equal(held.byteLength);
+    await runtime.stop();
+    // Read back from the store by another runtime: the same.
+    const again = setup({ store }).runtime;
+    again.registerType('t', reminderRecorder([]));
+    await again.start();
+    const loaded = (await again.getReminder('t', 'a', 'r'))!.data!;
+    expect(text(loaded)).to.equal('payload');
+    expect(loaded.buffer.byteLength).to.equal(loaded.byteLength);
+    await again.stop();
+  });
+
   it('fires a one-shot reminder at its due time, once, with its data, then deletes it', async () => {
     const { runtime, clock } = setup();
     const fires: { id: string; name: string; at: number; dueAt: number; data?: string }[] = [];
