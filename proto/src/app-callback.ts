@@ -8,7 +8,7 @@ import type { AppCallbackClient } from './gen/svc/proto/runtime/v1/AppCallback.j
 import type { AppCallbackAlphaClient } from './gen/svc/proto/runtime/v1/AppCallbackAlpha.js';
 import type { AppCallbackHealthCheckClient } from './gen/svc/proto/runtime/v1/AppCallbackHealthCheck.js';
 import { daprAliasRoot } from './dapr-alias.js';
-import { serviceClient, type ServiceClientClass } from './served-service.js';
+import { loadProtoRoot, serviceClient, type ServiceClientClass } from './served-service.js';
 
 export type { AppCallbackClient, AppCallbackAlphaClient, AppCallbackHealthCheckClient };
 export type { TopicEventRequest } from './gen/svc/proto/runtime/v1/TopicEventRequest.js';
@@ -34,7 +34,7 @@ let cache: AppCallbackProto | undefined;
 /** `dapr.proto.runtime.v1.AppCallback` and friends, loaded once. */
 export function loadAppCallbackProto(): AppCallbackProto {
   if (cache) return cache;
-  const root = daprAliasRoot(FILES);
+  const root = daprAliasRoot(loadProtoRoot(FILES));
   cache = {
     AppCallback: serviceClient<AppCallbackClient>(root, `${PACKAGE}.AppCallback`),
     AppCallbackAlpha: serviceClient<AppCallbackAlphaClient>(root, `${PACKAGE}.AppCallbackAlpha`),

@@ -62,10 +62,13 @@ let cache: Readonly<Record<ComponentsPackage, ComponentsProtoPackage>> | undefin
 
 /** Both packages, loaded once per process. */
 export function loadComponentsProto(): Readonly<Record<ComponentsPackage, ComponentsProtoPackage>> {
-  cache ??= {
-    [SVC_COMPONENTS_PACKAGE]: pick(loadProtoRoot(FILES), SVC_COMPONENTS_PACKAGE, () => packageDefinitionOf(FILES)),
-    [DAPR_COMPONENTS_PACKAGE]: pick(daprAliasRoot(FILES), DAPR_COMPONENTS_PACKAGE, () => daprAliasDefinition(FILES)),
-  };
+  if (!cache) {
+    const parsed = loadProtoRoot(FILES);
+    cache = {
+      [SVC_COMPONENTS_PACKAGE]: pick(parsed, SVC_COMPONENTS_PACKAGE, () => packageDefinitionOf(FILES)),
+      [DAPR_COMPONENTS_PACKAGE]: pick(daprAliasRoot(parsed), DAPR_COMPONENTS_PACKAGE, () => daprAliasDefinition(FILES)),
+    };
+  }
   return cache;
 }
 

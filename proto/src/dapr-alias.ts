@@ -18,21 +18,21 @@ function renameServices(nested: Nested, renames: Readonly<Record<string, string>
   return out;
 }
 
-function daprAliasJson(files: readonly string[], renames: Readonly<Record<string, string>>): protobuf.INamespace {
-  const json = loadProtoRoot(files).toJSON() as { nested: Nested };
+function daprAliasJson(parsed: protobuf.Root, renames: Readonly<Record<string, string>>): protobuf.INamespace {
+  const json = parsed.toJSON() as { nested: Nested };
   const svc = json.nested.svc as { nested: { proto: { nested: Nested } } };
   const { svc: _moved, ...others } = json.nested;
   return { nested: { ...others, dapr: { nested: { proto: { nested: renameServices(svc.nested.proto.nested, renames) } } } } };
 }
 
-/** The files parsed under Dapr's names, for serving and calling (servedService, serviceClient). */
-export function daprAliasRoot(files: readonly string[], renames: Readonly<Record<string, string>> = {}): protobuf.Root {
-  const root = protobuf.Root.fromJSON(daprAliasJson(files, renames));
+/** Files already parsed (loadProtoRoot), under Dapr's names, for serving and calling (servedService, serviceClient). */
+export function daprAliasRoot(parsed: protobuf.Root, renames: Readonly<Record<string, string>> = {}): protobuf.Root {
+  const root = protobuf.Root.fromJSON(daprAliasJson(parsed, renames));
   root.resolveAll();
   return root;
 }
 
 /** The package definition under Dapr's names, for reflection. */
 export function daprAliasDefinition(files: readonly string[], renames: Readonly<Record<string, string>> = {}): Promise<PackageDefinition> {
-  return packageDefinitionFromJson(daprAliasJson(files, renames));
+  return packageDefinitionFromJson(daprAliasJson(loadProtoRoot(files), renames));
 }
