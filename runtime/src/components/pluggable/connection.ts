@@ -1,9 +1,9 @@
 import * as grpc from '@grpc/grpc-js';
 import { RuntimeError, ensureError } from '../../errors/runtime-error.js';
 import type { Logger } from '../../log/logger.js';
-import { componentChannelOptions, unixTarget } from './channel-options.js';
+import { COMPONENT_MAX_REQUEST_BYTES, componentChannelOptions, unixTarget } from './channel-options.js';
 import type { ReplyBudget } from './reply-budget.js';
-import { startUnaryCall } from './unary-call.js';
+import { UnaryTransport } from './unary-transport.js';
 
 /** Metadata key naming the component instance on every call: one socket may serve many instances. */
 export const INSTANCE_METADATA_KEY = 'x-component-instance';
@@ -54,9 +54,12 @@ function isUnreachable(err: unknown): boolean {
  * ping), so a component that comes back on the same socket is initialised again without restarting svcd.
  */
 export class ComponentConnection {
+  /** For streams (pub/sub pulls, input bindings); unary calls go over `#unary`. */
   readonly #channel: grpc.Channel;
-  /** Cloned for every call: cheaper than an interceptor setting the key on each (one wrapper call object less). */
+  readonly #unary: UnaryTransport;
+  /** The instance key of every call: as metadata for streams (cloned per stream), as headers for unary calls. */
   readonly #metadata = new grpc.Metadata();
+  readonly #headers: Readonly<Record<string, string>>;
   #needsHandshake = true;
   #handshakes = 0;
   #handshaking: Promise<void> | undefined;
@@ -67,7 +70,14 @@ export class ComponentConnection {
 
   constructor(private readonly opts: ConnectionOptions) {
     this.#channel = new grpc.Channel(unixTarget(opts.socketPath), grpc.credentials.createInsecure(), componentChannelOptions(opts.maxReplyBytes));
+    this.#unary = new UnaryTransport({
+      socketPath: opts.socketPath,
+      maxReplyBytes: opts.maxReplyBytes,
+      maxRequestBytes: COMPONENT_MAX_REQUEST_BYTES,
+      onConnectionLost: () => this.#connectionLost('unary connection closed'),
+    });
     this.#metadata.set(INSTANCE_METADATA_KEY, opts.instance);
+    this.#headers = { [INSTANCE_METADATA_KEY]: opts.instance };
   }
 
   get instance(): string {
@@ -75,19 +85,24 @@ export class ComponentConnection {
   }
 
   /**
-   * A client of one service over this instance's channel. Its unary methods (`(request, metadata, options,
-   * callback)`, the only form svcd calls) start their calls straight on the channel (unary-call.ts); streaming
-   * methods are the grpc-js client's own.
+   * A client of one service for this instance. Its unary methods (`(request, metadata, options, callback)`, the
+   * only form svcd calls) go over the unary transport (unary-transport.ts); streaming methods are the grpc-js
+   * client's own, on the channel.
    */
   client<C>(Ctor: ClientCtor<C>): C {
     const client = new Ctor(unixTarget(this.opts.socketPath), grpc.credentials.createInsecure(), { channelOverride: this.#channel });
     for (const [name, method] of Object.entries(Ctor.service)) {
       if (method.requestStream || method.responseStream) continue;
       const unary = (request: unknown, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<unknown>) =>
-        startUnaryCall(this.#channel, method, request, metadata, options.deadline ?? Infinity, callback);
+        this.#unary.call(method, request, this.#headersOf(metadata), deadlineMs(options.deadline), callback);
       Object.defineProperty(client, name, { value: unary });
     }
     return client;
+  }
+
+  /** The instance's own metadata (what `raw` passes) maps to headers made once; any other is converted. */
+  #headersOf(metadata: grpc.Metadata): Readonly<Record<string, string>> | ReturnType<grpc.Metadata['toHttp2Headers']> {
+    return metadata === this.#metadata ? this.#headers : metadata.toHttp2Headers();
   }
 
   /** Metadata for a call to this instance: it names the instance (one socket may serve many). */
@@ -112,7 +127,7 @@ export class ComponentConnection {
   /** A unary call, for the handshake itself (no handshake first, no error mapping). */
   raw<Res>(invoke: UnaryInvoke<Res>, deadline?: Date): Promise<Res> {
     return new Promise<Res>((resolve, reject) => {
-      invoke(this.metadata(), { deadline: deadline ?? new Date(Date.now() + CALL_TIMEOUT_MS) }, (err, res) => {
+      invoke(this.#metadata, { deadline: deadline ?? new Date(Date.now() + CALL_TIMEOUT_MS) }, (err, res) => {
         if (err) reject(err);
         else resolve(res as Res);
       });
@@ -164,6 +179,7 @@ export class ComponentConnection {
     this.#closed = true;
     clearInterval(this.#timer);
     this.#channel.close();
+    this.#unary.close();
     return Promise.resolve();
   }
 
@@ -191,12 +207,14 @@ export class ComponentConnection {
     this.#channel.watchConnectivityState(current, Infinity, () => {
       if (this.#closed) return;
       const next = this.#channel.getConnectivityState(false);
-      if (current === grpc.connectivityState.READY && next !== grpc.connectivityState.READY) {
-        this.#needsHandshake = true;
-        this.opts.log.debug({ state: grpc.connectivityState[next] }, 'pluggable component connection lost');
-      }
+      if (current === grpc.connectivityState.READY && next !== grpc.connectivityState.READY) this.#connectionLost(`stream channel ${grpc.connectivityState[next]}`);
       this.#watchConnectivity(next);
     });
+  }
+
+  #connectionLost(how: string): void {
+    this.#needsHandshake = true;
+    this.opts.log.debug({ how }, 'pluggable component connection lost');
   }
 
   async #checkHealth(): Promise<void> {
@@ -229,6 +247,11 @@ export class ComponentConnection {
 /** grpc-js refused a reply over the channel's `grpc.max_receive_message_length` as it arrived. */
 function isReplyTooLarge(err: unknown): err is grpc.ServiceError {
   return isServiceError(err) && err.code === grpc.status.RESOURCE_EXHAUSTED && /larger than max/i.test(err.details);
+}
+
+/** A call's deadline as ms since the epoch (Infinity: none). */
+function deadlineMs(deadline: grpc.Deadline | undefined): number {
+  return deadline === undefined ? Infinity : deadline instanceof Date ? deadline.getTime() : deadline;
 }
 
 function isRuntimeUnavailable(err: unknown): err is RuntimeError {
