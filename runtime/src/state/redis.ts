@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { connectRedis } from './redis-connection.js';
+import { RedisWriteCoalescer } from './redis-coalescer.js';
 import { RuntimeError } from '../errors/runtime-error.js';
 import { inSlices } from '../util/event-loop.js';
 import { closeRedis, partitionValue, redisPlacementKeys, RedisPlacementBackend } from '../actors/placement/redis-backend.js';
@@ -143,9 +144,11 @@ export class RedisStateStore extends VersionedStateStore implements MultiHostSto
   readonly #backends: RedisPlacementBackend[] = [];
   /** Listed prefixes; each one's sorted set is the Redis key named like the prefix itself (never a stored key). */
   readonly #listed = new Set<string>();
+  readonly #writes: RedisWriteCoalescer;
 
   private constructor(private readonly redis: Redis & ApplyWritesCommand) {
     super();
+    this.#writes = new RedisWriteCoalescer(redis);
   }
 
   /** Connects and verifies the server answers, so a wrong address fails the component init with the reason. */
@@ -165,13 +168,13 @@ export class RedisStateStore extends VersionedStateStore implements MultiHostSto
   }
 
   protected async read(key: string): Promise<StoredValue | undefined> {
-    return toStored(await this.redis.hmgetBuffer(key, 'data', 'version'));
+    return toStored(await this.#writes.send(() => this.redis.hmgetBuffer(key, 'data', 'version')));
   }
 
   protected async readMany(keys: readonly string[]): Promise<(StoredValue | undefined)[]> {
     const pipeline = this.redis.pipeline();
     for (const key of keys) pipeline.hmgetBuffer(key, 'data', 'version');
-    const results = (await pipeline.exec()) ?? [];
+    const results = (await this.#writes.send(() => pipeline.exec())) ?? [];
     return results.map(([err, fields]) => {
       if (err) throw err;
       return toStored(fields as (Buffer | null)[]);
@@ -207,7 +210,7 @@ export class RedisStateStore extends VersionedStateStore implements MultiHostSto
       for (const f of fenced.fences) args.push(f.partition, partitionValue(f.owner, f.epoch));
     }
     args.push(headers, Buffer.from(keyText), Buffer.concat(valueBytes));
-    const result = await this.redis.svcApplyWrites(keys.length, [...keys, ...args]);
+    const result = await this.#writes.send(() => this.redis.svcApplyWrites(keys.length, [...keys, ...args]));
     if (Array.isArray(result)) throw new FencedError(result);
     if (result > 0) throw mismatch(writes[result - 1]!);
   }
