@@ -6,7 +6,10 @@
  *       (schedule call → completion returned by WaitForInstanceCompletion);
  *   (c) 1,000 (started 50 at a time) and 10,000 (500 at a time) instances waiting on a 5 s durable timer:
  *       start rate, how many completed within 60 s after the last start, and for those, start-to-completion
- *       p50/p99 from the engine's own createdAt/lastUpdatedAt minus the 5 s;
+ *       p50/p99 from the engine's own createdAt/lastUpdatedAt minus the 5 s. Once started as fast as the sidecar
+ *       accepts them (a sidecar that starts them faster gets them due closer together, so the tail also measures
+ *       how fast it drains a burst), and once paced at the same rate for every sidecar (500/s and 800/s, rates
+ *       daprd also sustains), which compares the timers' precision under one load;
  *   svcd's RSS after each store's run, and beside every row the sidecar's CPU per workflow (from /proc).
  * Instance counts per cell are in the table; scale them with BENCH_SCALE (default 1). Run:
  * `npm run build && node bench/dist/src/workflow.js` (Redis at 127.0.0.1:6379: `bash scripts/ensure-services.sh`).
@@ -29,12 +32,19 @@ const TIMER_MS = 5000;
 /** How long (c) waits for its timers to complete after the last instance started, so the bench stays short. */
 const TIMER_WAIT_LIMIT_MS = 60_000;
 
-/** Starts `instances` timer workflows (`inFlight` start calls at a time), then waits for all of them. */
-async function timers(client: TaskHubGrpcClient, prefix: string, instances: number, inFlight: number): Promise<Cell & { startRate: number }> {
+/**
+ * Starts `instances` timer workflows (`inFlight` start calls at a time; with `perSecond`, start i not before i ÷
+ * perSecond seconds), then waits for all of them.
+ */
+async function timers(client: TaskHubGrpcClient, prefix: string, instances: number, inFlight: number, perSecond?: number): Promise<Cell & { startRate: number }> {
   let next = 0;
   const t0 = performance.now();
   const starter = async () => {
-    for (let i = next++; i < instances; i = next++) await client.scheduleNewOrchestration('sleeper', TIMER_MS, `${prefix}-${i}`);
+    for (let i = next++; i < instances; i = next++) {
+      const wait = perSecond === undefined ? 0 : t0 + (i * 1000) / perSecond - performance.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      await client.scheduleNewOrchestration('sleeper', TIMER_MS, `${prefix}-${i}`);
+    }
   };
   await Promise.all(Array.from({ length: Math.min(inFlight, instances) }, starter));
   const startRate = instances / ((performance.now() - t0) / 1000);
@@ -54,7 +64,8 @@ async function timers(client: TaskHubGrpcClient, prefix: string, instances: numb
   await Promise.all(Array.from({ length: Math.min(inFlight, instances) }, waiter));
   const elapsed = (performance.now() - t0) / 1000;
   overheads.sort((a, b) => a - b);
-  return { workload: `sleeper ${TIMER_MS / 1000}s`, inFlight, instances, perSecond: overheads.length / elapsed, p50: percentile(overheads, 50), p99: percentile(overheads, 99), failed, startRate };
+  const workload = `sleeper ${TIMER_MS / 1000}s${perSecond === undefined ? '' : ` paced ${perSecond}/s`}`;
+  return { workload, inFlight, instances, perSecond: overheads.length / elapsed, p50: percentile(overheads, 50), p99: percentile(overheads, 99), failed, startRate };
 }
 
 /** Every workload against one running sidecar (its Durable Task gRPC address; its pid for CPU and RSS). */
@@ -81,9 +92,15 @@ async function benchSidecar(label: string, grpcAddress: string, pid: number): Pr
       row(cell, cpuMs(pid) - cpu0, workflow === 'sequence' ? ' (5 sequential activities)' : ' (20 parallel activities)');
     }
     const startRates: string[] = [];
-    for (const [inFlight, instances] of [[50, count(1000)], [500, count(10_000)]] as const) {
+    const timerCells: [inFlight: number, instances: number, perSecond?: number][] = [
+      [50, count(1000)],
+      [500, count(10_000)],
+      [50, count(1000), 500],
+      [500, count(10_000), 800],
+    ];
+    for (const [inFlight, instances, perSecond] of timerCells) {
       const cpu0 = cpuMs(pid);
-      const t = await timers(client, `sleeper-${inFlight}-${Date.now()}`, instances, inFlight);
+      const t = await timers(client, `sleeper-${inFlight}-${Date.now()}`, instances, inFlight, perSecond);
       row(t, cpuMs(pid) - cpu0, ' (p50/p99 = completion − created − 5 s; not completed = still waiting 60 s after the last start)');
       startRates.push(`${instances} started at ${t.startRate.toFixed(0)}/s`);
     }
