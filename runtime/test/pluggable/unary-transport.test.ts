@@ -60,8 +60,14 @@ describe('pluggable unary transport', function () {
   afterEach(() => {
     for (const close of closers.splice(0)) close();
   });
-  function transport(socket: string, opts: { maxReplyBytes?: number; maxRequestBytes?: number; onConnectionLost?: () => void } = {}): UnaryTransport {
-    const t = new UnaryTransport({ socketPath: socket, maxReplyBytes: opts.maxReplyBytes ?? 1024 * 1024, maxRequestBytes: opts.maxRequestBytes ?? 1024 * 1024, onConnectionLost: opts.onConnectionLost ?? (() => undefined) });
+  function transport(socket: string, opts: { maxReplyBytes?: number; maxRequestBytes?: number; onConnectionLost?: () => void; streamsPerConnection?: number } = {}): UnaryTransport {
+    const t = new UnaryTransport({
+      socketPath: socket,
+      maxReplyBytes: opts.maxReplyBytes ?? 1024 * 1024,
+      maxRequestBytes: opts.maxRequestBytes ?? 1024 * 1024,
+      onConnectionLost: opts.onConnectionLost ?? (() => undefined),
+      ...(opts.streamsPerConnection !== undefined ? { streamsPerConnection: opts.streamsPerConnection } : {}),
+    });
     closers.push(() => t.close());
     return t;
   }
@@ -154,6 +160,23 @@ describe('pluggable unary transport', function () {
     await connectionLost;
     expect(lost).to.equal(1);
     expect((await call(t, 'again')).err?.code).to.equal(grpc.status.UNAVAILABLE);
+  });
+
+  it('moves to a new connection when one has carried its share of calls, losing none and reporting no loss', async () => {
+    const { socket, server } = await rawServer((s) => okWith(s, frame(Buffer.from('ok'))));
+    closers.push(() => server.close());
+    let connections = 0;
+    server.on('session', () => connections++);
+    let lost = 0;
+    const t = transport(socket, { streamsPerConnection: 3, onConnectionLost: () => lost++ });
+    const sequential: (string | undefined)[] = [];
+    for (let i = 0; i < 7; i++) sequential.push((await call(t, 'x')).reply);
+    const together = await Promise.all(Array.from({ length: 9 }, () => call(t, 'x')));
+    expect(sequential).to.deep.equal(Array.from({ length: 7 }, () => 'ok'));
+    expect(together.map((a) => a.reply)).to.deep.equal(Array.from({ length: 9 }, () => 'ok'));
+    expect(connections).to.be.at.least(6);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(lost).to.equal(0);
   });
 
   describe('answers grpc-js would refuse, from a raw HTTP/2 server', () => {

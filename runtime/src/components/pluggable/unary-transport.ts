@@ -17,6 +17,12 @@ const { NGHTTP2_CANCEL, NGHTTP2_NO_ERROR, NGHTTP2_REFUSED_STREAM, NGHTTP2_ENHANC
 const PREFIX_BYTES = 5;
 /** grpc-timeout allows at most 8 digits; 99,999,999 ms is over a day, far past any call svcd makes. */
 const MAX_TIMEOUT_MS = 99_999_999;
+/**
+ * A client's stream ids are the odd numbers below 2^31, so a connection carries at most ~1.07 billion calls (a
+ * day at 12,000 calls/s); a connection that has carried this many is closed gracefully (its calls finish) and the
+ * next call opens another, rather than one call failing when the ids run out.
+ */
+const STREAMS_PER_CONNECTION = 1 << 30;
 
 export interface UnaryMethod<Req, Res> {
   readonly path: string;
@@ -31,6 +37,8 @@ export interface UnaryTransportOptions {
   readonly maxRequestBytes: number;
   /** An established connection closed: the component may be a new process that must be initialised again. */
   readonly onConnectionLost: () => void;
+  /** Calls per connection before it is replaced. @default 2^30 */
+  readonly streamsPerConnection?: number;
 }
 
 /** The error a grpc-js client would give for this status (`code`, `details`, `metadata`, same message). */
@@ -118,6 +126,10 @@ function framed(message: Buffer): Buffer {
  */
 export class UnaryTransport {
   #session: http2.ClientHttp2Session | undefined;
+  /** Calls started on `#session`. */
+  #streams = 0;
+  /** Connections closed on purpose (all ids used): their end is no loss of the component. */
+  readonly #retired = new WeakSet<http2.ClientHttp2Session>();
   #closed = false;
 
   constructor(private readonly opts: UnaryTransportOptions) {}
@@ -153,6 +165,7 @@ export class UnaryTransport {
       this.#forget(session);
       return callback(serviceError(grpc.status.UNAVAILABLE, (err as Error).message));
     }
+    if (++this.#streams >= (this.opts.streamsPerConnection ?? STREAMS_PER_CONNECTION)) this.#retire(session, stream);
     this.#exchange(stream, session, method.responseDeserialize, message, timeoutMs, callback);
   }
 
@@ -243,12 +256,23 @@ export class UnaryTransport {
     session.once('goaway', () => this.#forget(session));
     session.once('close', () => {
       this.#forget(session);
-      if (connected && !this.#closed) this.opts.onConnectionLost();
+      if (connected && !this.#closed && !this.#retired.has(session)) this.opts.onConnectionLost();
     });
     // Calls keep the process alive through their deadline timers; an idle connection must not.
     session.unref();
     this.#session = session;
+    this.#streams = 0;
     return session;
+  }
+
+  /**
+   * No new calls on `session`; it closes once `last` (its last call) is over, not before: closing sends GOAWAY,
+   * and a server refuses a stream whose HEADERS follow it.
+   */
+  #retire(session: http2.ClientHttp2Session, last: http2.ClientHttp2Stream): void {
+    this.#retired.add(session);
+    this.#forget(session);
+    last.once('close', () => session.close());
   }
 
   #forget(session: http2.ClientHttp2Session): void {
