@@ -158,26 +158,24 @@ func (s *store) BulkGet(ctx context.Context, req *proto.BulkGetRequest) (*proto.
 	return out, nil
 }
 
-func (s *store) BulkSet(ctx context.Context, req *proto.BulkSetRequest) (*proto.BulkSetResponse, error) {
+// each applies op to every item in order, stopping at the first error (a bulk write is not a transaction).
+func each[T any](s *store, ctx context.Context, items []T, op func(context.Context, T) error) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, item := range req.Items {
-		if err := s.set(ctx, item); err != nil {
-			return nil, err
+	for _, item := range items {
+		if err := op(ctx, item); err != nil {
+			return err
 		}
 	}
-	return &proto.BulkSetResponse{}, nil
+	return nil
+}
+
+func (s *store) BulkSet(ctx context.Context, req *proto.BulkSetRequest) (*proto.BulkSetResponse, error) {
+	return &proto.BulkSetResponse{}, each(s, ctx, req.Items, s.set)
 }
 
 func (s *store) BulkDelete(ctx context.Context, req *proto.BulkDeleteRequest) (*proto.BulkDeleteResponse, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, item := range req.Items {
-		if err := s.del(ctx, item); err != nil {
-			return nil, err
-		}
-	}
-	return &proto.BulkDeleteResponse{}, nil
+	return &proto.BulkDeleteResponse{}, each(s, ctx, req.Items, s.del)
 }
 
 // Transact applies all operations or none: they run on a copy that replaces the instance's map at the end.
