@@ -101,8 +101,9 @@ export class ComponentConnection {
   }
 
   /** The instance's own metadata (what `raw` passes) maps to headers made once; any other is converted. */
-  #headersOf(metadata: grpc.Metadata): Readonly<Record<string, string>> | ReturnType<grpc.Metadata['toHttp2Headers']> {
-    return metadata === this.#metadata ? this.#headers : metadata.toHttp2Headers();
+  #headersOf(metadata: grpc.Metadata): Readonly<Record<string, string>> {
+    if (metadata === this.#metadata) return this.#headers;
+    return Object.fromEntries(Object.entries(metadata.toHttp2Headers()).map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : String(value)]));
   }
 
   /** Metadata for a call to this instance: it names the instance (one socket may serve many). */

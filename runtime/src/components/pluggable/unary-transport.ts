@@ -1,26 +1,25 @@
 /**
- * Unary gRPC calls to a component over node:http2 itself, on one HTTP/2 connection to its Unix socket. Measured on
- * the same component and socket (64 calls in flight): grpc-js's client spent 138 µs of CPU per call and peaked at
- * 6,500 calls/s; these calls take 59 µs and reach 10,300/s. grpc-js runs every call through a resolving,
- * load-balancing and subchannel call, each with its own listeners, filters and status plumbing; a Unix socket needs
- * none of it. Component streams (pub/sub pulls, input bindings) stay on grpc-js.
+ * Unary gRPC calls to a component over svcd's own HTTP/2 connection (h2-connection.ts) on its Unix socket.
+ * Measured on the same component and socket (64 calls in flight): grpc-js's client spent 138 µs of CPU per call
+ * and peaked at 6,500 calls/s; `node:http2` 45–59 µs and 13,000/s; a client speaking the frames itself about 5.
+ * Component streams (pub/sub pulls, input bindings) stay on grpc-js.
  * The wire is gRPC over HTTP/2 as specified: a POST with `te: trailers`, one length-prefixed uncompressed message
  * each way, the status in the trailers (or in the headers of a trailers-only answer); answers and failures are
  * reported as grpc-js reports them (same codes, details and metadata), so callers cannot tell the difference.
  */
 import * as grpc from '@grpc/grpc-js';
-import http2 from 'node:http2';
-import net from 'node:net';
+import type { IncomingHttpHeaders } from 'node:http2';
+import { H2Connection, RST_CODE } from './h2-connection.js';
+import { encodeHeaders, type HeaderField } from './hpack.js';
 
-const { NGHTTP2_CANCEL, NGHTTP2_NO_ERROR, NGHTTP2_REFUSED_STREAM, NGHTTP2_ENHANCE_YOUR_CALM, NGHTTP2_INTERNAL_ERROR } = http2.constants;
 /** gRPC's length prefix: a compression flag byte and a 4-byte big-endian length. */
 const PREFIX_BYTES = 5;
 /** grpc-timeout allows at most 8 digits; 99,999,999 ms is over a day, far past any call svcd makes. */
 const MAX_TIMEOUT_MS = 99_999_999;
 /**
  * A client's stream ids are the odd numbers below 2^31, so a connection carries at most ~1.07 billion calls (a
- * day at 12,000 calls/s); a connection that has carried this many is closed gracefully (its calls finish) and the
- * next call opens another, rather than one call failing when the ids run out.
+ * day at 12,000 calls/s); a connection that has carried this many takes no new calls and closes once its calls
+ * have finished; the next call opens another.
  */
 const STREAMS_PER_CONNECTION = 1 << 30;
 
@@ -67,8 +66,18 @@ function decodedMessage(raw: string | string[] | undefined): string {
   }
 }
 
+/** A decoded header block as Node's header objects look (what grpc-js reads metadata from). */
+function headerObject(fields: readonly HeaderField[]): IncomingHttpHeaders {
+  const out: Record<string, string | string[]> = {};
+  for (const [name, value] of fields) {
+    const seen = out[name];
+    out[name] = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value];
+  }
+  return out;
+}
+
 /** The status a header block carries, if it carries one (trailers, or the headers of a trailers-only answer). */
-function statusOf(headers: http2.IncomingHttpHeaders): grpc.ServiceError | 'ok' | undefined {
+function statusOf(headers: IncomingHttpHeaders): grpc.ServiceError | 'ok' | undefined {
   const raw = headers['grpc-status'];
   if (raw === undefined) return undefined;
   const code: number = Number(raw);
@@ -79,23 +88,19 @@ function statusOf(headers: http2.IncomingHttpHeaders): grpc.ServiceError | 'ok' 
   return serviceError(Number.isInteger(code) && code > 0 && code <= 16 ? code : grpc.status.UNKNOWN, decodedMessage(headers['grpc-message']), metadata);
 }
 
-/** Why a stream closed without a status, in grpc-js's words (subchannel-call.ts). */
-function closedWithoutStatus(stream: http2.ClientHttp2Stream, connectionDropped: boolean, httpStatus: number | undefined, error: Error | undefined): grpc.ServiceError {
-  if (connectionDropped) return serviceError(grpc.status.UNAVAILABLE, error ? error.message : 'Connection dropped');
-  switch (stream.rstCode) {
-    case NGHTTP2_NO_ERROR:
-      if (httpStatus !== undefined && httpStatus !== 200) return httpStatusError(httpStatus);
-      return serviceError(grpc.status.INTERNAL, 'Received RST_STREAM with code 0 (Call ended without gRPC status)');
-    case NGHTTP2_REFUSED_STREAM:
+/** A stream the component reset, in grpc-js's words (subchannel-call.ts). */
+function resetError(code: number): grpc.ServiceError {
+  switch (code) {
+    case RST_CODE.REFUSED_STREAM:
       return serviceError(grpc.status.UNAVAILABLE, 'Stream refused by server');
-    case NGHTTP2_CANCEL:
+    case RST_CODE.CANCEL:
       return serviceError(grpc.status.CANCELLED, 'Call cancelled');
-    case NGHTTP2_ENHANCE_YOUR_CALM:
+    case 0xb: // ENHANCE_YOUR_CALM
       return serviceError(grpc.status.RESOURCE_EXHAUSTED, 'Bandwidth exhausted or memory limit exceeded');
-    case NGHTTP2_INTERNAL_ERROR:
-      return serviceError(grpc.status.INTERNAL, `Received RST_STREAM with code ${stream.rstCode} (Internal server error)`);
+    case 0x2: // INTERNAL_ERROR
+      return serviceError(grpc.status.INTERNAL, `Received RST_STREAM with code ${code} (Internal server error)`);
     default:
-      return serviceError(grpc.status.INTERNAL, `Received RST_STREAM with code ${stream.rstCode}`);
+      return serviceError(grpc.status.INTERNAL, `Received RST_STREAM with code ${code}`);
   }
 }
 
@@ -125,17 +130,17 @@ function framed(message: Buffer): Buffer {
  * fast with UNAVAILABLE, as grpc-js fails calls that do not wait for ready).
  */
 export class UnaryTransport {
-  #session: http2.ClientHttp2Session | undefined;
-  /** Calls started on `#session`. */
+  #connection: H2Connection | undefined;
+  /** Calls started on `#connection`. */
   #streams = 0;
-  /** Connections closed on purpose (all ids used): their end is no loss of the component. */
-  readonly #retired = new WeakSet<http2.ClientHttp2Session>();
+  /** Request header blocks by method path and extra headers, made once (literals without indexing: reusable). */
+  readonly #headerBlocks = new Map<string, Buffer>();
   #closed = false;
 
   constructor(private readonly opts: UnaryTransportOptions) {}
 
   /** Starts one call; `callback` is called exactly once. `deadline` is in ms since the epoch (Infinity: none). */
-  call<Req, Res>(method: UnaryMethod<Req, Res>, request: Req, headers: http2.OutgoingHttpHeaders, deadline: number, callback: grpc.requestCallback<Res>): void {
+  call<Req, Res>(method: UnaryMethod<Req, Res>, request: Req, headers: Readonly<Record<string, string>>, deadline: number, callback: grpc.requestCallback<Res>): void {
     let message: Buffer;
     try {
       message = method.requestSerialize(request);
@@ -149,139 +154,136 @@ export class UnaryTransport {
     if (timeoutMs <= 0) return callback(serviceError(grpc.status.DEADLINE_EXCEEDED, 'Deadline exceeded'));
     if (this.#closed) return callback(serviceError(grpc.status.UNAVAILABLE, 'Channel closed'));
 
-    const session = this.#sessionForCall();
-    let stream: http2.ClientHttp2Stream;
-    try {
-      stream = session.request({
-        ':method': 'POST',
-        ':path': method.path,
-        'content-type': 'application/grpc',
-        te: 'trailers',
-        ...(timeoutMs <= MAX_TIMEOUT_MS ? { 'grpc-timeout': `${timeoutMs}m` } : {}),
-        ...headers,
-      });
-    } catch (err) {
-      // The session went away between the check and the request (GOAWAY or destroyed): the next call opens anew.
-      this.#forget(session);
-      return callback(serviceError(grpc.status.UNAVAILABLE, (err as Error).message));
-    }
-    if (++this.#streams >= (this.opts.streamsPerConnection ?? STREAMS_PER_CONNECTION)) this.#retire(session, stream);
-    this.#exchange(stream, session, method.responseDeserialize, message, timeoutMs, callback);
+    const exchange = new Exchange(method.responseDeserialize, this.opts.maxReplyBytes, callback);
+    const connection = this.#connectionForCall();
+    const id = connection.open(this.#headerBlock(method.path, headers, timeoutMs), framed(message), exchange);
+    if (id === undefined) return exchange.fail(serviceError(grpc.status.UNAVAILABLE, 'Connection closing'));
+    exchange.started(connection, id, timeoutMs);
+    if (++this.#streams >= (this.opts.streamsPerConnection ?? STREAMS_PER_CONNECTION)) this.#retire(connection);
   }
 
   /** Closes the connection; calls in flight fail with UNAVAILABLE, later calls at once. */
   close(): void {
     this.#closed = true;
-    this.#session?.destroy();
-    this.#session = undefined;
+    this.#connection?.destroy('Channel closed');
+    this.#connection = undefined;
   }
 
-  #exchange<Res>(stream: http2.ClientHttp2Stream, session: http2.ClientHttp2Session, deserialize: (bytes: Buffer) => Res, message: Buffer, timeoutMs: number, callback: grpc.requestCallback<Res>): void {
-    const chunks: Buffer[] = [];
-    let bytes = 0;
-    let httpStatus: number | undefined;
-    let status: grpc.ServiceError | 'ok' | undefined;
-    let failure: grpc.ServiceError | undefined;
-    let error: Error | undefined;
-    let done = false;
-    const finish = (err: grpc.ServiceError | undefined, reply?: Res) => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      if (err) callback(err);
-      else callback(null, reply);
-    };
-    /** Ends the call with `err` now, telling the component to stop (its reply, if any, is no longer wanted). */
-    const abandon = (err: grpc.ServiceError) => {
-      failure ??= err;
-      stream.close(NGHTTP2_CANCEL);
-      finish(err);
-    };
-    const timer = setTimeout(() => abandon(serviceError(grpc.status.DEADLINE_EXCEEDED, 'Deadline exceeded')), timeoutMs);
-
-    stream.on('response', (headers) => {
-      httpStatus = headers[':status'];
-      status = statusOf(headers);
-    });
-    stream.on('data', (chunk: Buffer) => {
-      if (failure) return;
-      chunks.push(chunk);
-      bytes += chunk.length;
-      // The length prefix is checked as soon as it is here, so an oversized reply is refused, not buffered.
-      const prefix = chunks.length === 1 || chunks[0]!.length >= PREFIX_BYTES ? chunks[0]! : Buffer.concat(chunks);
-      const length = prefix.length >= PREFIX_BYTES ? prefix.readUInt32BE(1) : 0;
-      if (length > this.opts.maxReplyBytes || bytes > PREFIX_BYTES + this.opts.maxReplyBytes) {
-        abandon(serviceError(grpc.status.RESOURCE_EXHAUSTED, `Received message larger than max (${Math.max(length, bytes - PREFIX_BYTES)} vs. ${this.opts.maxReplyBytes})`));
-      }
-    });
-    stream.on('trailers', (trailers: http2.IncomingHttpHeaders) => {
-      status = statusOf(trailers);
-    });
-    stream.on('error', (err: Error) => {
-      error ??= err;
-    });
-    stream.on('close', () => {
-      if (done) return;
-      if (status === 'ok') {
-        const reply = replyMessage(chunks, bytes);
-        if (reply instanceof Error) return finish(reply);
-        let value: Res;
-        try {
-          value = deserialize(reply);
-        } catch (err) {
-          return finish(serviceError(grpc.status.INTERNAL, `Response message parsing error: ${(err as Error).message}`));
-        }
-        return finish(undefined, value);
-      }
-      if (status) return finish(status);
-      finish(closedWithoutStatus(stream, session.destroyed || session.closed || isConnectionError(error), httpStatus, error));
-    });
-    stream.end(framed(message));
+  #headerBlock(path: string, headers: Readonly<Record<string, string>>, timeoutMs: number): Buffer {
+    const extra = Object.entries(headers);
+    const timeout = timeoutMs <= MAX_TIMEOUT_MS ? `${timeoutMs}m` : undefined;
+    // The timeout changes per call; the rest is cached (the instance header is the only extra svcd sends).
+    const key = `${path}\n${extra.map(([k, v]) => `${k}:${v}`).join('\n')}`;
+    let fixed = this.#headerBlocks.get(key);
+    if (!fixed) {
+      fixed = encodeHeaders([[':method', 'POST'], [':scheme', 'http'], [':path', path], [':authority', 'localhost'], ['content-type', 'application/grpc'], ['te', 'trailers'], ...extra]);
+      this.#headerBlocks.set(key, fixed);
+    }
+    return timeout === undefined ? fixed : Buffer.concat([fixed, encodeHeaders([['grpc-timeout', timeout]])]);
   }
 
-  #sessionForCall(): http2.ClientHttp2Session {
-    const current = this.#session;
-    if (current && !current.closed && !current.destroyed) return current;
-    const session = http2.connect('http://localhost', {
-      createConnection: () => net.connect(this.opts.socketPath),
-      // As grpc-js: Node's own limit (10 MB of buffered frames per session) refuses streams once large values are
-      // in flight; svcd bounds what it holds itself (request size, reply budget).
-      maxSessionMemory: Number.MAX_SAFE_INTEGER,
-      settings: { enablePush: false },
+  #connectionForCall(): H2Connection {
+    const current = this.#connection;
+    if (current?.usable) return current;
+    const connection = new H2Connection(this.opts.socketPath, {
+      onLost: () => {
+        if (this.#connection === connection) this.#connection = undefined;
+        if (!this.#closed) this.opts.onConnectionLost();
+      },
+      onClose: () => {
+        if (this.#connection === connection) this.#connection = undefined;
+      },
     });
-    let connected = false;
-    session.once('connect', () => (connected = true));
-    // A failed connect or a broken connection is reported to each call on it (as UNAVAILABLE); nothing more here.
-    session.on('error', () => undefined);
-    session.once('goaway', () => this.#forget(session));
-    session.once('close', () => {
-      this.#forget(session);
-      if (connected && !this.#closed && !this.#retired.has(session)) this.opts.onConnectionLost();
-    });
-    // Calls keep the process alive through their deadline timers; an idle connection must not.
-    session.unref();
-    this.#session = session;
+    this.#connection = connection;
     this.#streams = 0;
-    return session;
+    return connection;
   }
 
-  /**
-   * No new calls on `session`; it closes once `last` (its last call) is over, not before: closing sends GOAWAY,
-   * and a server refuses a stream whose HEADERS follow it.
-   */
-  #retire(session: http2.ClientHttp2Session, last: http2.ClientHttp2Stream): void {
-    this.#retired.add(session);
-    this.#forget(session);
-    last.once('close', () => session.close());
-  }
-
-  #forget(session: http2.ClientHttp2Session): void {
-    if (this.#session === session) this.#session = undefined;
+  /** No new calls on `connection`; it closes once the calls on it have finished. */
+  #retire(connection: H2Connection): void {
+    if (this.#connection === connection) this.#connection = undefined;
+    connection.retire();
   }
 }
 
-/** Errors of the socket itself (refused, reset, gone) rather than of one stream. */
-function isConnectionError(err: NodeJS.ErrnoException | undefined): boolean {
-  const code = err?.code;
-  return code !== undefined && /^E[A-Z]+$/.test(code);
+/** One call's reply as it arrives: headers, the message (its size checked from its prefix), trailers. */
+class Exchange<Res> {
+  readonly #chunks: Buffer[] = [];
+  #bytes = 0;
+  #httpStatus: number | undefined;
+  #done = false;
+  #timer: NodeJS.Timeout | undefined;
+  #connection: H2Connection | undefined;
+  #id = 0;
+
+  constructor(
+    private readonly deserialize: (bytes: Buffer) => Res,
+    private readonly maxReplyBytes: number,
+    private readonly callback: grpc.requestCallback<Res>,
+  ) {}
+
+  started(connection: H2Connection, id: number, timeoutMs: number): void {
+    this.#connection = connection;
+    this.#id = id;
+    if (!this.#done) this.#timer = setTimeout(() => this.#abandon(serviceError(grpc.status.DEADLINE_EXCEEDED, 'Deadline exceeded')), timeoutMs);
+  }
+
+  onHeaders(fields: HeaderField[], endStream: boolean): void {
+    const headers = headerObject(fields);
+    if (this.#httpStatus === undefined) this.#httpStatus = Number(headers[':status']);
+    const status = statusOf(headers);
+    if (status === 'ok') return endStream ? this.#finishOk() : undefined;
+    if (status) return endStream ? this.fail(status) : this.#abandon(status);
+    if (endStream) this.fail(this.#httpStatus !== 200 ? httpStatusError(this.#httpStatus) : serviceError(grpc.status.INTERNAL, 'Received RST_STREAM with code 0 (Call ended without gRPC status)'));
+  }
+
+  onData(chunk: Buffer, endStream: boolean): void {
+    if (this.#done) return;
+    this.#chunks.push(chunk);
+    this.#bytes += chunk.length;
+    // The length prefix is checked as soon as it is here, so an oversized reply is refused, not buffered.
+    const first = this.#chunks[0]!;
+    const prefix = first.length >= PREFIX_BYTES || this.#chunks.length === 1 ? first : Buffer.concat(this.#chunks);
+    const length = prefix.length >= PREFIX_BYTES ? prefix.readUInt32BE(1) : 0;
+    if (length > this.maxReplyBytes || this.#bytes > PREFIX_BYTES + this.maxReplyBytes) {
+      return this.#abandon(serviceError(grpc.status.RESOURCE_EXHAUSTED, `Received message larger than max (${Math.max(length, this.#bytes - PREFIX_BYTES)} vs. ${this.maxReplyBytes})`));
+    }
+    if (endStream) this.fail(this.#httpStatus !== undefined && this.#httpStatus !== 200 ? httpStatusError(this.#httpStatus) : serviceError(grpc.status.INTERNAL, 'Received RST_STREAM with code 0 (Call ended without gRPC status)'));
+  }
+
+  onReset(code: number): void {
+    this.fail(code === RST_CODE.NO_ERROR && this.#httpStatus !== undefined && this.#httpStatus !== 200 ? httpStatusError(this.#httpStatus) : resetError(code));
+  }
+
+  onClosed(reason: string): void {
+    this.fail(serviceError(grpc.status.UNAVAILABLE, reason));
+  }
+
+  fail(err: grpc.ServiceError): void {
+    if (this.#done) return;
+    this.#done = true;
+    clearTimeout(this.#timer);
+    this.callback(err);
+  }
+
+  #finishOk(): void {
+    const reply = replyMessage(this.#chunks, this.#bytes);
+    if (reply instanceof Error) return this.fail(reply);
+    let value: Res;
+    try {
+      value = this.deserialize(reply);
+    } catch (err) {
+      return this.fail(serviceError(grpc.status.INTERNAL, `Response message parsing error: ${(err as Error).message}`));
+    }
+    if (this.#done) return;
+    this.#done = true;
+    clearTimeout(this.#timer);
+    this.callback(null, value);
+  }
+
+  /** Ends the call with `err` now, telling the component to stop (its reply, if any, is no longer wanted). */
+  #abandon(err: grpc.ServiceError): void {
+    this.#connection?.cancel(this.#id);
+    this.fail(err);
+  }
 }
