@@ -34,14 +34,14 @@ export interface UnaryTransportOptions {
   /** A reply longer than this is refused as it arrives (RESOURCE_EXHAUSTED, as grpc-js's max receive length). */
   readonly maxReplyBytes: number;
   readonly maxRequestBytes: number;
-  /** An established connection closed: the component may be a new process that must be initialised again. */
+  /** The component sent GOAWAY, or an established connection closed: it may be a new process, to be initialised again. */
   readonly onConnectionLost: () => void;
   /** Calls per connection before it is replaced. @default 2^30 */
   readonly streamsPerConnection?: number;
 }
 
 /** The error a grpc-js client would give for this status (`code`, `details`, `metadata`, same message). */
-export function serviceError(code: grpc.status, details: string, metadata = new grpc.Metadata()): grpc.ServiceError {
+function serviceError(code: grpc.status, details: string, metadata = new grpc.Metadata()): grpc.ServiceError {
   return Object.assign(new Error(`${code} ${grpc.status[code]}: ${details}`), { code, details, metadata });
 }
 
