@@ -43,7 +43,6 @@ interface OpenStream {
   sendWindow: number;
   /** Bytes received since the last WINDOW_UPDATE for this stream. */
   unacknowledged: number;
-  ended: boolean;
 }
 
 export interface H2ConnectionEvents {
@@ -159,7 +158,7 @@ export class H2Connection {
   // ---- writing ----
 
   #start(id: number, headerBlock: Buffer, body: Buffer, handler: StreamHandler): void {
-    const stream: OpenStream = { handler, body, sendWindow: this.#initialSendWindow, unacknowledged: 0, ended: false };
+    const stream: OpenStream = { handler, body, sendWindow: this.#initialSendWindow, unacknowledged: 0 };
     this.#streams.set(id, stream);
     this.#frame(FRAME.HEADERS, FLAG.END_HEADERS, id, headerBlock);
     this.#sendBody(id, stream);

@@ -205,6 +205,13 @@ function appendText(out: number[], value: string): void {
   for (const b of bytes) out.push(b);
 }
 
+/** A literal field's name part: its static-table index where it has one, else the name itself. */
+function appendName(out: number[], name: string): void {
+  const index = STATIC_TABLE.findIndex(([n]) => n === name) + 1;
+  appendInteger(out, index, 4, 0x00);
+  if (index === 0) appendText(out, name);
+}
+
 /**
  * A header block of literal fields without indexing (the decoder's table is never touched, so blocks can be made
  * once and reused), each name by its static-table index where it has one.
@@ -212,10 +219,19 @@ function appendText(out: number[], value: string): void {
 export function encodeHeaders(fields: readonly HeaderField[]): Buffer {
   const out: number[] = [];
   for (const [name, value] of fields) {
-    const index = STATIC_TABLE.findIndex(([n]) => n === name) + 1;
-    appendInteger(out, index, 4, 0x00);
-    if (index === 0) appendText(out, name);
+    appendName(out, name);
     appendText(out, value);
   }
   return Buffer.from(out);
+}
+
+/** Encodes one field whose name is fixed and whose value changes per use: the name part is made once. */
+export function literalEncoder(name: string): (value: string) => Buffer {
+  const namePart: number[] = [];
+  appendName(namePart, name);
+  return (value) => {
+    const out = namePart.slice();
+    appendText(out, value);
+    return Buffer.from(out);
+  };
 }

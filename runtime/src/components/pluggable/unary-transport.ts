@@ -10,7 +10,7 @@
 import * as grpc from '@grpc/grpc-js';
 import type { IncomingHttpHeaders } from 'node:http2';
 import { H2Connection, RST_CODE } from './h2-connection.js';
-import { encodeHeaders, type HeaderField } from './hpack.js';
+import { encodeHeaders, literalEncoder, type HeaderField } from './hpack.js';
 
 /** gRPC's length prefix: a compression flag byte and a 4-byte big-endian length. */
 const PREFIX_BYTES = 5;
@@ -22,6 +22,7 @@ const MAX_TIMEOUT_MS = 99_999_999;
  * have finished; the next call opens another.
  */
 const STREAMS_PER_CONNECTION = 1 << 30;
+const grpcTimeoutField = literalEncoder('grpc-timeout');
 
 export interface UnaryMethod<Req, Res> {
   readonly path: string;
@@ -133,8 +134,11 @@ export class UnaryTransport {
   #connection: H2Connection | undefined;
   /** Calls started on `#connection`. */
   #streams = 0;
-  /** Request header blocks by method path and extra headers, made once (literals without indexing: reusable). */
-  readonly #headerBlocks = new Map<string, Buffer>();
+  /**
+   * Request header blocks without the timeout, made once per headers object (svcd passes one per component
+   * instance) and method path: literals without indexing, so a block can be sent any number of times.
+   */
+  readonly #headerBlocks = new WeakMap<Readonly<Record<string, string>>, Map<string, Buffer>>();
   #closed = false;
 
   constructor(private readonly opts: UnaryTransportOptions) {}
@@ -170,16 +174,14 @@ export class UnaryTransport {
   }
 
   #headerBlock(path: string, headers: Readonly<Record<string, string>>, timeoutMs: number): Buffer {
-    const extra = Object.entries(headers);
-    const timeout = timeoutMs <= MAX_TIMEOUT_MS ? `${timeoutMs}m` : undefined;
-    // The timeout changes per call; the rest is cached (the instance header is the only extra svcd sends).
-    const key = `${path}\n${extra.map(([k, v]) => `${k}:${v}`).join('\n')}`;
-    let fixed = this.#headerBlocks.get(key);
+    let byPath = this.#headerBlocks.get(headers);
+    if (!byPath) this.#headerBlocks.set(headers, (byPath = new Map<string, Buffer>()));
+    let fixed = byPath.get(path);
     if (!fixed) {
-      fixed = encodeHeaders([[':method', 'POST'], [':scheme', 'http'], [':path', path], [':authority', 'localhost'], ['content-type', 'application/grpc'], ['te', 'trailers'], ...extra]);
-      this.#headerBlocks.set(key, fixed);
+      fixed = encodeHeaders([[':method', 'POST'], [':scheme', 'http'], [':path', path], [':authority', 'localhost'], ['content-type', 'application/grpc'], ['te', 'trailers'], ...Object.entries(headers)]);
+      byPath.set(path, fixed);
     }
-    return timeout === undefined ? fixed : Buffer.concat([fixed, encodeHeaders([['grpc-timeout', timeout]])]);
+    return timeoutMs > MAX_TIMEOUT_MS ? fixed : Buffer.concat([fixed, grpcTimeoutField(`${timeoutMs}m`)]);
   }
 
   #connectionForCall(): H2Connection {
@@ -234,7 +236,7 @@ class Exchange<Res> {
     const status = statusOf(headers);
     if (status === 'ok') return endStream ? this.#finishOk() : undefined;
     if (status) return endStream ? this.fail(status) : this.#abandon(status);
-    if (endStream) this.fail(this.#httpStatus !== 200 ? httpStatusError(this.#httpStatus) : serviceError(grpc.status.INTERNAL, 'Received RST_STREAM with code 0 (Call ended without gRPC status)'));
+    if (endStream) this.fail(this.#endedWithoutStatus());
   }
 
   onData(chunk: Buffer, endStream: boolean): void {
@@ -248,11 +250,11 @@ class Exchange<Res> {
     if (length > this.maxReplyBytes || this.#bytes > PREFIX_BYTES + this.maxReplyBytes) {
       return this.#abandon(serviceError(grpc.status.RESOURCE_EXHAUSTED, `Received message larger than max (${Math.max(length, this.#bytes - PREFIX_BYTES)} vs. ${this.maxReplyBytes})`));
     }
-    if (endStream) this.fail(this.#httpStatus !== undefined && this.#httpStatus !== 200 ? httpStatusError(this.#httpStatus) : serviceError(grpc.status.INTERNAL, 'Received RST_STREAM with code 0 (Call ended without gRPC status)'));
+    if (endStream) this.fail(this.#endedWithoutStatus());
   }
 
   onReset(code: number): void {
-    this.fail(code === RST_CODE.NO_ERROR && this.#httpStatus !== undefined && this.#httpStatus !== 200 ? httpStatusError(this.#httpStatus) : resetError(code));
+    this.fail(code === RST_CODE.NO_ERROR ? this.#endedWithoutStatus() : resetError(code));
   }
 
   onClosed(reason: string): void {
@@ -260,25 +262,34 @@ class Exchange<Res> {
   }
 
   fail(err: grpc.ServiceError): void {
-    if (this.#done) return;
-    this.#done = true;
-    clearTimeout(this.#timer);
-    this.callback(err);
+    this.#settle(err);
+  }
+
+  /** The stream ended with no gRPC status: the HTTP status says why if it is not 200 (grpc-js's words). */
+  #endedWithoutStatus(): grpc.ServiceError {
+    if (this.#httpStatus !== undefined && this.#httpStatus !== 200) return httpStatusError(this.#httpStatus);
+    return serviceError(grpc.status.INTERNAL, 'Received RST_STREAM with code 0 (Call ended without gRPC status)');
   }
 
   #finishOk(): void {
     const reply = replyMessage(this.#chunks, this.#bytes);
-    if (reply instanceof Error) return this.fail(reply);
+    if (reply instanceof Error) return this.#settle(reply);
     let value: Res;
     try {
       value = this.deserialize(reply);
     } catch (err) {
-      return this.fail(serviceError(grpc.status.INTERNAL, `Response message parsing error: ${(err as Error).message}`));
+      return this.#settle(serviceError(grpc.status.INTERNAL, `Response message parsing error: ${(err as Error).message}`));
     }
+    this.#settle(null, value);
+  }
+
+  /** The callback, exactly once. */
+  #settle(err: grpc.ServiceError | null, value?: Res): void {
     if (this.#done) return;
     this.#done = true;
     clearTimeout(this.#timer);
-    this.callback(null, value);
+    if (err) this.callback(err);
+    else this.callback(null, value);
   }
 
   /** Ends the call with `err` now, telling the component to stop (its reply, if any, is no longer wanted). */
