@@ -220,8 +220,8 @@ export interface ActorRuntime {
   /**
    * Queues one method turn on (type, id), activating it if needed; resolves with the turn's result after its
    * writes committed, rejects with the turn's error (nothing committed). `ERR_ACTOR_INSTANCE_MISSING` for an
-   * unregistered type. A turn must not invoke its own actor (re-entrancy is off): a direct self-call is rejected with
-   * `ERR_ACTOR_INVOKE_METHOD`; a cycle through other actors would wait forever.
+   * unregistered type. A turn must not invoke its own actor (re-entrancy is off): a self-call made before the turn's first
+   * `await` is rejected with `ERR_ACTOR_INVOKE_METHOD`; a later one, or a cycle through other actors, would wait forever.
    */
   invoke(type: string, id: string, method: string, data?: Buffer): Promise<Buffer | undefined>;
   /** Persists a reminder now (own transaction). Replaces a reminder of the same name. */

@@ -1,4 +1,3 @@
-import { AsyncResource } from 'node:async_hooks';
 import { ensureError } from '../errors/runtime-error.js';
 import type { RuntimeStatus, WorkflowInstance } from './engine.js';
 
@@ -12,12 +11,6 @@ interface Watcher {
  */
 export class InstanceWatchers {
   readonly #byId = new Map<string, Set<Watcher>>();
-  /**
-   * Runs a callback in the context this object was created in. `notify` is called from inside an actor turn;
-   * the re-reads it triggers must not inherit that turn's async context (the runtime would take them for
-   * re-entrant calls), they simply queue behind the turn.
-   */
-  readonly #outsideTurn = AsyncResource.bind((fn: () => void) => fn());
 
   constructor(private readonly read: (instanceId: string) => Promise<WorkflowInstance | undefined>) {}
 
@@ -32,7 +25,9 @@ export class InstanceWatchers {
    */
   notify(instanceId: string, status?: RuntimeStatus): void {
     const set = this.#byId.get(instanceId);
-    if (set) for (const w of set) this.#outsideTurn(() => w.poke(status));
+    // Poked once the changing turn's current step has run: a re-read started inside a turn body's synchronous
+    // start would be taken for the actor calling itself (see LocalActorRuntime#startTurnBody). Reads queue behind the turn.
+    if (set) for (const w of set) queueMicrotask(() => w.poke(status));
   }
 
   /** Resolves with the first read that meets `predicate`; `meets`, when given, decides from a notified status alone. */
