@@ -72,13 +72,33 @@ async function measure(target: string, operation: StateBenchRow['operation'], op
   };
 }
 
-/** Seconds of reads before the first row, not measured: a JIT-compiled sidecar is measured warm, as it runs for days. */
+/**
+ * Seconds of reads, then of saves, before the first row, not measured: a JIT-compiled sidecar is measured warm, as
+ * it runs for days (with reads only, the first save row also timed the compiling of the save path: its p99 doubled).
+ */
 const WARM_UP_SEC = 2;
 
-function warmUp(url: string): Promise<void> {
+function load(opts: LoadOptions): Promise<LoadResult> {
   return new Promise((resolve, reject) => {
-    autocannon({ url, connections: 8, duration: WARM_UP_SEC }, (err) => (err ? reject(err) : resolve()));
+    autocannon(opts, (err, res) => (err ? reject(err) : resolve(res)));
   });
+}
+
+/** Saves to one of SAVE_KEYS keys per request, as the save rows do. */
+function saveRequests(): LoadOptions['requests'] {
+  let n = 0;
+  return [
+    {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      setupRequest: (req) => ({ ...req, body: `[{"key":"bench-${n++ % SAVE_KEYS}","value":${VALUE}}]` }),
+    },
+  ];
+}
+
+async function warmUp(base: string): Promise<void> {
+  await load({ url: `${base}/bench-get`, connections: 8, duration: WARM_UP_SEC });
+  await load({ url: base, connections: 8, duration: WARM_UP_SEC, requests: saveRequests() });
 }
 
 /** Starts svcd for the target, measures get and save at each connection count, removes its keys and stops svcd. */
@@ -107,28 +127,10 @@ export async function benchSidecar(sidecar: Sidecar, opts: StateBenchOptions = {
   const rows: StateBenchRow[] = [];
   const seeded = await post(base, `[{"key":"bench-get","value":${VALUE}}]`);
   if (seeded.status !== 204) throw new Error(`seeding ${sidecar.label} failed: ${seeded.status} ${await seeded.text()}`);
-  await warmUp(`${base}/bench-get`);
+  await warmUp(base);
   for (const connections of opts.connections ?? [1, 64]) {
     rows.push(await measure(sidecar.label, 'get', { url: `${base}/bench-get`, connections, duration }, sidecar.pid));
-    let n = 0;
-    const save = await measure(
-      sidecar.label,
-      'save',
-      {
-        url: base,
-        connections,
-        duration,
-        requests: [
-          {
-            method: 'POST',
-            headers: { 'content-type': 'application/json' },
-            setupRequest: (req) => ({ ...req, body: `[{"key":"bench-${n++ % SAVE_KEYS}","value":${VALUE}}]` }),
-          },
-        ],
-      },
-      sidecar.pid,
-    );
-    rows.push(save);
+    rows.push(await measure(sidecar.label, 'save', { url: base, connections, duration, requests: saveRequests() }, sidecar.pid));
   }
   const keys = ['bench-get', ...Array.from({ length: SAVE_KEYS }, (_, i) => `bench-${i}`)];
   const cleanup = await post(`${base}/transaction`, JSON.stringify({ operations: keys.map((key) => ({ operation: 'delete', request: { key } })) }));
@@ -155,7 +157,7 @@ export function builtinStateTargets(): StateBenchTarget[] {
 }
 
 export async function runStateBench(opts: StateBenchOptions = {}): Promise<void> {
-  console.log(`state API over HTTP: autocannon, ${opts.durationSec ?? 5} s per row after ${WARM_UP_SEC} s of unmeasured reads, one svcd per store, ~300-byte JSON values`);
+  console.log(`state API over HTTP: autocannon, ${opts.durationSec ?? 5} s per row after ${WARM_UP_SEC} s each of unmeasured reads and saves, one svcd per store, ~300-byte JSON values`);
   const rows: StateBenchRow[] = [];
   const other = process.env.BENCH_SIDECAR_URL;
   if (other !== undefined) {
