@@ -294,8 +294,8 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
   /**
    * Runs a turn body up to its first `await` with its actor marked, so a self-call made there is refused instead
    * of queueing behind the turn forever. Only that synchronous start is covered: following the turn across its
-   * awaits would need an AsyncLocalStorage, whose promise hook taxes every promise in the process (7–15 % of
-   * svcd's CPU under load on Node 20).
+   * awaits would need an AsyncLocalStorage, whose promise hook taxes every promise in the process on Node 20
+   * (7 % of svcd's CPU in a workflow fan-out; docs/performance.md).
    */
   #startTurnBody(key: string, turn: Turn, ctx: TurnContext): Promise<Buffer | undefined> {
     const outer = this.#turnBodyStarting;
