@@ -236,6 +236,27 @@ describe('actors: turns', () => {
     await runtime.stop();
   });
 
+  it('serves a call to an actor from work its own turn started, once that turn is over', async () => {
+    const { runtime } = setup();
+    let later: Promise<Buffer | undefined> | undefined;
+    runtime.registerType('t', (id) => ({
+      async invoke(method) {
+        if (method !== 'schedule') return Buffer.from(`other of ${id}`);
+        // A callback the turn leaves behind (as a dispatcher's or a watcher's): it runs after the turn, so its call
+        // queues like anyone's. A guard following the turn's async context would take it for a self-call.
+        later = new Promise((resolve, reject) => {
+          setImmediate(() => void runtime.invoke('t', id, 'other').then(resolve, reject));
+        });
+        await Promise.resolve();
+        return Buffer.from('scheduled');
+      },
+    }));
+    await runtime.start();
+    expect(text(await runtime.invoke('t', 'a', 'schedule'))).to.equal('scheduled');
+    expect(text(await later)).to.equal('other of a');
+    await runtime.stop();
+  });
+
   it('rejects calls to unregistered types with ERR_ACTOR_INSTANCE_MISSING', async () => {
     const { runtime } = setup();
     await runtime.start();
