@@ -78,12 +78,6 @@ async function measure(target: string, operation: StateBenchRow['operation'], op
  */
 const WARM_UP_SEC = 2;
 
-function load(opts: LoadOptions): Promise<LoadResult> {
-  return new Promise((resolve, reject) => {
-    autocannon(opts, (err, res) => (err ? reject(err) : resolve(res)));
-  });
-}
-
 /** Saves to one of SAVE_KEYS keys per request, as the save rows do. */
 function saveRequests(): LoadOptions['requests'] {
   let n = 0;
@@ -97,8 +91,8 @@ function saveRequests(): LoadOptions['requests'] {
 }
 
 async function warmUp(base: string): Promise<void> {
-  await load({ url: `${base}/bench-get`, connections: 8, duration: WARM_UP_SEC });
-  await load({ url: base, connections: 8, duration: WARM_UP_SEC, requests: saveRequests() });
+  await autocannon({ url: `${base}/bench-get`, connections: 8, duration: WARM_UP_SEC });
+  await autocannon({ url: base, connections: 8, duration: WARM_UP_SEC, requests: saveRequests() });
 }
 
 /** Starts svcd for the target, measures get and save at each connection count, removes its keys and stops svcd. */
