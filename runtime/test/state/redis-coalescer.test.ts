@@ -7,6 +7,8 @@ import { Redis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { RedisWriteCoalescer } from '../../src/state/redis-coalescer.js';
+import { connectRedis } from '../../src/state/redis-connection.js';
+import { redisOptionsFromMetadata } from '../../src/state/redis.js';
 import { deleteRedisKeysWithPrefix, TEST_REDIS_HOST } from '../support/index.js';
 
 describe('Redis write coalescer', () => {
@@ -56,5 +58,34 @@ describe('Redis write coalescer', () => {
     expect(outcomes.map((o) => o.status)).to.deep.equal(['fulfilled', 'rejected', 'fulfilled']);
     expect(String((outcomes[1] as PromiseRejectedResult).reason)).to.include('not an integer');
     expect(await coalescer.send(() => redis.get(`${prefix}||3`))).to.equal('v3');
+  });
+
+  it('loses nothing when the connection drops under corked commands, and coalesces again on the new one', async () => {
+    // svcd's own connection settings; only this connection is killed (other test files share the server).
+    const store = await connectRedis(redisOptionsFromMetadata((name) => (name === 'redisHost' ? TEST_REDIS_HOST : undefined)));
+    const [host, port] = TEST_REDIS_HOST.split(':');
+    const admin = new Redis({ host, port: Number(port) });
+    try {
+      const coalescer = new RedisWriteCoalescer(store);
+      const id = Number(await store.client('ID'));
+      const get = (i: number) => coalescer.send(() => store.get(`${prefix}||${i}`));
+      const expected = Array.from({ length: 50 }, (_, i) => `v${i}`);
+      // Killed before the client has noticed: the 50 go to the dead socket, 49 of them corked.
+      await admin.client('KILL', 'ID', String(id));
+      expect(await Promise.all(expected.map((_, i) => get(i)))).to.deep.equal(expected);
+      expect(Number(await store.client('ID')), 'a new connection').to.not.equal(id);
+      let newWrites = 0;
+      const socket = store.stream as Socket & { _writev: (...a: unknown[]) => void };
+      const writev = socket._writev.bind(socket);
+      socket._writev = (...args: unknown[]) => {
+        newWrites++;
+        writev(...args);
+      };
+      expect(await Promise.all(expected.map((_, i) => get(i)))).to.deep.equal(expected);
+      expect(newWrites, 'the 49 commands after the first in one write').to.equal(1);
+    } finally {
+      store.disconnect();
+      admin.disconnect();
+    }
   });
 });
