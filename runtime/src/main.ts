@@ -97,7 +97,7 @@ const OUTBOUND_HEALTH_CACHE_MS = 1_000;
 
 async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<void>> {
   mkdirSync(config.dataDir, { recursive: true });
-  const metrics = createMetricsRegistry(config.appId);
+  const metrics = createMetricsRegistry(config.appId, config.metricsPort !== 0);
   const registry = new ComponentRegistry();
   registerBuiltinComponents(registry);
   const pluggable = new PluggableComponents(registry, {

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
@@ -127,11 +128,32 @@ describe('svcd process', function () {
     expect(text).to.match(/svc_http_server_requests_total\{[^}]*method="GET",route="\/v1\.0\/metadata",status="200"[^}]*\} 1/);
     expect(text).to.match(/svc_http_server_requests_total\{[^}]*method="GET",route="unmatched",status="404"[^}]*\} 1/);
     expect(text).to.match(/svc_http_server_request_duration_seconds_count\{[^}]*method="GET",route="\/v1\.0\/healthz"/);
+    // The process's own series.
+    expect(text).to.match(/svc_process_cpu_seconds_total\{app_id="proc-app"\} \d/);
+    expect(text).to.match(/svc_nodejs_eventloop_lag_p99_seconds\{app_id="proc-app"\} \d/);
 
     await svcd.stop();
     const exit = await svcd.exited;
     expect(exit.code).to.equal(0);
     expect(svcd.output).to.include('svcd stopped');
+  });
+
+  it('stays asleep while idle: no sampler wakes it a hundred times a second', async () => {
+    // The main thread's voluntary context switches count its wake-ups from epoll. An idle svcd wakes for its
+    // heartbeats and its event-loop sampler (10 a second); prom-client's default sampler alone woke it 100 times.
+    const wakeUps = (pid: number) => Number(/voluntary_ctxt_switches:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/task/${pid}/status`, 'utf8'))![1]);
+    for (const args of [[], ['--metrics-port', '0']]) {
+      const svcd = await SvcdProcess.start({ appId: 'proc-idle', args });
+      try {
+        await new Promise((resolve) => setTimeout(resolve, 1000)); // start-up work settles
+        const pid = svcd.child.pid!;
+        const before = wakeUps(pid);
+        await new Promise((resolve) => setTimeout(resolve, 2000));
+        expect(wakeUps(pid) - before, `wake-ups in 2 s with ${args.join(' ') || 'metrics served'}`).to.be.below(60);
+      } finally {
+        await svcd.dispose();
+      }
+    }
   });
 
   it('answers unknown routes and wrong methods with a JSON error', async () => {
