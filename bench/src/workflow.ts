@@ -10,11 +10,12 @@
  *       accepts them (a sidecar that starts them faster gets them due closer together, so the tail also measures
  *       how fast it drains a burst), and once paced at the same rate for every sidecar (500/s and 800/s, rates
  *       daprd also sustains), which compares the timers' precision under one load;
- *   svcd's RSS after each store's run, and beside every row the sidecar's CPU per workflow (from /proc).
+ *   svcd's RSS after each store's run, and beside every row the sidecar's and the worker's CPU per workflow (from /proc).
  * Instance counts per cell are in the table; scale them with BENCH_SCALE (default 1). Run:
  * `npm run build && node bench/dist/src/workflow.js` (Redis at 127.0.0.1:6379: `bash scripts/ensure-services.sh`).
  * Any other sidecar serving the Durable Task protocol is measured the same way, side by side:
- * `BENCH_SIDECAR_GRPC=127.0.0.1:50001 BENCH_SIDECAR_PID=<its pid> node bench/dist/src/workflow.js`.
+ * `BENCH_SIDECAR_GRPC=127.0.0.1:50001 BENCH_SIDECAR_PID=<its pid>[,<pid of each process it needs>] node bench/dist/src/workflow.js`
+ * (daprd: its placement and scheduler, whose CPU is then counted as the sidecar's).
  */
 import { TaskHubGrpcClient } from '@dapr/durabletask-js';
 import { OrchestrationStatus } from '@dapr/durabletask-js/orchestration/enum/orchestration-status.enum.js';
@@ -29,6 +30,12 @@ console.info = () => undefined;
 const SCALE = Number(process.env.BENCH_SCALE ?? 1);
 const count = (n: number) => Math.max(1, Math.round(n * SCALE));
 const TIMER_MS = 5000;
+/**
+ * Workflows of each kind run before the first row, not measured: a JIT-compiled sidecar is measured warm, as it
+ * runs for days (without it, the one-in-flight rows of svcd timed V8 compiling its workflow path: 17 wf/s cold
+ * against 75 warm; start-up is measured by startup.ts).
+ */
+const WARM_UP_INSTANCES = 200;
 /** How long (c) waits for its timers to complete after the last instance started, so the bench stays short. */
 const TIMER_WAIT_LIMIT_MS = 60_000;
 
@@ -68,16 +75,31 @@ async function timers(client: TaskHubGrpcClient, prefix: string, instances: numb
   return { workload, inFlight, instances, perSecond: overheads.length / elapsed, p50: percentile(overheads, 50), p99: percentile(overheads, 99), failed, startRate };
 }
 
-/** Every workload against one running sidecar (its Durable Task gRPC address; its pid for CPU and RSS). */
-async function benchSidecar(label: string, grpcAddress: string, pid: number): Promise<void> {
+/**
+ * Every workload against one running sidecar: its Durable Task gRPC address and its processes (the first is the
+ * sidecar, for RSS; CPU is summed over all of them, so a sidecar that needs other processes to run workflows,
+ * such as daprd's placement and scheduler, is charged for them).
+ */
+async function benchSidecar(label: string, grpcAddress: string, pids: readonly number[]): Promise<void> {
+  const cpu = () => pids.reduce((sum, pid) => sum + cpuMs(pid), 0);
   const worker = await startWorker(grpcAddress);
   const client = new TaskHubGrpcClient(grpcAddress);
   try {
     print(`\n## ${label}\n`);
-    print('| workload | in flight | instances | workflows/s | p50 ms | p99 ms | not completed | sidecar CPU ms/workflow |');
-    print('|---|---:|---:|---:|---:|---:|---:|---:|');
-    const row = (c: Cell, cpu: number, note = '') =>
-      print(`| ${c.workload}${note} | ${c.inFlight} | ${c.instances} | ${c.perSecond.toFixed(1)} | ${c.p50.toFixed(0)} | ${c.p99.toFixed(0)} | ${c.failed} | ${(cpu / c.instances).toFixed(2)} |`);
+    const warm = performance.now();
+    for (const workflow of ['sequence', 'fanout']) await closedLoop([client], workflow, `warm-${workflow}-${Date.now()}`, WARM_UP_INSTANCES, 50);
+    print(`(warm-up, not measured: ${WARM_UP_INSTANCES} of each workflow at 50 in flight, ${((performance.now() - warm) / 1000).toFixed(1)} s)\n`);
+    print('| workload | in flight | instances | workflows/s | p50 ms | p99 ms | not completed | sidecar CPU ms/workflow | worker CPU ms/workflow |');
+    print('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+    // The worker runs the same code under every sidecar: its CPU per workflow shows how fast the machine ran.
+    const measured = async <T extends Cell>(run: () => Promise<T>, note: string): Promise<T> => {
+      const sidecar0 = cpu();
+      const worker0 = cpuMs(worker.pid!);
+      const c = await run();
+      const perWorkflow = (ms: number) => (ms / c.instances).toFixed(2);
+      print(`| ${c.workload}${note} | ${c.inFlight} | ${c.instances} | ${c.perSecond.toFixed(1)} | ${c.p50.toFixed(0)} | ${c.p99.toFixed(0)} | ${c.failed} | ${perWorkflow(cpu() - sidecar0)} | ${perWorkflow(cpuMs(worker.pid!) - worker0)} |`);
+      return c;
+    };
     const plan: [string, number, number][] = [
       ['sequence', 1, count(20)],
       ['sequence', 50, count(200)],
@@ -87,9 +109,8 @@ async function benchSidecar(label: string, grpcAddress: string, pid: number): Pr
       ['fanout', 500, count(250)],
     ];
     for (const [workflow, inFlight, instances] of plan) {
-      const cpu0 = cpuMs(pid);
-      const cell = await closedLoop([client], workflow, `${workflow}-${inFlight}-${Date.now()}`, instances, inFlight);
-      row(cell, cpuMs(pid) - cpu0, workflow === 'sequence' ? ' (5 sequential activities)' : ' (20 parallel activities)');
+      const note = workflow === 'sequence' ? ' (5 sequential activities)' : ' (20 parallel activities)';
+      await measured(() => closedLoop([client], workflow, `${workflow}-${inFlight}-${Date.now()}`, instances, inFlight), note);
     }
     const startRates: string[] = [];
     const timerCells: [inFlight: number, instances: number, perSecond?: number][] = [
@@ -99,12 +120,11 @@ async function benchSidecar(label: string, grpcAddress: string, pid: number): Pr
       [500, count(10_000), 800],
     ];
     for (const [inFlight, instances, perSecond] of timerCells) {
-      const cpu0 = cpuMs(pid);
-      const t = await timers(client, `sleeper-${inFlight}-${Date.now()}`, instances, inFlight, perSecond);
-      row(t, cpuMs(pid) - cpu0, ' (p50/p99 = completion − created − 5 s; not completed = still waiting 60 s after the last start)');
+      const note = ' (p50/p99 = completion − created − 5 s; not completed = still waiting 60 s after the last start)';
+      const t = await measured(() => timers(client, `sleeper-${inFlight}-${Date.now()}`, instances, inFlight, perSecond), note);
       startRates.push(`${instances} started at ${t.startRate.toFixed(0)}/s`);
     }
-    print(`\n${label}: timer workflows ${startRates.join(', ')}; sidecar RSS at the end: ${rssMiB(pid).toFixed(0)} MiB`);
+    print(`\n${label}: timer workflows ${startRates.join(', ')}; sidecar RSS at the end: ${rssMiB(pids[0]!).toFixed(0)} MiB`);
   } finally {
     await client.stop();
     worker.kill('SIGTERM');
@@ -115,7 +135,7 @@ async function benchStore(kind: ActorStoreKind): Promise<void> {
   const store = actorStore(kind, 'bench-wf');
   const svcd = await SvcdProcess.start({ appId: store.appId, resources: store.resources, args: ['--log-level', 'warn'] });
   try {
-    await benchSidecar(`svcd, actor store: ${kind}`, svcd.grpcAddress, svcd.child.pid!);
+    await benchSidecar(`svcd, actor store: ${kind}`, svcd.grpcAddress, [svcd.child.pid!]);
   } finally {
     await svcd.dispose();
     // A run leaves ~100k keys in Redis: deleted with SCAN in batches.
@@ -127,9 +147,11 @@ const began = Date.now();
 print(`# workflow benchmark (real svcd + @dapr/durabletask-js worker and client; BENCH_SCALE=${SCALE})`);
 const other = process.env.BENCH_SIDECAR_GRPC;
 if (other !== undefined) {
-  const pid = Number(process.env.BENCH_SIDECAR_PID);
-  if (!Number.isInteger(pid)) throw new Error('BENCH_SIDECAR_PID must be the pid of the sidecar at BENCH_SIDECAR_GRPC (for its CPU time and RSS)');
-  await benchSidecar(`sidecar at ${other}`, other, pid);
+  const pids = (process.env.BENCH_SIDECAR_PID ?? '').split(',').map(Number);
+  if (!pids.every((pid) => Number.isInteger(pid) && pid > 0)) {
+    throw new Error('BENCH_SIDECAR_PID must be the pid of the sidecar at BENCH_SIDECAR_GRPC, then those of any processes it needs to run workflows, comma-separated (for CPU time and RSS)');
+  }
+  await benchSidecar(`sidecar at ${other}`, other, pids);
 } else {
   for (const kind of (process.env.BENCH_STORES ?? 'sqlite,redis').split(',') as ActorStoreKind[]) await benchStore(kind);
 }
