@@ -16,14 +16,13 @@ describe('workflow HTTP routes (unit, fake engine)', () => {
 
   beforeEach(async () => {
     engine = new FakeWorkflowEngine();
-    const app = createHttpApp({
+    const handler = createHttpApp({
       apiToken: undefined,
       // Silent: the 500 cases would log errors that are expected here.
       log: pino({ level: 'silent' }),
       groups: [workflowHttpRoutes({ api: new WorkflowManagementApi(engine), maxBodyBytes: LIMIT })],
     });
-    const callback = app.callback();
-    server = http.createServer((req, res) => void callback(req, res));
+    server = http.createServer(handler);
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });

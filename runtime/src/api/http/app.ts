@@ -1,15 +1,25 @@
 import Koa from 'koa';
 import Router from '@koa/router';
 import { timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { RuntimeError, ensureError } from '../../errors/runtime-error.js';
 import type { Logger } from '../../log/logger.js';
+import { fastPath, JSON_TYPE, type Answer, type FastRoute } from './fast-routes.js';
 import type { RequestObserver } from './request-metrics.js';
 
 export interface HttpRouteGroup {
   /** Health routes are the only ones served without the API token. */
   readonly public?: boolean;
   mount(router: Router): void;
+  /**
+   * Routes of this group also answered before koa in their plain case (fast-routes.ts); `mount` mounts them too.
+   * The fast path asks for the API token, so a public group's fast routes are left to koa.
+   */
+  readonly fast?: readonly FastRoute[];
 }
+
+/** Answers one request of the HTTP API. */
+export type HttpApiHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
 export interface HttpAppOptions {
   readonly apiToken: string | undefined;
@@ -28,8 +38,44 @@ function tokenMatches(expected: string, given: string | undefined): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-/** Builds the Koa app: one error shape for every failure, token check on non-public routes, JSON 404/405. */
-export function createHttpApp(opts: HttpAppOptions): Koa {
+/** The token a request carries: the first of its token headers that is not empty. */
+function tokenOf(req: IncomingMessage): string | undefined {
+  for (const name of TOKEN_HEADERS) {
+    const value = req.headers[name];
+    if (typeof value === 'string' && value !== '') return value;
+  }
+  return undefined;
+}
+
+/** The answer to a failed request, logged: a RuntimeError as it says, anything else 500 `ERROR`. */
+function failedAnswer(log: Logger, thrown: unknown, method: string, path: string): Answer {
+  const err = thrown instanceof RuntimeError ? thrown : new RuntimeError('ERROR', ensureError(thrown).message, { cause: thrown });
+  if (err.httpStatus >= 500) log.error({ method, path, code: err.code, err: err.message }, 'API request failed');
+  else log.debug({ method, path, code: err.code, err: err.message }, 'API request rejected');
+  return { status: err.httpStatus, body: JSON.stringify(err.toBody()) };
+}
+
+/**
+ * The HTTP API: the groups' fast routes in their plain case (fast-routes.ts), everything else through koa: one
+ * error shape for every failure, token check on non-public routes, JSON 404/405.
+ */
+export function createHttpApp(opts: HttpAppOptions): HttpApiHandler {
+  const koa = createKoaApp(opts).callback();
+  const token = opts.apiToken;
+  const fast = fastPath(
+    opts.groups.flatMap((g) => (g.public ? [] : (g.fast ?? []))),
+    {
+      authorized: (req) => token === undefined || tokenMatches(token, tokenOf(req)),
+      failed: (err, method, path) => failedAnswer(opts.log, err, method, path),
+      observe: opts.observe,
+    },
+  );
+  return (req, res) => {
+    if (!fast(req, res)) void koa(req, res);
+  };
+}
+
+function createKoaApp(opts: HttpAppOptions): Koa {
   const app = new Koa();
   app.silent = true;
 
@@ -54,12 +100,10 @@ export function createHttpApp(opts: HttpAppOptions): Koa {
         throw new RuntimeError('ERR_NOT_FOUND', `no API route for ${ctx.method} ${ctx.path}`);
       }
     } catch (thrown) {
-      const err = thrown instanceof RuntimeError ? thrown : new RuntimeError('ERROR', ensureError(thrown).message, { cause: thrown });
-      if (err.httpStatus >= 500) opts.log.error({ method: ctx.method, path: ctx.path, code: err.code, err: err.message }, 'API request failed');
-      else opts.log.debug({ method: ctx.method, path: ctx.path, code: err.code, err: err.message }, 'API request rejected');
-      ctx.status = err.httpStatus;
-      ctx.type = 'application/json';
-      ctx.body = err.toBody();
+      const answer = failedAnswer(opts.log, thrown, ctx.method, ctx.path);
+      ctx.status = answer.status;
+      ctx.type = JSON_TYPE;
+      ctx.body = answer.body;
     }
   });
 
@@ -72,8 +116,7 @@ export function createHttpApp(opts: HttpAppOptions): Koa {
   if (opts.apiToken !== undefined) {
     const token = opts.apiToken;
     app.use(async (ctx, next) => {
-      const given = TOKEN_HEADERS.map((h) => ctx.get(h)).find((v) => v !== '');
-      if (!tokenMatches(token, given)) throw new RuntimeError('ERR_UNAUTHORIZED', 'authentication failed: missing or invalid svc-api-token header');
+      if (!tokenMatches(token, tokenOf(ctx.req))) throw new RuntimeError('ERR_UNAUTHORIZED', 'authentication failed: missing or invalid svc-api-token header');
       await next();
     });
   }

@@ -1,20 +1,19 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type Koa from 'koa';
+import type { HttpApiHandler } from './app.js';
 
 /** The HTTP API listener: start binds, stop stops accepting and waits for in-flight requests up to a grace period. */
 export class HttpApiServer {
   #server: http.Server | undefined;
 
   constructor(
-    private readonly app: Koa,
+    private readonly handler: HttpApiHandler,
     private readonly host: string,
     private readonly port: number,
   ) {}
 
   async start(): Promise<number> {
-    const handler = this.app.callback();
-    const server = http.createServer((req, res) => void handler(req, res));
+    const server = http.createServer(this.handler);
     server.keepAliveTimeout = 65_000;
     this.#server = server;
     await new Promise<void>((resolve, reject) => {

@@ -3,7 +3,9 @@ import type { RouterContext } from '@koa/router';
 import type { Context } from 'koa';
 import type { StateApi } from '../../../state/state-api.js';
 import type { BulkGetItem } from '../../../state/store.js';
+import type { IncomingMessage } from 'node:http';
 import type { HttpRouteGroup } from '../app.js';
+import { JSON_TYPE, type Answer } from '../fast-routes.js';
 import { metadataFromQuery, readRawBody } from '../body.js';
 import { decodeBulkGetBody, decodeSaveBody, decodeTransactionBody } from '../state-body.js';
 
@@ -32,15 +34,48 @@ function bulkItemJson(item: BulkGetItem): string {
   return `{${parts.join(',')}}`;
 }
 
-/** `/v1.0/state/<store>`: save, get, delete, bulk get and transaction. */
+const GET_PATTERN = '/v1.0/state/:store/:key';
+const SAVE_PATTERN = '/v1.0/state/:store';
+
+/** A key's value: 200 with the stored JSON, its ETag and `metadata.*` headers, or 204 when there is none. */
+async function getAnswer(api: StateApi, store: string, key: string, opts: Parameters<StateApi['get']>[2]): Promise<Answer> {
+  const res = await api.get(store, key, opts);
+  if (!res) return { status: 204 };
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(res.metadata ?? {})) headers[`metadata.${k}`] = v;
+  if (res.etag !== undefined) headers.ETag = res.etag;
+  return { status: 200, headers, body: res.data };
+}
+
+async function saveAnswer(api: StateApi, store: string, body: { readonly req: IncomingMessage }, maxBodyBytes: number, metadata: Record<string, string>): Promise<Answer> {
+  await api.save(store, decodeSaveBody(await readRawBody(body, maxBodyBytes)), metadata);
+  return { status: 204 };
+}
+
+/** An answer through koa (the path for every request the fast path leaves). */
+function answerWith(ctx: Context, answer: Answer): void {
+  ctx.status = answer.status;
+  if (answer.headers) ctx.set(answer.headers);
+  if (answer.body !== undefined) {
+    ctx.body = answer.body;
+    ctx.type = JSON_TYPE;
+  }
+}
+
+/**
+ * `/v1.0/state/<store>`: save, get, delete, bulk get and transaction. Get and save are also fast routes: without a
+ * query string (no metadata, default consistency) they are answered before koa.
+ */
 export function stateRoutes(api: StateApi, maxBodyBytes: number): HttpRouteGroup {
+  const save = (params: Readonly<Record<string, string>>, req: IncomingMessage) => saveAnswer(api, params.store!, { req }, maxBodyBytes, {});
   return {
+    fast: [
+      { method: 'GET', pattern: GET_PATTERN, answer: (params) => getAnswer(api, params.store!, params.key!, { metadata: {} }) },
+      { method: 'POST', pattern: SAVE_PATTERN, answer: save },
+      { method: 'PUT', pattern: SAVE_PATTERN, answer: save },
+    ],
     mount(router: Router) {
-      const save = async (ctx: RouterContext) => {
-        const items = decodeSaveBody(await readRawBody(ctx, maxBodyBytes));
-        await api.save(ctx.params.store!, items, metadataFromQuery(ctx));
-        ctx.status = 204;
-      };
+      const save = async (ctx: RouterContext) => answerWith(ctx, await saveAnswer(api, ctx.params.store!, ctx, maxBodyBytes, metadataFromQuery(ctx)));
       const bulkGet = async (ctx: RouterContext) => {
         const body = decodeBulkGetBody(await readRawBody(ctx, maxBodyBytes));
         const items = await api.bulkGet(ctx.params.store!, body.keys, { ...body.metadata, ...metadataFromQuery(ctx) });
@@ -53,23 +88,15 @@ export function stateRoutes(api: StateApi, maxBodyBytes: number): HttpRouteGroup
         ctx.status = 204;
       };
 
-      router.post('/v1.0/state/:store', save);
-      router.put('/v1.0/state/:store', save);
+      router.post(SAVE_PATTERN, save);
+      router.put(SAVE_PATTERN, save);
       router.post('/v1.0/state/:store/bulk', bulkGet);
       router.put('/v1.0/state/:store/bulk', bulkGet);
       router.post('/v1.0/state/:store/transaction', transaction);
       router.put('/v1.0/state/:store/transaction', transaction);
 
-      router.get('/v1.0/state/:store/:key', async (ctx) => {
-        const res = await api.get(ctx.params.store!, ctx.params.key!, { metadata: metadataFromQuery(ctx), consistency: queryString(ctx, 'consistency') });
-        if (!res) {
-          ctx.status = 204;
-          return;
-        }
-        for (const [k, v] of Object.entries(res.metadata ?? {})) ctx.set(`metadata.${k}`, v);
-        if (res.etag !== undefined) ctx.set('ETag', res.etag);
-        ctx.body = res.data;
-        ctx.type = 'application/json';
+      router.get(GET_PATTERN, async (ctx) => {
+        answerWith(ctx, await getAnswer(api, ctx.params.store!, ctx.params.key!, { metadata: metadataFromQuery(ctx), consistency: queryString(ctx, 'consistency') }));
       });
 
       router.delete('/v1.0/state/:store/:key', async (ctx) => {

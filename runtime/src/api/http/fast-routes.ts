@@ -1,0 +1,92 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+/** What a route answers: a status, headers, and a JSON body (none for 204). */
+export interface Answer {
+  readonly status: number;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly body?: Buffer | string;
+}
+
+/**
+ * A route the hot path answers before koa. Its koa route runs the same `answer`, so the two cannot differ: the
+ * fast path only skips koa's context, middleware chain and router for the plain case.
+ */
+export interface FastRoute {
+  readonly method: 'GET' | 'POST' | 'PUT';
+  /** The router pattern (`/v1.0/state/:store/:key`): what the koa route is mounted on, and the metrics label. */
+  readonly pattern: string;
+  answer(params: Readonly<Record<string, string>>, req: IncomingMessage): Promise<Answer>;
+}
+
+export interface FastPathOptions {
+  /** Whether the request carries the API token svcd asks for (true when it asks for none). */
+  readonly authorized: (req: IncomingMessage) => boolean;
+  /** The answer to a failed request, logged, as koa's error middleware gives it. */
+  readonly failed: (err: unknown, method: string, path: string) => Answer;
+  readonly observe?: (method: string, route: string, status: number, seconds: number) => void;
+}
+
+export const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** Writes an answer as koa would: a JSON body with its length, no body and no type for 204. */
+export function send(res: ServerResponse, answer: Answer): void {
+  const body = answer.body;
+  if (body === undefined) {
+    res.writeHead(answer.status, answer.headers);
+    res.end();
+    return;
+  }
+  res.writeHead(answer.status, { ...answer.headers, 'Content-Type': JSON_TYPE, 'Content-Length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+/** Path segments of a pattern: literals, or null for a `:param`. */
+type Compiled = { route: FastRoute; segments: (string | null)[]; names: string[] };
+
+function compile(route: FastRoute): Compiled {
+  const parts = route.pattern.split('/');
+  return { route, segments: parts.map((p) => (p.startsWith(':') ? null : p)), names: parts.filter((p) => p.startsWith(':')).map((p) => p.slice(1)) };
+}
+
+/** As the router decodes a parameter: percent-decoded, or as sent when that fails. */
+function decoded(segment: string): string {
+  if (!segment.includes('%')) return segment;
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+/**
+ * The hot routes answered straight from `node:http`: koa's context, its middleware chain and the router cost about
+ * a fifth of a one-connection state read's CPU (docs/performance.md). Taken here only when the request is the plain
+ * case: no query string, the exact method and path of a fast route, and the API token when svcd asks for one.
+ * Anything else (queries, another spelling of the path, a missing token) goes to koa, whose routes answer the same
+ * way. Returns the handler, which says whether it took the request.
+ */
+export function fastPath(routes: readonly FastRoute[], opts: FastPathOptions): (req: IncomingMessage, res: ServerResponse) => boolean {
+  const compiled = routes.map(compile);
+  return (req, res) => {
+    const url = req.url ?? '';
+    if (url.includes('?')) return false;
+    const segments = url.split('/');
+    const match = compiled.find((c) => c.route.method === req.method && c.segments.length === segments.length && c.segments.every((s, i) => (s === null ? segments[i] !== '' : s === segments[i])));
+    if (!match || !opts.authorized(req)) return false;
+    const params: Record<string, string> = {};
+    let name = 0;
+    match.segments.forEach((s, i) => {
+      if (s === null) params[match.names[name++]!] = decoded(segments[i]!);
+    });
+    const t0 = performance.now();
+    const method = match.route.method;
+    void match.route.answer(params, req).then(
+      (answer) => answer,
+      (err: unknown) => opts.failed(err, method, url),
+    ).then((answer) => {
+      send(res, answer);
+      opts.observe?.(method, match.route.pattern, answer.status, (performance.now() - t0) / 1000);
+    });
+    return true;
+  };
+}
