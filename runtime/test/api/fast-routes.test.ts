@@ -89,4 +89,18 @@ describe('HTTP fast routes (answered before koa)', () => {
       await s.close();
     }
   });
+
+  it('answers 500 when a route returns a header unfit for HTTP, and keeps serving', async () => {
+    const badHeader: FastRoute = { method: 'GET', pattern: '/v1.0/state/:store/:key', answer: () => Promise.resolve({ status: 200, headers: { 'metadata.x': 'a\nb' }, body: '1' }) };
+    const s = await serve([badHeader]);
+    try {
+      const res = await fetch(`${s.base}/v1.0/state/st/k`);
+      expect(res.status).to.equal(500);
+      expect(await res.json()).to.have.property('errorCode', 'ERROR');
+      expect((await fetch(`${s.base}/v1.0/state/st/k`)).status).to.equal(500);
+      expect(s.observed.map(([, , status]) => status)).to.deep.equal([500, 500]);
+    } finally {
+      await s.close();
+    }
+  });
 });

@@ -78,15 +78,21 @@ export function fastPath(routes: readonly FastRoute[], opts: FastPathOptions): (
     match.segments.forEach((s, i) => {
       if (s === null) params[match.names[name++]!] = decoded(segments[i]!);
     });
-    const t0 = performance.now();
-    const method = match.route.method;
-    void match.route.answer(params, req).then(
-      (answer) => answer,
-      (err: unknown) => opts.failed(err, method, url),
-    ).then((answer) => {
-      send(res, answer);
-      opts.observe?.(method, match.route.pattern, answer.status, (performance.now() - t0) / 1000);
-    });
+    void answerRequest(match.route, params, req, res, url, opts);
     return true;
   };
+}
+
+async function answerRequest(route: FastRoute, params: Record<string, string>, req: IncomingMessage, res: ServerResponse, path: string, opts: FastPathOptions): Promise<void> {
+  const t0 = performance.now();
+  let answer: Answer;
+  try {
+    answer = await route.answer(params, req);
+    // Headers a store or component returned may be unfit for HTTP (a line break in a metadata value): 500, as koa.
+    send(res, answer);
+  } catch (err) {
+    answer = opts.failed(err, route.method, path);
+    send(res, answer);
+  }
+  opts.observe?.(route.method, route.pattern, answer.status, (performance.now() - t0) / 1000);
 }

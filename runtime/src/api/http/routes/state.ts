@@ -47,8 +47,8 @@ async function getAnswer(api: StateApi, store: string, key: string, opts: Parame
   return { status: 200, headers, body: res.data };
 }
 
-async function saveAnswer(api: StateApi, store: string, body: { readonly req: IncomingMessage }, maxBodyBytes: number, metadata: Record<string, string>): Promise<Answer> {
-  await api.save(store, decodeSaveBody(await readRawBody(body, maxBodyBytes)), metadata);
+async function saveAnswer(api: StateApi, store: string, request: { readonly req: IncomingMessage }, maxBodyBytes: number, metadata: Record<string, string>): Promise<Answer> {
+  await api.save(store, decodeSaveBody(await readRawBody(request, maxBodyBytes)), metadata);
   return { status: 204 };
 }
 
