@@ -40,12 +40,11 @@ export function send(res: ServerResponse, answer: Answer): void {
   res.end(body);
 }
 
-/** Path segments of a pattern: literals, or null for a `:param`. */
-type Compiled = { route: FastRoute; segments: (string | null)[]; names: string[] };
+/** A route with its pattern split at `/`: each part a literal, or a parameter named after its `:`. */
+type Compiled = { route: FastRoute; parts: { literal?: string; param?: string }[] };
 
 function compile(route: FastRoute): Compiled {
-  const parts = route.pattern.split('/');
-  return { route, segments: parts.map((p) => (p.startsWith(':') ? null : p)), names: parts.filter((p) => p.startsWith(':')).map((p) => p.slice(1)) };
+  return { route, parts: route.pattern.split('/').map((p) => (p.startsWith(':') ? { param: p.slice(1) } : { literal: p })) };
 }
 
 /** As the router decodes a parameter: percent-decoded, or as sent when that fails. */
@@ -77,12 +76,13 @@ export function fastPath(routes: readonly FastRoute[], opts: FastPathOptions): (
       url = url.slice(0, query);
     }
     const segments = url.split('/');
-    const match = compiled.find((c) => c.route.method === req.method && c.segments.length === segments.length && c.segments.every((s, i) => (s === null ? segments[i] !== '' : s === segments[i])));
+    const match = compiled.find(
+      (c) => c.route.method === req.method && c.parts.length === segments.length && c.parts.every((p, i) => (p.param !== undefined ? segments[i] !== '' : p.literal === segments[i])),
+    );
     if (!match || !opts.authorized(req)) return false;
     const params: Record<string, string> = {};
-    let name = 0;
-    match.segments.forEach((s, i) => {
-      if (s === null) params[match.names[name++]!] = decoded(segments[i]!);
+    match.parts.forEach((p, i) => {
+      if (p.param !== undefined) params[p.param] = decoded(segments[i]!);
     });
     void answerRequest(match.route, params, req, res, url, opts);
     return true;
