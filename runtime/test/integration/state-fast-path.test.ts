@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { componentYaml, SvcdProcess } from '../support/index.js';
+import { componentYaml, eventually, freePort, PrivateRedisServer, SvcdProcess } from '../support/index.js';
 
 /**
  * Get and save without a query string are answered before koa (api/http/fast-routes.ts). A query parameter the
@@ -48,9 +48,36 @@ describe('state API fast path against koa', function () {
   });
 
   it('counts fast answers under their route pattern', async () => {
+    const missingReads = async () => {
+      const text = await (await fetch(`http://127.0.0.1:${svcd.ports.metrics}/metrics`)).text();
+      const line = /svc_http_server_requests_total\{[^}]*method="GET",route="\/v1\.0\/state\/:store\/:key",status="204"[^}]*\} (\d+)/.exec(text);
+      return Number(line?.[1] ?? 0);
+    };
+    const before = await missingReads();
     await (await svcd.request('GET', '/v1.0/state/store/missing')).arrayBuffer();
-    const text = await (await fetch(`http://127.0.0.1:${svcd.ports.metrics}/metrics`)).text();
-    expect(text).to.match(/svc_http_server_requests_total\{[^}]*method="GET",route="\/v1\.0\/state\/:store\/:key",status="204"[^}]*\} \d+/);
-    expect(text).to.match(/svc_http_server_requests_total\{[^}]*method="POST",route="\/v1\.0\/state\/:store",status="413"[^}]*\} [12]/);
+    expect(await missingReads()).to.equal(before + 1);
+  });
+
+  it('answers the same error both ways while the store is down, and serves again once it is back', async function () {
+    this.timeout(90_000);
+    const port = await freePort();
+    let redis = await PrivateRedisServer.start(port);
+    const down = await SvcdProcess.start({ resources: { 'cache.yaml': componentYaml('cache', 'state.redis', { redisHost: `127.0.0.1:${port}` }) } });
+    try {
+      expect((await down.request('POST', '/v1.0/state/cache', [{ key: 'k', value: 1 }])).status).to.equal(204);
+      await redis.kill();
+      const fast = await seen(await down.request('GET', '/v1.0/state/cache/k'));
+      const viaKoa = await seen(await down.request('GET', '/v1.0/state/cache/k?x=1'));
+      expect(fast.status).to.equal(500);
+      expect(JSON.parse(fast.body)).to.include({ errorCode: 'ERR_STATE_GET' });
+      expect({ status: fast.status, body: fast.body }).to.deep.equal({ status: viaKoa.status, body: viaKoa.body });
+      expect((await down.request('GET', '/v1.0/healthz')).status, 'svcd stays up').to.equal(204);
+      redis = await PrivateRedisServer.start(port);
+      await eventually('saves through the fast path again', async () => (await down.request('POST', '/v1.0/state/cache', [{ key: 'k', value: 2 }])).status === 204, 30_000);
+      expect(await (await down.request('GET', '/v1.0/state/cache/k')).text()).to.equal('2');
+    } finally {
+      await down.dispose();
+      await redis.stop();
+    }
   });
 });
