@@ -17,7 +17,7 @@ import type {
   Timestamp__Output,
   WorkItem as WireWorkItem,
 } from '@svc/proto';
-import { decodeOrchestratorAction, encodeEventsField, encodeOrchestratorWorkItem } from '@svc/proto';
+import { decodeOrchestratorAction, encodeEventsField, encodeOrchestratorWorkItem, orchestrationStatusNumber } from '@svc/proto';
 import { YIELD_SLICE, inSlices, yieldToEventLoop } from '../../util/event-loop.js';
 import { RuntimeError, ensureError } from '../../errors/runtime-error.js';
 import type { WorkItem } from '../dispatcher.js';
@@ -58,6 +58,9 @@ export function fromReusePolicy(p: OrchestrationIdReusePolicy__Output | null, un
 }
 
 /** Never CANCELED: the SDKs cannot parse it (sdk-clients §0.7); the engine does not produce it either. */
+/** As a number: `encodeEventsField` encodes events as given, and protobuf enums are numbers on the wire. */
+const statusNumber = (status: CompletionStatus) => orchestrationStatusNumber(`ORCHESTRATION_STATUS_${status}`) as OrchestrationStatus;
+
 function toWireStatus(status: RuntimeStatus): OrchestrationStatus {
   return `ORCHESTRATION_STATUS_${status === 'CANCELED' ? 'TERMINATED' : status}`;
 }
@@ -109,7 +112,7 @@ export function toWireEvent(e: HistoryEvent): WireEvent {
         },
       };
     case 'ExecutionCompleted':
-      return { ...head, executionCompleted: { orchestrationStatus: `ORCHESTRATION_STATUS_${e.status}`, result: sv(e.result), failureDetails: toWireFailure(e.failureDetails) } };
+      return { ...head, executionCompleted: { orchestrationStatus: statusNumber(e.status), result: sv(e.result), failureDetails: toWireFailure(e.failureDetails) } };
     case 'ExecutionTerminated':
       return { ...head, executionTerminated: { input: sv(e.input), recurse: e.recurse === true } };
     case 'TaskScheduled':
