@@ -285,11 +285,13 @@ describe('workflow RPCs the other SDKs call (history, rerun, ID reuse policy)', 
       const client = h.client();
       await client.scheduleNewOrchestration('chain', 1, 'rerun-src');
       expect((await client.waitForOrchestrationCompletion('rerun-src', true, 30))?.serializedOutput).to.equal('"A:1,B:1,C"');
-      const events = await new Promise<{ eventId: number; eventType?: string; taskScheduled?: { name: string; input?: { value: string } | null } | null }[]>((resolve, reject) =>
+      type Event = { eventId: number; eventType?: string; taskScheduled?: { name: string; input?: { value: string } | null } | null; executionCompleted?: { orchestrationStatus: string } | null };
+      const events = await new Promise<Event[]>((resolve, reject) =>
         raw.client.GetInstanceHistory({ instanceId: 'rerun-src' }, (err, res) => (err || !res ? reject(err ?? new Error('no response')) : resolve(res.events))),
       );
       expect(events.map((e) => e.eventType)).to.include.ordered.members(['orchestratorStarted', 'executionStarted', 'taskScheduled', 'orchestratorStarted', 'taskCompleted']);
       expect(events.at(-1)?.eventType).to.equal('executionCompleted');
+      expect(events.at(-1)?.executionCompleted?.orchestrationStatus).to.equal('ORCHESTRATION_STATUS_COMPLETED');
       const b = events.find((e) => e.taskScheduled?.input?.value === '"b:1"');
       expect(b, 'the second activity is in the history').to.not.equal(undefined);
 
