@@ -57,10 +57,10 @@ export function fromReusePolicy(p: OrchestrationIdReusePolicy__Output | null, un
   return { statuses, action: REUSE_ACTIONS[p.action] ?? 'error' };
 }
 
-/** Never CANCELED: the SDKs cannot parse it (sdk-clients §0.7); the engine does not produce it either. */
 /** As a number: `encodeEventsField` encodes events as given, and protobuf enums are numbers on the wire. */
 const statusNumber = (status: CompletionStatus) => orchestrationStatusNumber(`ORCHESTRATION_STATUS_${status}`) as OrchestrationStatus;
 
+/** Never CANCELED: the SDKs cannot parse it (sdk-clients §0.7); the engine does not produce it either. */
 function toWireStatus(status: RuntimeStatus): OrchestrationStatus {
   return `ORCHESTRATION_STATUS_${status === 'CANCELED' ? 'TERMINATED' : status}`;
 }
