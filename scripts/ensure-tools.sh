@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the command-line tools the test suite drives besides Node and the local services: helm, etcd and
-# kube-apiserver, chromium.
+# the Kubernetes binaries, chromium.
 set -euo pipefail
 
 # helm (chart lint/template tests): built from its Go module once, cached in $(go env GOPATH)/bin.
@@ -10,8 +10,9 @@ if ! command -v helm >/dev/null 2>&1 && [ ! -x "$(go env GOPATH)/bin/helm" ]; th
   go install "helm.sh/helm/v3/cmd/helm@${HELM_VERSION}"
 fi
 
-# etcd (Debian) and kube-apiserver (built from the Kubernetes Go module, cached) for the admission e2e test.
-bash "$(dirname "$0")/ensure-kube-apiserver.sh" >/dev/null
+# etcd (Debian) and the Kubernetes binaries (built from the Kubernetes Go module, cached): kube-apiserver for the
+# admission e2e test, a whole node for the local cluster suite (e2e/cluster).
+bash "$(dirname "$0")/ensure-kube.sh" >/dev/null
 
 # Chromium (Debian) for the web UI test, driven by playwright-core with executablePath (no browser download).
 if ! command -v chromium >/dev/null 2>&1; then

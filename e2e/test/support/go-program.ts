@@ -21,7 +21,7 @@ export interface GoProgramRun {
   stderr: string;
 }
 
-/** The Go toolchain as scripts/ensure-kube-apiserver.sh finds it: $GO, `go` on PATH, then /usr/local/go. */
+/** The Go toolchain as scripts/ensure-kube.sh finds it: $GO, `go` on PATH, then /usr/local/go. */
 function goCommand(): string {
   const candidates = [process.env.GO, 'go', '/usr/local/go/bin/go'].filter((c): c is string => c !== undefined && c !== '');
   const found = candidates.find((c) => spawnSync(c, ['version']).status === 0);

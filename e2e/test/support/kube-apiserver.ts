@@ -1,6 +1,6 @@
 /**
  * A real Kubernetes control plane for admission tests: etcd (Debian package) and kube-apiserver (built from the
- * Kubernetes module by scripts/ensure-kube-apiserver.sh) on loopback, with a fresh data dir and PKI per run. No
+ * Kubernetes module by scripts/ensure-kube.sh) on loopback, with a fresh data dir and PKI per run. No
  * controllers, scheduler or kubelet: objects are stored, admitted and validated for real, nothing runs them.
  *
  * Authorization is RBAC (not AlwaysAllow) so that the chart's Roles are what lets svcd and svc-injector read
@@ -18,19 +18,19 @@ import { TestPki } from './pki.js';
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
 const OUTPUT_KEPT = 64 * 1024;
 
-/** The cached binary of scripts/ensure-kube-apiserver.sh (the script owns the version and the cache path). */
+/** The cached binary of scripts/ensure-kube.sh (the script owns the version and the cache path). */
 export function kubeApiServerBinary(): string {
-  const res = spawnSync('bash', [path.join(REPO, 'scripts/ensure-kube-apiserver.sh'), '--print-path'], { encoding: 'utf8' });
-  const bin = res.stdout.trim();
+  const res = spawnSync('bash', [path.join(REPO, 'scripts/ensure-kube.sh'), '--print-dir'], { encoding: 'utf8' });
+  const bin = path.join(res.stdout.trim(), 'kube-apiserver');
   if (res.status !== 0 || !existsSync(bin)) {
-    throw new Error(`kube-apiserver is not built (${bin || res.stderr}): run scripts/ensure-kube-apiserver.sh (scripts/ensure-tools.sh calls it)`);
+    throw new Error(`kube-apiserver is not built (${bin} ${res.stderr}): run scripts/ensure-kube.sh (scripts/ensure-tools.sh calls it)`);
   }
   return bin;
 }
 
 function requireEtcd(): string {
   const res = spawnSync('etcd', ['--version'], { encoding: 'utf8' });
-  if (res.status !== 0) throw new Error('etcd is not installed: run scripts/ensure-kube-apiserver.sh (installs Debian\'s etcd-server)');
+  if (res.status !== 0) throw new Error('etcd is not installed: run scripts/ensure-kube.sh (installs Debian\'s etcd-server)');
   return 'etcd';
 }
 

@@ -29,7 +29,7 @@ function openssl(args: readonly string[]): void {
     execFileSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
   } catch (err) {
     const stderr = (err as { stderr?: Buffer }).stderr?.toString() ?? '';
-    throw new Error(`openssl ${args[0]} failed (is openssl installed? scripts/ensure-kube-apiserver.sh installs it): ${stderr || (err as Error).message}`, { cause: err });
+    throw new Error(`openssl ${args[0]} failed (is openssl installed? scripts/ensure-kube.sh installs it): ${stderr || (err as Error).message}`, { cause: err });
   }
 }
 
