@@ -89,12 +89,13 @@ binary_tree() {
 }
 
 # Redis for the example's actor store: this machine's redis-server (Debian) under the name the example asks for.
+# Protected mode off, as the official image builds it (its pods are reached from other pods, with no password).
 redis_image() {
   local tree
   tree="$(mktemp -d)"
   binary_tree "$(command -v redis-server)" "$tree"
   mkdir -p "${tree}/data" "${tree}/tmp" && chmod 1777 "${tree}/tmp" && chown 999:999 "${tree}/data"
-  from_tree "$REDIS_IMAGE" "$tree" --entrypoint '["redis-server"]' --cmd '' --workingdir /data --port 6379
+  from_tree "$REDIS_IMAGE" "$tree" --entrypoint '["redis-server", "--protected-mode", "no"]' --cmd '' --workingdir /data --port 6379
   rm -rf "$tree"
 }
 

@@ -184,6 +184,7 @@ start_control_plane() {
     --kubelet-client-key "${PKI_DIR}/apiserver-kubelet-client.key" \
     --service-account-issuer "https://kubernetes.default.svc.${CLUSTER_DOMAIN}" \
     --service-account-key-file "${PKI_DIR}/sa.pub" --service-account-signing-key-file "${PKI_DIR}/sa.key" \
+    --kubelet-preferred-address-types InternalIP,Hostname \
     --authorization-mode Node,RBAC --enable-admission-plugins NodeRestriction --allow-privileged=true
   wait_for kube-apiserver 90 kubectl_admin get --raw /readyz
   start kube-controller-manager "${KUBE_BIN}/kube-controller-manager" \

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { TaskHubGrpcClient } from '@dapr/durabletask-js';
-import { actorStore, SvcdProcess, type ActorStore } from '@svc/runtime/test-support';
+import { actorStore, freePort, SvcdProcess, type ActorStore } from '@svc/runtime/test-support';
 import './support/quiet-sdk.js';
 
 const APP = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../examples/workflow-app/dist/src');
@@ -93,5 +93,45 @@ describe('examples/workflow-app (README commands)', function () {
     const result = JSON.parse(line!.replace(/^order [0-9a-f-]{36}: /, '')) as { status: number; output: Record<string, unknown> };
     expect(result.status).to.equal(1);
     expect(result.output).to.include({ status: 'completed', total: 750, approvedBy: 'grace', paymentAttempts: 2 });
+  });
+});
+
+/**
+ * In a pod the worker container starts beside svcd, not after it (found in the local cluster: the worker crashed
+ * on its first failed Hello and the pod restarted it until svcd was up). The worker must wait for svcd instead.
+ */
+describe('examples/workflow-app worker started before svcd', function () {
+  this.timeout(60_000);
+  let store: ActorStore | undefined;
+  let svcd: SvcdProcess | undefined;
+  let worker: ChildProcess | undefined;
+
+  after(async () => {
+    worker?.kill('SIGTERM');
+    await svcd?.dispose();
+    await store?.cleanup();
+  });
+
+  it('waits for svcd, then runs an order to completion', async () => {
+    const ports = { http: await freePort(), grpc: await freePort(), metrics: await freePort() };
+    let output = '';
+    let exitCode: number | null | undefined;
+    worker = spawn(process.execPath, [path.join(APP, 'worker.js')], { env: { ...process.env, SVC_GRPC_ADDRESS: `127.0.0.1:${ports.grpc}` }, stdio: ['ignore', 'pipe', 'pipe'] });
+    worker.stdout!.on('data', (d: Buffer) => (output += d.toString()));
+    worker.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+    worker.once('exit', (code) => (exitCode = code));
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    expect(exitCode, `the worker exited before svcd started:\n${output}`).to.equal(undefined);
+
+    store = actorStore('sqlite', 'wf-late');
+    svcd = await SvcdProcess.start({ appId: store.appId, resources: store.resources, ports });
+    const client = new TaskHubGrpcClient(svcd.grpcAddress);
+    try {
+      const id = await client.scheduleNewOrchestration('order', { item: 'pins', quantity: 2, customer: 'cy' });
+      const done = await client.waitForOrchestrationCompletion(id, true, 30);
+      expect(done?.runtimeStatus, output).to.equal(1); // COMPLETED
+    } finally {
+      await client.stop();
+    }
   });
 });

@@ -4,10 +4,12 @@
  */
 import { TaskHubGrpcWorker } from '@dapr/durabletask-js';
 import { registerOrderWorkflow } from './order-workflow.js';
+import { waitForSidecar } from './wait-for-sidecar.js';
 
 const address = process.env.SVC_GRPC_ADDRESS ?? 'localhost:50001';
 const worker = new TaskHubGrpcWorker(address);
 registerOrderWorkflow(worker);
+await waitForSidecar(address);
 await worker.start();
 console.log(`order worker started against ${address}; press Ctrl-C to stop`);
 
