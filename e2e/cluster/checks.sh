@@ -43,7 +43,8 @@ need() { "$@" || { echo "not so: $*" >&2; return 1; }; }
 # jsonq EXPRESSION JSON: evaluates a JavaScript expression over `j`, the parsed JSON; prints the result.
 jsonq() { node -e 'const j = JSON.parse(process.argv[2]); const r = (0, eval)("(j) => " + process.argv[1])(j); console.log(typeof r === "string" ? r : JSON.stringify(r));' "$1" "$2"; }
 
-# retry SECONDS COMMAND...: retries COMMAND each second until it succeeds.
+# retry SECONDS COMMAND...: retries COMMAND each second until it succeeds. COMMAND is run anew each time, so a
+# condition that reads the cluster must be a function (arguments are expanded once, when retry is called).
 retry() {
   local seconds="$1" i
   shift
@@ -67,8 +68,17 @@ pf_close_all() {
   : >"$PF_PIDFILE"
 }
 
-orders_pods() { k -n shop get pods -l app=orders --field-selector=status.phase=Running -o jsonpath='{.items[*].metadata.name}'; }
-first_orders_pod() { k -n shop get pods -l app=orders --field-selector=status.phase=Running -o jsonpath='{.items[0].metadata.name}'; }
+# ready_pods NAMESPACE SELECTOR: the pods that are Ready and not being deleted (a terminating pod stays Running
+# until it is gone), space-separated, oldest first.
+ready_pods() {
+  k -n "$1" get pods -l "$2" -o json | node -e '
+    const pods = JSON.parse(require("fs").readFileSync(0)).items.filter((p) => !p.metadata.deletionTimestamp &&
+      (p.status.conditions ?? []).some((c) => c.type === "Ready" && c.status === "True"));
+    pods.sort((a, b) => a.metadata.creationTimestamp.localeCompare(b.metadata.creationTimestamp));
+    console.log(pods.map((p) => p.metadata.name).join(" "));'
+}
+orders_pods() { ready_pods shop app=orders; }
+first_orders_pod() { local pods; pods="$(orders_pods)"; echo "${pods%% *}"; }
 
 # svcd_url POD: a port-forward to svcd's HTTP port of POD in shop, once svcd answers healthz.
 svcd_url() {
@@ -78,9 +88,17 @@ svcd_url() {
   echo "http://127.0.0.1:${port}"
 }
 
+orders_ready_replicas_are() { test "$(k -n shop get deployment orders -o jsonpath='{.status.readyReplicas}')" = "$1"; }
+
 wait_orders_ready() {
   k -n shop rollout status deployment/orders --timeout 300s >/dev/null
-  retry 60 test "$(k -n shop get deployment orders -o jsonpath='{.status.readyReplicas}')" = 3
+  retry 60 orders_ready_replicas_are 3
+}
+
+# saves URL STORE KEY JSON: a state save through svcd at URL answers 204.
+saves() {
+  test "$(curl -s -o /dev/null -w '%{http_code}' -X POST "$1/v1.0/state/$2" -H 'content-type: application/json' \
+    -d "[{\"key\":\"$3\",\"value\":$4}]")" = 204
 }
 
 # start_orders URL PREFIX COUNT: starts COUNT order workflows (quantity 30: they wait for an approval, raised at
@@ -127,10 +145,12 @@ wait_orders_done() {
 
 # ---- the checks both suites run -------------------------------------------------------------------------------
 
+ca_bundle_set() { test -n "$(k get mutatingwebhookconfiguration svc-injector -o jsonpath='{.webhooks[0].clientConfig.caBundle}')"; }
+
 check_chart_installed() {
   $HELM upgrade --install svc "${CHECKS_ROOT}/charts/svc" --namespace svc-system --create-namespace --wait --timeout 180s >/dev/null
   # The injector patches the webhook caBundle after generating its CA; until then the API server cannot call it.
-  retry 120 test -n "$(k get mutatingwebhookconfiguration svc-injector -o jsonpath='{.webhooks[0].clientConfig.caBundle}')"
+  retry 120 ca_bundle_set
   k -n svc-system get secret svc-injector-tls >/dev/null
   local phases
   phases="$(k -n svc-system get pods -l app.kubernetes.io/name=svc-injector -o jsonpath='{.items[*].status.phase}')"
@@ -156,8 +176,7 @@ check_state_through_component() {
   local url value
   url="$(svcd_url "$(first_orders_pod)")"
   curl -sf "${url}/v1.0/metadata" | grep -q '"statestore"'
-  need test "$(curl -s -o /dev/null -w '%{http_code}' -X POST "${url}/v1.0/state/statestore" \
-    -H 'content-type: application/json' -d '[{"key":"cluster-check","value":{"ok":true}}]')" = 204
+  need saves "$url" statestore cluster-check '{"ok":true}'
   value="$(curl -sf "${url}/v1.0/state/statestore/cluster-check")"
   need test "$value" = '{"ok":true}'
   echo "saved and read back through state.memstore: ${value}"
@@ -253,14 +272,13 @@ spec:
 YAML
   k -n shop rollout status deployment/inventory --timeout 180s >/dev/null
   local pod url value
-  pod="$(k -n shop get pods -l app=inventory --field-selector=status.phase=Running -o jsonpath='{.items[0].metadata.name}')"
+  pod="$(ready_pods shop app=inventory)"
   need test "$(k -n shop get pod "$pod" -o jsonpath='{.spec.containers[*].name}')" = "app invstore svcd"
   k -n shop get pod "$pod" -o jsonpath='{.spec.containers[1].env[*].name}' | grep -q SVC_COMPONENTS_SOCKETS_FOLDER
   port="$(pf shop "pod/${pod}" 3500)"
   url="http://127.0.0.1:${port}"
   retry 30 curl -sf -o /dev/null "${url}/v1.0/healthz"
-  need test "$(curl -s -o /dev/null -w '%{http_code}' -X POST "${url}/v1.0/state/invstore" \
-    -H 'content-type: application/json' -d '[{"key":"sku-1","value":{"count":3}}]')" = 204
+  need saves "$url" invstore sku-1 '{"count":3}'
   value="$(curl -sf "${url}/v1.0/state/invstore/sku-1")"
   need test "$value" = '{"count":3}'
   k -n shop delete deployment inventory --wait=false >/dev/null
@@ -296,6 +314,7 @@ check_force_deleted_replica() {
 }
 
 container_restarts() { k -n shop get pod "$1" -o jsonpath="{.status.containerStatuses[?(@.name==\"$2\")].restartCount}"; }
+restarted_since() { test "$(container_restarts "$1" "$2")" -gt "$3"; }
 
 check_component_container_restart() {
   local pod url before svcd_before value
@@ -303,10 +322,10 @@ check_component_container_restart() {
   before="$(container_restarts "$pod" memstore)"
   svcd_before="$(container_restarts "$pod" svcd)"
   k -n shop exec "$pod" -c memstore -- node -e 'process.kill(1, "SIGTERM")' >/dev/null
-  retry 60 test "$(container_restarts "$pod" memstore)" -gt "$before"
+  retry 60 restarted_since "$pod" memstore "$before"
   url="$(svcd_url "$pod")"
-  retry 60 test "$(curl -s -o /dev/null -w '%{http_code}' -X POST "${url}/v1.0/state/statestore" \
-    -H 'content-type: application/json' -d '[{"key":"after-restart","value":"again"}]')" = 204
+  # svcd notices the component again at its next health probe of the socket, then initialises it anew.
+  retry 60 saves "$url" statestore after-restart '"again"'
   value="$(curl -sf "${url}/v1.0/state/statestore/after-restart")"
   need test "$value" = '"again"'
   need test "$(container_restarts "$pod" svcd)" = "$svcd_before"
@@ -330,8 +349,7 @@ YAML
   wait_orders_ready
   url="$(svcd_url "$(first_orders_pod)")"
   curl -sf "${url}/v1.0/metadata" | grep -q '"cache"'
-  need test "$(curl -s -o /dev/null -w '%{http_code}' -X POST "${url}/v1.0/state/cache" \
-    -H 'content-type: application/json' -d '[{"key":"k","value":1}]')" = 204
+  need saves "$url" cache k '1'
   k -n shop delete component cache >/dev/null
   echo "the new Component is served by the pods started after it"
 }
@@ -399,7 +417,7 @@ spec:
 YAML
   k -n shop rollout status deployment/notifier --timeout 180s >/dev/null
   local pod port url
-  pod="$(k -n shop get pods -l app=notifier --field-selector=status.phase=Running -o jsonpath='{.items[0].metadata.name}')"
+  pod="$(ready_pods shop app=notifier)"
   port="$(pf shop "pod/${pod}" 3500)"
   url="http://127.0.0.1:${port}"
   retry 30 curl -sf -o /dev/null "${url}/v1.0/healthz"
@@ -432,8 +450,7 @@ check_helm_upgrade_keeps_pods() {
   after="$(orders_pods)"
   need test "$before" = "$after"
   url="$(svcd_url "$(first_orders_pod)")"
-  need test "$(curl -s -o /dev/null -w '%{http_code}' -X POST "${url}/v1.0/state/statestore" \
-    -H 'content-type: application/json' -d '[{"key":"after-upgrade","value":1}]')" = 204
+  need saves "$url" statestore after-upgrade '1'
   pf_close_all
   # A pod created after the upgrade is injected by the upgraded injector.
   k -n shop delete pod "$(first_orders_pod)" --wait=false >/dev/null

@@ -1,4 +1,7 @@
-/** The injector's error catalogue: each code with its HTTP status. Wire body `{"errorCode","message"}` as in svcd. */
+/**
+ * The injector's error catalogue: each code with its HTTP status. Wire body `{"errorCode","message"}` as in svcd,
+ * shaped as a Kubernetes `Status` as well (see `toBody`).
+ */
 export const INJECTOR_ERROR_CODES = {
   ERR_MALFORMED_REQUEST: 400,
   ERR_UNAUTHORIZED: 401,
@@ -27,8 +30,13 @@ export class InjectorError extends Error {
     this.httpStatus = INJECTOR_ERROR_CODES[code];
   }
 
-  toBody(): { errorCode: string; message: string } {
-    return { errorCode: this.code, message: this.message };
+  /**
+   * `errorCode` and `message`, in a Kubernetes `Status`: the API server's webhook client reads a failed answer as
+   * a Status, and puts its message in the error it reports (the pod's creator sees it, a ReplicaSet's events
+   * show it). Any other body becomes `an error on the server ("unknown")`, which says nothing.
+   */
+  toBody(): { errorCode: string; message: string; kind: 'Status'; apiVersion: 'v1'; status: 'Failure'; code: number } {
+    return { errorCode: this.code, message: this.message, kind: 'Status', apiVersion: 'v1', status: 'Failure', code: this.httpStatus };
   }
 }
 

@@ -131,7 +131,7 @@ describe('svc-injector over HTTPS (real process, no Kubernetes API)', function (
       const res = await injector.request({ path: '/mutate', body });
       const text = JSON.stringify(res.body);
       expect(res.status, `${what}: ${text}`).to.equal(400);
-      expect(res.body, what).to.deep.equal({ errorCode: 'ERR_MALFORMED_REQUEST', message: `not an AdmissionReview: ${reason}` });
+      expect(res.body, what).to.deep.include({ errorCode: 'ERR_MALFORMED_REQUEST', message: `not an AdmissionReview: ${reason}` });
       expect(text, what).to.not.match(/TypeError|at \w+ \(|\.js:\d+/);
     }
     expect((await injector.request({ path: '/healthz', method: 'GET' })).status).to.equal(200);

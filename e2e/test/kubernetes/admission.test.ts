@@ -80,11 +80,12 @@ describe('svc-injector admission through a real kube-apiserver', function () {
   this.timeout(180_000);
   let kube: KubeApiServer;
   let injector: InjectorProcess;
+  let chart: KubeObject[];
 
   before(async function () {
     // The API server authenticates to the webhook with a client certificate; the injector admits only that.
     kube = await KubeApiServer.start({ webhookClientCert: true });
-    const chart = renderChart({
+    chart = renderChart({
       release: 'svc',
       namespace: RELEASE_NAMESPACE,
       values: { 'sidecar.componentReaders': [{ namespace: SHOP, serviceAccount: APP_ID }] },
@@ -232,6 +233,30 @@ describe('svc-injector admission through a real kube-apiserver', function () {
     expect(res.body.message).to.match(/admission webhook "sidecar-injector\.svc\.io" denied the request: .*component "bad-store": annotation svc\.io\/component-container is not valid JSON/);
     const stored = await kube.admin.request('GET', `/api/v1/namespaces/${BROKEN}/pods/orders-broken`);
     expect(stored.status).to.equal(404);
+  });
+
+  it('tells the API server why it cannot inject when it cannot list Components (the pod creator and the ReplicaSet events see the reason)', async () => {
+    // Found in the local cluster: a 500 with a body the API server could not read left only `an error on the server
+    // ("unknown")` in the ReplicaSet's events. The injector's ClusterRoleBinding removed, its Component list is refused.
+    const binding = findObject(chart, 'ClusterRoleBinding', findObject(chart, 'ServiceAccount').metadata.name);
+    const bindingPath = `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/${binding.metadata.name}`;
+    expect((await kube.admin.request('DELETE', bindingPath)).status).to.equal(200);
+    try {
+      const create = () => kube.admin.request<{ message?: string }>('POST', `/api/v1/namespaces/${SHOP}/pods?dryRun=All`, pod(SHOP, 'orders-no-list', { ...INJECT, 'svc.io/inject-pluggable-components': 'true' }));
+      // The API server's RBAC cache sees the deletion shortly after it.
+      let res = await create();
+      for (let i = 0; i < 100 && res.status === 201; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        res = await create();
+      }
+      expect(res.status, res.text).to.equal(500);
+      expect(res.body.message).to.match(
+        /failed calling webhook "sidecar-injector\.svc\.io": failed to call webhook: cannot list components\.svc\.io in namespace shop: 403 Forbidden: components\.svc\.io is forbidden: User "system:serviceaccount:svc-system:svc-injector" cannot list resource "components" in API group "svc\.io" in the namespace "shop"$/,
+      );
+    } finally {
+      await kube.admin.apply(binding);
+    }
+    await webhookActive(pod(SHOP, 'probe-again', { ...INJECT, 'svc.io/inject-pluggable-components': 'true' }));
   });
 
   it('answers the API server (client certificate) and refuses a direct caller: no component containers, env or patch for it', async () => {

@@ -1,6 +1,6 @@
 import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { InjectorError } from '../errors.js';
-import { apiStatus } from '../kube/access.js';
+import { apiStatus, describeApiFailure } from '../kube/access.js';
 import type { ComponentObject } from './component-containers.js';
 
 /** Where the injector reads the Components of a namespace from. */
@@ -24,7 +24,7 @@ export class KubernetesComponentSource implements ComponentSource {
     } catch (err) {
       // No CRD installed means no Components, not a broken webhook.
       if (apiStatus(err) === 404) return [];
-      throw new InjectorError('ERR_KUBERNETES_API', `cannot list components.svc.io in namespace ${namespace}: ${(err as Error).message}`, { cause: err });
+      throw new InjectorError('ERR_KUBERNETES_API', `cannot list components.svc.io in namespace ${namespace}: ${describeApiFailure(err)}`, { cause: err });
     }
   }
 }
