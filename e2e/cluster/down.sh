@@ -44,6 +44,19 @@ unmount_all() {
   done
 }
 
+# restore_rules TOOL SAVED: the rules as recorded before the first up. A table the record lacks was empty then, so
+# it is emptied (the kubelet's KUBE-FIREWALL and canary chains, kube-proxy's leftovers, CNI's chains).
+restore_rules() {
+  local tool="$1" saved="$2" table
+  [ -f "$saved" ] || return 0
+  for table in filter nat mangle raw; do
+    grep -q "^\*${table}\$" "$saved" && continue
+    "$tool" -t "$table" -F 2>/dev/null
+    "$tool" -t "$table" -X 2>/dev/null
+  done
+  [ -s "$saved" ] && { "${tool}-restore" <"$saved" 2>/dev/null || cluster_log "could not restore ${tool} rules from ${saved}"; }
+}
+
 remove_network() {
   local ns
   # The sandboxes' network namespaces (containerd names them cni-<uuid>); deleting one removes its veth.
@@ -51,9 +64,8 @@ remove_network() {
   ip link delete "$CNI_BRIDGE" 2>/dev/null || true
   [ -x "${KUBE_BIN}/kube-proxy" ] && "${KUBE_BIN}/kube-proxy" --cleanup >/dev/null 2>&1
   local state="${CLUSTER_DIR}/host-state"
-  if [ -s "${state}/iptables" ]; then
-    iptables-restore <"${state}/iptables" 2>/dev/null || cluster_log "could not restore iptables from ${state}/iptables"
-  fi
+  restore_rules iptables "${state}/iptables"
+  restore_rules ip6tables "${state}/ip6tables"
   if [ -s "${state}/sysctl.values" ]; then
     local keys=(net.ipv4.ip_forward vm.overcommit_memory kernel.panic kernel.panic_on_oops net.ipv4.conf.all.route_localnet) i=0 value
     while read -r value; do sysctl -q -w "${keys[$i]}=${value}" 2>/dev/null; i=$((i + 1)); done <"${state}/sysctl.values"

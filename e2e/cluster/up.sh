@@ -63,6 +63,7 @@ record_host_state() {
   sysctl -n net.ipv4.ip_forward vm.overcommit_memory kernel.panic kernel.panic_on_oops \
     net.ipv4.conf.all.route_localnet >"${state}/sysctl.values" 2>/dev/null || true
   iptables-save >"${state}/iptables" 2>/dev/null || true
+  ip6tables-save >"${state}/ip6tables" 2>/dev/null || true
 }
 
 # issue NAME CN [O] [SANS]: a key and a certificate signed by the cluster CA.
