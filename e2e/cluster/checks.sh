@@ -224,42 +224,49 @@ YAML
 
 # ---- what only a running cluster shows ------------------------------------------------------------------------
 
+# app_deployment NAME ANNOTATIONS CONTAINERS: the YAML of a one-replica Deployment of app NAME in shop, opted in to
+# injection, running as NAME's service account; ANNOTATIONS and CONTAINERS are YAML lines indented to fit.
+app_deployment() {
+  cat <<YAML
+apiVersion: apps/v1
+kind: Deployment
+metadata: { name: $1, namespace: shop }
+spec:
+  replicas: 1
+  selector: { matchLabels: { app: $1 } }
+  template:
+    metadata:
+      labels: { app: $1 }
+      annotations:
+        svc.io/enabled: "true"
+        svc.io/app-id: $1
+$2
+    spec:
+      serviceAccountName: $1
+      securityContext: { runAsNonRoot: true, runAsUser: 1000, runAsGroup: 1000 }
+      containers:
+$3
+YAML
+}
+
+# app_account NAME: a service account in shop that may read the Components there (what svcd needs).
+app_account() {
+  k -n shop create serviceaccount "$1" --dry-run=client -o yaml | k apply -f - >/dev/null
+  k -n shop create rolebinding "svc-components-reader-$1" --clusterrole=svc-components-reader \
+    --serviceaccount="shop:$1" --dry-run=client -o yaml | k apply -f - >/dev/null
+}
+
 # A pod whose component container is written by hand (svc.io/pluggable-components) instead of injected.
 check_manual_mode_component() {
+  app_account inventory
   k apply -f - >/dev/null <<YAML
-apiVersion: v1
-kind: ServiceAccount
-metadata: { name: inventory, namespace: shop }
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: RoleBinding
-metadata: { name: svc-components-reader-inventory, namespace: shop }
-roleRef: { apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: svc-components-reader }
-subjects: [{ kind: ServiceAccount, name: inventory, namespace: shop }]
----
 apiVersion: svc.io/v1alpha1
 kind: Component
 metadata: { name: invstore, namespace: shop }
 spec: { type: state.invstore, version: v1, initTimeout: 20s }
 scopes: [inventory]
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: { name: inventory, namespace: shop }
-spec:
-  replicas: 1
-  selector: { matchLabels: { app: inventory } }
-  template:
-    metadata:
-      labels: { app: inventory }
-      annotations:
-        svc.io/enabled: "true"
-        svc.io/app-id: inventory
-        svc.io/pluggable-components: invstore
-    spec:
-      serviceAccountName: inventory
-      securityContext: { runAsNonRoot: true, runAsUser: 1000, runAsGroup: 1000 }
-      containers:
+YAML
+  app_deployment inventory '        svc.io/pluggable-components: invstore' "$(cat <<YAML
         - name: app
           image: svc/example-workflow-app:${CHECKS_TAG}
           imagePullPolicy: IfNotPresent
@@ -270,14 +277,13 @@ spec:
           args: ["--name", "invstore"]
           securityContext: { readOnlyRootFilesystem: true, allowPrivilegeEscalation: false }
 YAML
+)" | k apply -f - >/dev/null
   k -n shop rollout status deployment/inventory --timeout 180s >/dev/null
   local pod url value
   pod="$(ready_pods shop app=inventory)"
   need test "$(k -n shop get pod "$pod" -o jsonpath='{.spec.containers[*].name}')" = "app invstore svcd"
   k -n shop get pod "$pod" -o jsonpath='{.spec.containers[1].env[*].name}' | grep -q SVC_COMPONENTS_SOCKETS_FOLDER
-  port="$(pf shop "pod/${pod}" 3500)"
-  url="http://127.0.0.1:${port}"
-  retry 30 curl -sf -o /dev/null "${url}/v1.0/healthz"
+  url="$(svcd_url "$pod")"
   need saves "$url" invstore sku-1 '{"count":3}'
   value="$(curl -sf "${url}/v1.0/state/invstore/sku-1")"
   need test "$value" = '{"count":3}'
@@ -355,17 +361,8 @@ YAML
 }
 
 check_declarative_subscription() {
+  app_account notifier
   k apply -f - >/dev/null <<YAML
-apiVersion: v1
-kind: ServiceAccount
-metadata: { name: notifier, namespace: shop }
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: RoleBinding
-metadata: { name: svc-components-reader-notifier, namespace: shop }
-roleRef: { apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: svc-components-reader }
-subjects: [{ kind: ServiceAccount, name: notifier, namespace: shop }]
----
 apiVersion: svc.io/v1alpha1
 kind: Component
 metadata: { name: notifybus, namespace: shop }
@@ -384,24 +381,8 @@ spec:
   topic: shipped
   routes: { default: /shipped }
 scopes: [notifier]
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: { name: notifier, namespace: shop }
-spec:
-  replicas: 1
-  selector: { matchLabels: { app: notifier } }
-  template:
-    metadata:
-      labels: { app: notifier }
-      annotations:
-        svc.io/enabled: "true"
-        svc.io/app-id: notifier
-        svc.io/app-port: "8080"
-    spec:
-      serviceAccountName: notifier
-      securityContext: { runAsNonRoot: true, runAsUser: 1000, runAsGroup: 1000 }
-      containers:
+YAML
+  app_deployment notifier '        svc.io/app-port: "8080"' "$(cat <<YAML
         - name: app
           image: svc/example-workflow-app:${CHECKS_TAG}
           imagePullPolicy: IfNotPresent
@@ -415,12 +396,11 @@ spec:
               }).listen(8080);
           ports: [{ containerPort: 8080 }]
 YAML
+)" | k apply -f - >/dev/null
   k -n shop rollout status deployment/notifier --timeout 180s >/dev/null
-  local pod port url
+  local pod url
   pod="$(ready_pods shop app=notifier)"
-  port="$(pf shop "pod/${pod}" 3500)"
-  url="http://127.0.0.1:${port}"
-  retry 30 curl -sf -o /dev/null "${url}/v1.0/healthz"
+  url="$(svcd_url "$pod")"
   need test "$(curl -s -o /dev/null -w '%{http_code}' -X POST "${url}/v1.0/publish/notifybus/shipped" \
     -H 'content-type: application/json' -d '{"order":"o-42"}')" = 204
   retry 30 bash -c "$KUBECTL -n shop logs '${pod}' -c app | grep -q 'POST /shipped .*o-42'"
