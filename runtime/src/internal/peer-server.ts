@@ -1,10 +1,10 @@
 import * as grpc from '@grpc/grpc-js';
-import { timingSafeEqual } from 'node:crypto';
 import { ensureError, isRuntimeError } from '../errors/runtime-error.js';
 import { GrpcApiServer } from '../api/grpc/server.js';
 import type { Logger } from '../log/logger.js';
 import { decodePeerBody, encodePeerBody } from './peer-codec.js';
 import { DEFAULT_PEER_MESSAGE_BYTES, PEER_ERROR_METADATA, PEER_TOKEN_METADATA, peerServiceDefinition } from './peer-service.js';
+import { secretMatches } from '../util/api-token.js';
 
 export type PeerHandler = (body: unknown, signal: AbortSignal) => Promise<unknown>;
 
@@ -47,11 +47,7 @@ export class PeerServer {
   #authorized(metadata: grpc.Metadata): boolean {
     const expected = this.o.token();
     if (!expected) return false;
-    const want = Buffer.from(expected);
-    return metadata.get(PEER_TOKEN_METADATA).some((v) => {
-      const got = Buffer.from(v.toString());
-      return got.length === want.length && timingSafeEqual(got, want);
-    });
+    return metadata.get(PEER_TOKEN_METADATA).some((v) => secretMatches(expected, v.toString()));
   }
 
   #unary(method: string, handler: PeerHandler): grpc.handleUnaryCall<Buffer, Buffer> {

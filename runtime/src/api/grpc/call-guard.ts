@@ -6,15 +6,14 @@
 import * as grpc from '@grpc/grpc-js';
 import { encodeRichStatus, STATUS_DETAILS_TRAILER } from '@svc/proto';
 import { ensureError, isRuntimeError } from '../../errors/runtime-error.js';
-
-export const API_TOKEN_METADATA = ['svc-api-token', 'dapr-api-token'] as const;
+import { API_TOKEN_NAMES, secretMatches } from '../../util/api-token.js';
 
 export const ERROR_DOMAIN = 'svc.io';
 
 /** True when no token is configured or the call carries it. */
 export function authorized(call: { metadata: grpc.Metadata }, apiToken: string | undefined): boolean {
   if (!apiToken) return true;
-  return API_TOKEN_METADATA.some((h) => call.metadata.get(h).some((v) => v.toString() === apiToken));
+  return API_TOKEN_NAMES.some((h) => call.metadata.get(h).some((v) => secretMatches(apiToken, v.toString())));
 }
 
 export const UNAUTHENTICATED: Partial<grpc.StatusObject> = { code: grpc.status.UNAUTHENTICATED, details: 'authentication failed: missing or invalid svc-api-token metadata' };

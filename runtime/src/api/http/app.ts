@@ -1,11 +1,11 @@
 import Koa from 'koa';
 import Router from '@koa/router';
-import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { RuntimeError, ensureError } from '../../errors/runtime-error.js';
 import type { Logger } from '../../log/logger.js';
 import { fastPath, JSON_TYPE, type Answer, type FastRoute } from './fast-routes.js';
 import type { RequestObserver } from './request-metrics.js';
+import { API_TOKEN_NAMES, secretMatches } from '../../util/api-token.js';
 
 export interface HttpRouteGroup {
   /** Health routes are the only ones served without the API token. */
@@ -29,18 +29,10 @@ export interface HttpAppOptions {
   readonly observe?: RequestObserver;
 }
 
-const TOKEN_HEADERS = ['svc-api-token', 'dapr-api-token'];
-
-function tokenMatches(expected: string, given: string | undefined): boolean {
-  if (given === undefined) return false;
-  const a = Buffer.from(expected);
-  const b = Buffer.from(given);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
 
 /** The token a request carries: the first of its token headers that is not empty. */
 function tokenOf(req: IncomingMessage): string | undefined {
-  for (const name of TOKEN_HEADERS) {
+  for (const name of API_TOKEN_NAMES) {
     const value = req.headers[name];
     if (typeof value === 'string' && value !== '') return value;
   }
@@ -65,7 +57,7 @@ export function createHttpApp(opts: HttpAppOptions): HttpApiHandler {
   const fast = fastPath(
     opts.groups.flatMap((g) => (g.public ? [] : (g.fast ?? []))),
     {
-      authorized: (req) => token === undefined || tokenMatches(token, tokenOf(req)),
+      authorized: (req) => token === undefined || secretMatches(token, tokenOf(req)),
       failed: (err, method, path) => failedAnswer(opts.log, err, method, path),
       observe: opts.observe,
     },
@@ -116,7 +108,7 @@ function createKoaApp(opts: HttpAppOptions): Koa {
   if (opts.apiToken !== undefined) {
     const token = opts.apiToken;
     app.use(async (ctx, next) => {
-      if (!tokenMatches(token, tokenOf(ctx.req))) throw new RuntimeError('ERR_UNAUTHORIZED', 'authentication failed: missing or invalid svc-api-token header');
+      if (!secretMatches(token, tokenOf(ctx.req))) throw new RuntimeError('ERR_UNAUTHORIZED', 'authentication failed: missing or invalid svc-api-token header');
       await next();
     });
   }
