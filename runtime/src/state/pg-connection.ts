@@ -39,6 +39,10 @@ const KEYWORDS: Record<string, (value: string, out: { client: pg.ClientConfig; c
   user: (v, o) => void (o.client.user = v),
   password: (v, o) => void (o.client.password = v),
   dbname: (v, o) => void (o.client.database = v),
+  // pgx's name for dbname, in the form the anchor system documents for its PostgreSQL components.
+  database: (v, o) => void (o.client.database = v),
+  // libpq's numeric address; pg connects to an IP given as host alike.
+  hostaddr: (v, o) => void (o.client.host = v),
   application_name: (v, o) => void (o.client.application_name = v),
   sslmode: (v, o) => {
     if (!(v in SSL_MODES)) invalid(`sslmode '${v}' must be one of ${Object.keys(SSL_MODES).join(', ')}`);

@@ -22,15 +22,21 @@ describe('state.postgresql specifics', () => {
     expect(postgresOptionsFromMetadata(metadata({ connectionString: 'postgres://x' })).tableName).to.equal('state');
   });
 
-  it('connects with a libpq key=value connection string', async () => {
+  it('connects with a libpq key=value connection string, and with the anchor\'s documented form (database=, hostaddr=)', async () => {
     const { hostname, port, username, pathname } = new URL(TEST_POSTGRES_URL);
-    const connectionString = `host=${hostname} port=${port || 5432} user='${username}' dbname=${pathname.slice(1)} application_name='svc kv test' connect_timeout=5 sslmode=disable`;
-    const store = await PostgresStateStore.connect(postgresOptionsFromMetadata(metadata({ connectionString, tableName: table })));
-    try {
-      await store.set({ key: 'kv-form', value: Buffer.from('1') });
-      expect((await store.get({ key: 'kv-form' }))?.data.toString()).to.equal('1');
-    } finally {
-      await store.close();
+    const forms = [
+      `host=${hostname} port=${port || 5432} user='${username}' dbname=${pathname.slice(1)} application_name='svc kv test' connect_timeout=5 sslmode=disable`,
+      `host=${hostname} user=${username} port=${port || 5432} connect_timeout=10 database=${pathname.slice(1)}`,
+      `hostaddr=127.0.0.1 port=${port || 5432} user=${username} database=${pathname.slice(1)} sslmode=disable`,
+    ];
+    for (const [i, connectionString] of forms.entries()) {
+      const store = await PostgresStateStore.connect(postgresOptionsFromMetadata(metadata({ connectionString, tableName: table })));
+      try {
+        await store.set({ key: `kv-form-${i}`, value: Buffer.from(String(i)) });
+        expect((await store.get({ key: `kv-form-${i}` }))?.data.toString(), connectionString).to.equal(String(i));
+      } finally {
+        await store.close();
+      }
     }
   });
 
