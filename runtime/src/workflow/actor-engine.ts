@@ -300,6 +300,8 @@ export class ActorWorkflowEngine implements WorkflowEngine, WorkerHub {
       (i) => meetsCondition(i, condition),
       AbortSignal.any([signal, this.#closing.signal, moved]),
       (status) => statusMeets(status, condition),
+      // A client may wait for an instance it is about to schedule (the Durable Task SDKs and daprd allow it).
+      condition === 'started' || condition === 'completed',
     );
     return found ? toSnapshot(found) : undefined;
   }

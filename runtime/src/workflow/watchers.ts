@@ -30,12 +30,18 @@ export class InstanceWatchers {
     if (set) for (const w of set) queueMicrotask(() => w.poke(status));
   }
 
-  /** Resolves with the first read that meets `predicate`; `meets`, when given, decides from a notified status alone. */
+  /**
+   * Resolves with the first read that meets `predicate`; `meets`, when given, decides from a notified status alone.
+   * An instance that does not exist resolves `undefined` at once, unless `untilCreated`: then the wait stays open
+   * until the instance is created (its creation is a change like any other) or `signal` ends it. An instance that
+   * existed and is gone (purged) resolves `undefined` either way.
+   */
   waitUntil(
     instanceId: string,
     predicate: (i: WorkflowInstance) => boolean,
     signal: AbortSignal,
     meets?: (status: RuntimeStatus) => boolean,
+    untilCreated = false,
   ): Promise<WorkflowInstance | undefined> {
     return new Promise((resolve, reject) => {
       if (signal.aborted) {
@@ -43,6 +49,7 @@ export class InstanceWatchers {
         return;
       }
       let done = false;
+      let seen = false;
       let checking = false;
       let again = false;
       const finish = (settle: () => void) => {
@@ -65,6 +72,8 @@ export class InstanceWatchers {
             again = false;
             const instance = await this.read(instanceId);
             if (done) return;
+            if (!instance && untilCreated && !seen) continue;
+            seen ||= instance !== undefined;
             if (!instance || predicate(instance)) {
               finish(() => resolve(instance));
               return;

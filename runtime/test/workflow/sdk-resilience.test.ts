@@ -184,6 +184,43 @@ describe('workflow resilience (real svcd, real durabletask-js worker)', function
     }
   });
 
+  it('keeps a start or completion wait for an instance not yet created open until it is created, or until the deadline', async () => {
+    // As daprd and the durabletask-go suite expect (Test_Grpc_WaitForInstanceStart_Timeout): a client may wait for
+    // an instance before scheduling it. Its answer used to be NOT_FOUND at once.
+    const h = await WorkflowHarness.start();
+    const client = rawClient(h.svcd.grpcAddress);
+    type Wait = 'WaitForInstanceStart' | 'WaitForInstanceCompletion';
+    const wait = (rpc: Wait, instanceId: string, ms: number) =>
+      new Promise<{ err: grpc.ServiceError | null; status?: string }>((resolve) =>
+        client[rpc]({ instanceId }, { deadline: Date.now() + ms }, (err, res) => resolve({ err, status: res?.orchestrationState?.orchestrationStatus as string | undefined })),
+      );
+    try {
+      const never = await wait('WaitForInstanceStart', 'not-yet-1', 1_000);
+      expect(never.err?.code, never.err?.message).to.equal(grpc.status.DEADLINE_EXCEEDED);
+      const neverDone = await wait('WaitForInstanceCompletion', 'not-yet-1', 1_000);
+      expect(neverDone.err?.code, neverDone.err?.message).to.equal(grpc.status.DEADLINE_EXCEEDED);
+
+      async function* waiter(ctx: OrchestrationContext): Gen {
+        return yield ctx.waitForExternalEvent('go');
+      }
+      await h.worker((w) => w.addNamedOrchestrator('waiter', waiter));
+      const started = wait('WaitForInstanceStart', 'later-1', 20_000);
+      const completed = wait('WaitForInstanceCompletion', 'later-1', 20_000);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      await new Promise<void>((resolve, reject) => client.StartInstance({ instanceId: 'later-1', name: 'waiter' }, (err) => (err ? reject(err) : resolve())));
+      const running = await started;
+      expect(running.err, running.err?.message).to.equal(null);
+      expect(running.status).to.equal('ORCHESTRATION_STATUS_RUNNING');
+      await new Promise<void>((resolve, reject) => client.RaiseEvent({ instanceId: 'later-1', name: 'go', input: { value: '"now"' } }, (err) => (err ? reject(err) : resolve())));
+      const done = await completed;
+      expect(done.err, done.err?.message).to.equal(null);
+      expect(done.status).to.equal('ORCHESTRATION_STATUS_COMPLETED');
+    } finally {
+      client.close();
+      await h.close();
+    }
+  });
+
   it('answers workflow calls with ERR_ACTOR_RUNTIME_NOT_FOUND when no actor state store exists', async () => {
     const svcd = await SvcdProcess.start();
     const client = rawClient(svcd.grpcAddress);
