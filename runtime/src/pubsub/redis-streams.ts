@@ -13,7 +13,7 @@ import { metadataDuration } from '../components/metadata-duration.js';
 import { RuntimeError, ensureError } from '../errors/runtime-error.js';
 import type { Logger } from '../log/logger.js';
 import { closeRedis } from '../actors/placement/redis-backend.js';
-import { connectRedis } from '../state/redis-connection.js';
+import { connectRedis, duplicateRedis } from '../state/redis-connection.js';
 import { redisOptionsFromMetadata, type RedisStoreOptions } from '../state/redis.js';
 import { Closables } from '../util/closables.js';
 import { HandlerSlots } from './handler-slots.js';
@@ -100,8 +100,7 @@ export class RedisStreamsPubSub implements PubSub {
   async subscribe(req: SubscribeRequest, handler: MessageHandler): Promise<TopicSubscription> {
     const group = req.metadata.consumerID || 'default';
     await ensureGroup(this.redis, req.topic, group);
-    const reader = this.redis.duplicate();
-    reader.on('error', () => undefined);
+    const reader = duplicateRedis(this.redis);
     const sub = new StreamSubscription(this.redis, reader, req.topic, group, this.opts, new HandlerSlots(Math.max(1, req.maxConcurrency)), handler, this.log);
     sub.start();
     return this.#subscriptions.add(sub);

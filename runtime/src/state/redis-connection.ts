@@ -17,7 +17,7 @@ export async function connectRedis(opts: RedisStoreOptions): Promise<Redis> {
     connectTimeout: opts.connectTimeoutMs,
     maxRetriesPerRequest: 3,
   });
-  redis.on('error', () => undefined);
+  ignoreConnectionErrors(redis);
   let timer: NodeJS.Timeout | undefined;
   try {
     await Promise.race([
@@ -31,4 +31,17 @@ export async function connectRedis(opts: RedisStoreOptions): Promise<Redis> {
     clearTimeout(timer);
   }
   return redis;
+}
+
+/**
+ * A client's connection errors are the reconnects it makes on its own; its failed commands say why to their
+ * callers. Without a listener, ioredis prints every one as "[ioredis] Unhandled error event".
+ */
+function ignoreConnectionErrors(redis: Redis): Redis {
+  return redis.on('error', () => undefined);
+}
+
+/** Another connection with the options of `redis` (subscribers, blocking readers, a placement heartbeat's own). */
+export function duplicateRedis(redis: Redis): Redis {
+  return ignoreConnectionErrors(redis.duplicate());
 }

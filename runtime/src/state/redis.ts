@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { connectRedis } from './redis-connection.js';
+import { connectRedis, duplicateRedis } from './redis-connection.js';
 import { RedisWriteCoalescer } from './redis-coalescer.js';
 import { RuntimeError } from '../errors/runtime-error.js';
 import { inSlices } from '../util/event-loop.js';
@@ -236,7 +236,7 @@ export class RedisStateStore extends VersionedStateStore implements MultiHostSto
   placementBackend(appId: string): PlacementBackend {
     // A connection of its own: a heartbeat queued behind a 100,000-write turn on the shared connection arrived too
     // late, and the replica fenced itself off its own partitions (and reloaded every instance).
-    const backend = new RedisPlacementBackend(this.redis.duplicate(), appId, { ownsConnection: true });
+    const backend = new RedisPlacementBackend(duplicateRedis(this.redis), appId, { ownsConnection: true });
     this.#backends.push(backend);
     return backend;
   }

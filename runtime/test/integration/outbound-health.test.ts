@@ -39,6 +39,25 @@ describe('outbound health follows the backing servers', function () {
     }
   });
 
+  it('Redis as the actor store: every connection of svcd (store, placement heartbeat, change subscriber) handles the outage', async () => {
+    // Found by an outside run: the placement heartbeat's own connection had no error listener, and svcd printed
+    // "[ioredis] Unhandled error event: ... ECONNREFUSED" for each of its reconnects while Redis was down.
+    const port = await freePort();
+    let redis = await PrivateRedisServer.start(port);
+    const svcd = await SvcdProcess.start({ resources: { 'wf.yaml': componentYaml('wf', 'state.redis', { redisHost: `127.0.0.1:${port}`, actorStateStore: 'true' }) } });
+    try {
+      await redis.kill();
+      await eventually('outbound health reports wf', () => reportsDown(svcd, 'wf'), 5_000);
+      await new Promise((resolve) => setTimeout(resolve, 1_500)); // several reconnect attempts of each connection
+      redis = await PrivateRedisServer.start(port);
+      await eventually('outbound health is green again', () => reportsUp(svcd), 10_000);
+      expect(svcd.output).to.not.include('Unhandled error event');
+    } finally {
+      await svcd.dispose();
+      await redis.stop();
+    }
+  });
+
   it('PostgreSQL: 500 naming the component while the server cannot be reached, 204 once it can', async () => {
     const target = new URL(TEST_POSTGRES_URL);
     const proxy = await TcpProxy.start({ host: target.hostname, port: Number(target.port || 5432) });
