@@ -222,6 +222,16 @@ YAML
   echo "warning: $(grep -o 'component "unscoped" is not injected[^;]*' <<<"$warn" | head -n 1)"
 }
 
+# The checks both suites run, in order.
+run_shared_checks() {
+  check "chart installed (injector Running, caBundle set)" check_chart_installed
+  check "example ready (3 replicas, worker memstore svcd)" check_example_ready
+  check "state through the injected pluggable component" check_state_through_component
+  check "3 replicas share the 64 partitions" check_replicas_share_partitions
+  check "an order workflow completes" check_workflow_completes
+  check "an unscoped Component is not injected (warning)" check_unscoped_component_warning
+}
+
 # ---- what only a running cluster shows ------------------------------------------------------------------------
 
 # app_deployment NAME ANNOTATIONS CONTAINERS: the YAML of a one-replica Deployment of app NAME in shop, opted in to
@@ -462,14 +472,4 @@ run_cluster_checks() {
   check "a Component change is picked up by new pods" check_component_change
   check "helm upgrade keeps running pods working" check_helm_upgrade_keeps_pods
   check "helm uninstall leaves what the docs say only" check_helm_uninstall_clean
-}
-
-# The checks both suites run, in order.
-run_shared_checks() {
-  check "chart installed (injector Running, caBundle set)" check_chart_installed
-  check "example ready (3 replicas, worker memstore svcd)" check_example_ready
-  check "state through the injected pluggable component" check_state_through_component
-  check "3 replicas share the 64 partitions" check_replicas_share_partitions
-  check "an order workflow completes" check_workflow_completes
-  check "an unscoped Component is not injected (warning)" check_unscoped_component_warning
 }
