@@ -72,14 +72,14 @@ export function parsePeriod(text: string | undefined): { periodMs?: number; repe
   return ms === 0 ? {} : { periodMs: ms };
 }
 
-/** TTL: a duration from now, or an RFC 3339 time; absolute expiry in ms. */
-export function parseTtl(text: string | undefined, now: EpochMs): EpochMs | undefined {
+/** TTL: a duration from `from`, or an RFC 3339 time; absolute expiry in ms. */
+export function parseTtl(text: string | undefined, from: EpochMs): EpochMs | undefined {
   if (text === undefined || text.trim() === '') return undefined;
   const at = parseRfc3339(text);
   if (at !== undefined) return at;
   const ms = durationMs(text);
   if (ms === undefined || ms <= 0) throw malformed('ttl', text, 'a positive duration (1h, PT1H) or an RFC 3339 time');
-  return now + ms;
+  return from + ms;
 }
 
 /** Go-style rendering for `GET …/reminders/<name>` when the client gave no text. */

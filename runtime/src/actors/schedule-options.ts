@@ -13,10 +13,15 @@ export interface ScheduleFields {
   readonly data?: Buffer;
 }
 
+/**
+ * A `ttl` given as a duration runs from the first due time, as in the anchor system (its SDKs' suites register a
+ * reminder due in 2 s with a 1 s TTL and expect one fire); a `ttl` given as a time must lie after the due time.
+ */
 export function reminderOptions(f: ScheduleFields, now: number): ReminderOptions {
-  const expiresAt = parseTtl(f.ttl, now);
+  const dueAt = parseDueTime(f.dueTime, now);
+  const expiresAt = parseTtl(f.ttl, dueAt);
   return {
-    dueAt: parseDueTime(f.dueTime, now),
+    dueAt,
     ...parsePeriod(f.period),
     ...(expiresAt !== undefined && { expiresAt }),
     ...(f.data !== undefined && { data: f.data }),

@@ -75,7 +75,8 @@ describe('actor HTTP API (real svcd, SQLite)', function () {
     expect(rfc.data).to.deep.equal([1, 2]);
     expect(rfc.nextFireTime).to.equal(future);
 
-    for (const body of [{ dueTime: 'soon' }, { period: '-5s' }, { dueTime: '1s', ttl: 'never' }, { dueTime: '10s', ttl: '1s' }, { dueTime: 5 }]) {
+    const beforeDue = new Date(Date.now() + 1_000).toISOString();
+    for (const body of [{ dueTime: 'soon' }, { period: '-5s' }, { dueTime: '1s', ttl: 'never' }, { dueTime: '10s', ttl: beforeDue }, { dueTime: 5 }]) {
       const err = await errorOf(await svcd.request('POST', `${base}/bad`, body));
       expect(err.status, JSON.stringify(body)).to.equal(400);
       expect(err.errorCode).to.equal('ERR_MALFORMED_REQUEST');
@@ -102,6 +103,26 @@ describe('actor HTTP API (real svcd, SQLite)', function () {
     const ticks = app.count((c) => c.kind === 'timer' && c.id === 't1');
     await svcd.request('PUT', '/v1.0/actors/Pinger/t1/method/echo', 'x');
     expect(app.count((c) => c.kind === 'timer' && c.id === 't1')).to.equal(ticks);
+  });
+
+  it('counts a TTL given as a duration from the first due time, for reminders and timers (the anchor\'s rule)', async () => {
+    // Due in 500 ms, every 150 ms, TTL 400 ms: fires at 0.5, 0.65 and 0.8 s, then expires at 0.9 s. Counted from the
+    // registration, the TTL would end before the first fire (that was refused with 400). Short enough to fire
+    // before the test app's 1 s idle timeout deactivates the actor (which ends its timers).
+    for (const kind of ['reminders', 'timers'] as const) {
+      const res = await svcd.request('POST', `/v1.0/actors/Pinger/ttl-${kind}/${kind}/short`, { dueTime: '500ms', period: '150ms', ttl: '400ms' });
+      expect(res.status, kind).to.equal(204);
+    }
+    const fires = (kind: 'remind' | 'timer', id: string) => app.count((c) => c.kind === kind && c.id === id);
+    await app.waitFor((calls) => calls.filter((c) => c.id === 'ttl-timers' && c.kind === 'timer').length >= 1 && calls.some((c) => c.id === 'ttl-reminders' && c.kind === 'remind'), 'first fires');
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    for (const [kind, id] of [['remind', 'ttl-reminders'], ['timer', 'ttl-timers']] as const) {
+      expect(fires(kind, id), id).to.be.within(2, 4);
+    }
+    const settled = [fires('remind', 'ttl-reminders'), fires('timer', 'ttl-timers')];
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect([fires('remind', 'ttl-reminders'), fires('timer', 'ttl-timers')], 'fires after the expiry').to.deep.equal(settled);
+    expect((await svcd.request('GET', '/v1.0/actors/Pinger/ttl-reminders/reminders/short')).status, 'expired reminder deleted').to.equal(404);
   });
 
   it('lets an actor register timers and reminders on itself from inside its own turn', async () => {
