@@ -49,7 +49,12 @@ describe('outbound health follows the backing servers', function () {
       await redis.kill();
       await eventually('outbound health reports wf', () => reportsDown(svcd, 'wf'), 5_000);
       await new Promise((resolve) => setTimeout(resolve, 1_500)); // several reconnect attempts of each connection
+      // While it is down a state call answers its error (it waited through growing reconnect delays before).
+      const failed = await svcd.request('POST', '/v1.0/state/wf', [{ key: 'k', value: 1 }]);
+      expect(failed.status).to.equal(500);
+      expect(((await failed.json()) as { errorCode: string }).errorCode).to.equal('ERR_STATE_SAVE');
       redis = await PrivateRedisServer.start(port);
+      await eventually('state saves again', async () => (await svcd.request('POST', '/v1.0/state/wf', [{ key: 'k', value: 2 }])).status === 204, 5_000);
       await eventually('outbound health is green again', () => reportsUp(svcd), 10_000);
       expect(svcd.output).to.not.include('Unhandled error event');
     } finally {
