@@ -38,6 +38,7 @@ source "${here}/checks.sh"
 
 echo "checks of svc in the local cluster (Kubernetes $("$KUBECTL_BIN" version --client -o json | node -e 'console.log(JSON.parse(require("fs").readFileSync(0)).clientVersion.gitVersion)'), node ${NODE_NAME})"
 run_shared_checks
-run_cluster_checks
+# The example as it runs, before the checks that restart, kill and uninstall.
 kubectl_admin get pods -A -o wide
+run_cluster_checks
 checks_summary
