@@ -162,6 +162,8 @@ check_example_ready() {
   k apply -f "${CHECKS_ROOT}/manifests/examples/" >/dev/null
   k -n shop rollout status deployment/redis --timeout 180s >/dev/null
   wait_orders_ready
+  # kubectl's `svc` still means Services with the chart's CRDs installed (their category was `svc` once).
+  need test "$(k -n shop get svc -o name)" = service/redis
   local pod containers volumes
   pod="$(first_orders_pod)"
   containers="$(k -n shop get pod "$pod" -o jsonpath='{.spec.containers[*].name}')"

@@ -153,6 +153,20 @@ describe('Helm chart charts/svc', function () {
     expect(secretRole.rules.find((r) => r.verbs.includes('update'))?.resourceNames).to.deep.equal(['svc-injector-tls']);
   });
 
+  it('names no CRD category or short name that kubectl already resolves to a built-in resource', () => {
+    // Found in the local cluster: the category `svc` made `kubectl get svc` list Components and Subscriptions
+    // instead of Services in every cluster the chart was installed in.
+    const builtIn = ['all', 'svc', 'po', 'no', 'ns', 'cm', 'ep', 'ev', 'sa', 'pv', 'pvc', 'rc', 'rs', 'ds', 'sts', 'deploy', 'hpa', 'ing', 'netpol', 'pdb', 'cj', 'crd', 'sc', 'csr', 'limits', 'quota', 'pc'];
+    const crds = objects(render()).filter((o) => o.kind === 'CustomResourceDefinition');
+    expect(crds.map((o) => o.metadata.name)).to.have.members(['components.svc.io', 'subscriptions.svc.io']);
+    for (const crd of crds) {
+      const names = (crd as unknown as { spec: { names: { categories?: string[]; shortNames?: string[] } } }).spec.names;
+      for (const name of [...(names.categories ?? []), ...(names.shortNames ?? [])]) {
+        expect(builtIn, `${crd.metadata.name}: ${name}`).to.not.include(name);
+      }
+    }
+  });
+
   it('wires the client CA into the injector and admits only the webhook port from the given peers', () => {
     const ca = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
     const objs = objects(render({ injector: { clientCA: ca, networkPolicy: { from: [{ ipBlock: { cidr: '10.0.0.10/32' } }] } } }));
