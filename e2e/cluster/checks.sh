@@ -16,7 +16,8 @@ check() {
   local name="$1" fn="$2" started out status
   started=$(date +%s.%N)
   out="$(mktemp)"
-  ( set -euo pipefail; trap pf_close_all EXIT; "$fn" ) >"$out" 2>&1
+  # -E and the ERR trap: a command that fails without a word of its own still names itself in the output.
+  ( set -Eeuo pipefail; trap pf_close_all EXIT; trap 'echo "failed (exit $?): $BASH_COMMAND" >&2' ERR; "$fn" ) >"$out" 2>&1
   status=$?
   local took
   took=$(awk -v a="$started" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
@@ -177,7 +178,7 @@ check_example_ready() {
 check_state_through_component() {
   local url value
   url="$(svcd_url "$(first_orders_pod)")"
-  curl -sf "${url}/v1.0/metadata" | grep -q '"statestore"'
+  grep -q '"statestore"' <<<"$(curl -sf "${url}/v1.0/metadata")"
   need saves "$url" statestore cluster-check '{"ok":true}'
   value="$(curl -sf "${url}/v1.0/state/statestore/cluster-check")"
   need test "$value" = '{"ok":true}'
@@ -221,7 +222,7 @@ YAML
     -o name 2>&1 || true)"
   k -n shop delete component unscoped >/dev/null
   [[ "$warn" == *'component "unscoped" is not injected'* ]] || { echo "no scoping warning: $warn" >&2; return 1; }
-  echo "warning: $(grep -o 'component "unscoped" is not injected[^;]*' <<<"$warn" | head -n 1)"
+  echo "warning: $(grep -m 1 -o 'component "unscoped" is not injected[^;]*' <<<"$warn")"
 }
 
 # The checks both suites run, in order.
@@ -294,7 +295,7 @@ YAML
   local pod url value
   pod="$(ready_pods shop app=inventory)"
   need test "$(k -n shop get pod "$pod" -o jsonpath='{.spec.containers[*].name}')" = "app invstore svcd"
-  k -n shop get pod "$pod" -o jsonpath='{.spec.containers[1].env[*].name}' | grep -q SVC_COMPONENTS_SOCKETS_FOLDER
+  grep -q SVC_COMPONENTS_SOCKETS_FOLDER <<<"$(k -n shop get pod "$pod" -o jsonpath='{.spec.containers[1].env[*].name}')"
   url="$(svcd_url "$pod")"
   need saves "$url" invstore sku-1 '{"count":3}'
   value="$(curl -sf "${url}/v1.0/state/invstore/sku-1")"
@@ -361,12 +362,12 @@ spec: { type: state.in-memory, version: v1 }
 scopes: [orders]
 YAML
   url="$(svcd_url "$(first_orders_pod)")"
-  curl -sf "${url}/v1.0/metadata" | grep -q '"cache"' && { echo "a running svcd changed its components" >&2; return 1; }
+  grep -q '"cache"' <<<"$(curl -sf "${url}/v1.0/metadata")" && { echo "a running svcd changed its components" >&2; return 1; }
   pf_close_all
   k -n shop rollout restart deployment/orders >/dev/null
   wait_orders_ready
   url="$(svcd_url "$(first_orders_pod)")"
-  curl -sf "${url}/v1.0/metadata" | grep -q '"cache"'
+  grep -q '"cache"' <<<"$(curl -sf "${url}/v1.0/metadata")"
   need saves "$url" cache k '1'
   k -n shop delete component cache >/dev/null
   echo "the new Component is served by the pods started after it"
@@ -417,7 +418,9 @@ YAML
     -H 'content-type: application/json' -d '{"order":"o-42"}')" = 204
   retry 30 bash -c "$KUBECTL -n shop logs '${pod}' -c app | grep -q 'POST /shipped .*o-42'"
   k -n shop delete deployment notifier --wait=false >/dev/null
-  echo "delivered: $(k -n shop logs "$pod" -c app | grep -o 'POST /shipped' | head -n 1) with the published data"
+  local logs
+  logs="$(k -n shop logs "$pod" -c app)"
+  echo "delivered: $(grep -m 1 -o 'POST /shipped' <<<"$logs") with the published data"
 }
 
 check_svcd_hardened() {
@@ -429,8 +432,9 @@ check_svcd_hardened() {
   [[ "$uid" != 0 ]] || { echo "svcd runs as root" >&2; return 1; }
   write="$(k -n shop exec "$pod" -c svcd -- node -e 'try { require("fs").writeFileSync("/app/x", "y"); console.log("written") } catch (e) { console.log(e.code) }')"
   need test "$write" = EROFS
-  logs="$(k -n shop logs "$pod" -c svcd | head -n 5)"
-  jsonq 'j.msg' "$(head -n 1 <<<"$logs")" >/dev/null
+  # The first line only, without a pipe into head: under pipefail, kubectl killed by SIGPIPE failed the check.
+  logs="$(k -n shop logs "$pod" -c svcd --limit-bytes=8192)"
+  jsonq 'j.msg' "${logs%%$'\n'*}" >/dev/null
   echo "svcd uid ${uid}, root file system read-only (${write}), ready, JSON logs readable"
 }
 
