@@ -98,6 +98,6 @@ describe('svc in a local Kubernetes cluster (e2e/cluster/run.sh)', function () {
   it('ends with every check passed and removes the cluster', function () {
     expect(output).to.match(new RegExp(`^${checks.length} passed, 0 failed$`, 'm'));
     expect(exitCode).to.equal(0);
-    expect(existsSync('/var/lib/svc-cluster'), 'cluster data left behind').to.equal(false);
+    expect(existsSync(process.env.SVC_CLUSTER_DIR ?? '/var/lib/svc-cluster'), 'cluster data left behind (e2e/cluster/env.sh)').to.equal(false);
   });
 });

@@ -29,7 +29,6 @@ export interface HttpAppOptions {
   readonly observe?: RequestObserver;
 }
 
-
 /** The token a request carries: the first of its token headers that is not empty. */
 function tokenOf(req: IncomingMessage): string | undefined {
   for (const name of API_TOKEN_NAMES) {
