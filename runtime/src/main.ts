@@ -131,7 +131,7 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
       peerHandlers: workflowPeerHandlers(() => workflows.actorEngine),
     },
   });
-  const workflows: WorkflowHost = new WorkflowHost({ appId: config.appId, actorRuntime: () => actors.runtime, replicas: () => actors.replicas, metrics, log });
+  const workflows: WorkflowHost = new WorkflowHost({ appId: config.appId, actorRuntime: () => actors.runtime, replicas: () => actors.replicas, taskTimeoutMs: config.workflowTaskTimeoutMs, metrics, log });
   const pubsubs = new PubSubs(components, config.appId);
   const pubsubMetrics = new PubSubMetrics(metrics);
   const appLog = log.child({ scope: 'app-channel' });
@@ -181,7 +181,7 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
     ],
   });
   const httpServer = new HttpApiServer(httpApp, config.listenAddress, config.httpPort);
-  const grpcServer = new GrpcApiServer(config.listenAddress, config.grpcPort);
+  const grpcServer = new GrpcApiServer(config.listenAddress, config.grpcPort, { keepalive: { timeMs: config.grpcKeepaliveTimeMs, timeoutMs: config.grpcKeepaliveTimeoutMs } });
   const durableTask = durableTaskService({ engine: workflows.engine, hub: () => workflows.hub, apiToken: config.apiToken, log });
   grpcServer.addService(durableTask.definition, durableTask.implementation);
   const runtimeApi = runtimeApiServices({

@@ -16,6 +16,9 @@ export interface RuntimeConfig {
   readonly internalAddress: string;
   readonly placementLeaseTtlMs: number;
   readonly placementHeartbeatIntervalMs: number;
+  readonly grpcKeepaliveTimeMs: number;
+  readonly grpcKeepaliveTimeoutMs: number;
+  readonly workflowTaskTimeoutMs: number;
   readonly metricsPort: number;
   readonly listenAddress: string;
   /** The metrics server answers without the API token: loopback unless asked, the pod's address in kubernetes mode. */
@@ -138,6 +141,9 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
     internalAddress: typed(raw, 'internal-address', str),
     placementLeaseTtlMs: typed(raw, 'placement-lease-ttl', parseDuration),
     placementHeartbeatIntervalMs: typed(raw, 'placement-heartbeat-interval', parseDuration),
+    grpcKeepaliveTimeMs: typed(raw, 'grpc-keepalive-time', parseDuration),
+    grpcKeepaliveTimeoutMs: typed(raw, 'grpc-keepalive-timeout', parseDuration),
+    workflowTaskTimeoutMs: typed(raw, 'workflow-task-timeout', parseDuration),
     metricsPort: typed(raw, 'metrics-port', parsePort),
     listenAddress: typed(raw, 'listen-address', str),
     metricsListenAddress: typed(raw, 'metrics-listen-address', str) || (typed(raw, 'mode', str) === 'kubernetes' ? typed(raw, 'listen-address', str) : '127.0.0.1'),

@@ -29,7 +29,7 @@ export class PeerServer {
   readonly #server: GrpcApiServer;
 
   constructor(private readonly o: PeerServerOptions) {
-    this.#server = new GrpcApiServer(o.address, o.port, o.maxMessageBytes ?? DEFAULT_PEER_MESSAGE_BYTES);
+    this.#server = new GrpcApiServer(o.address, o.port, { maxMessageBytes: o.maxMessageBytes ?? DEFAULT_PEER_MESSAGE_BYTES });
     const methods = Object.keys(o.handlers);
     const impl = Object.fromEntries(methods.map((m) => [m, this.#unary(m, o.handlers[m]!)]));
     this.#server.addService(peerServiceDefinition(methods), impl);

@@ -33,6 +33,7 @@ import { newEvent, type HistoryEvent } from './history.js';
 import type { WorkerAction } from './instance.js';
 import { BY_UPDATE_INDEX, InstanceIndex, continuationToken, instanceIdAfter, matchesPurgeFilter } from './instance-index.js';
 import type { WorkflowMetrics } from './metrics.js';
+import { optional } from './optional.js';
 import { ResultBatcher } from './result-batcher.js';
 import { INTERNAL_ACTOR_TYPE_PREFIX } from '../actors/public-actors.js';
 import { DECODED_KEY_PREFIXES, RUN, OrchestrationActor, decode, decodeHistory, encodeActivityResults, encodeCompletion, type ActivityResultPayload, encode, fromSnapshot, toSnapshot, type CompletionPayload, type InstanceSnapshot } from './orchestration-actor.js';
@@ -45,6 +46,9 @@ export interface WorkerHub {
   readonly workerCount: number;
   connect(worker: WorkerConnection): void;
   disconnect(worker: WorkerConnection): void;
+  /** The worker's stream stopped taking writes (flow control) / takes them again: blocked too long, it is unresponsive. */
+  writeBlocked(worker: WorkerConnection): void;
+  writeDrained(worker: WorkerConnection): void;
   /**
    * Records a worker's orchestration result; unknown or stale results (another completion token, another client)
    * are ignored and counted. A malformed answer fails the instance and rejects with ERR_MALFORMED_REQUEST.
@@ -82,6 +86,8 @@ export interface ActorWorkflowEngineOptions {
   readonly metrics: WorkflowMetrics;
   readonly log: Logger;
   readonly replicas: WorkflowReplicas;
+  /** `--workflow-task-timeout` (see dispatcher.ts); default 10 s. */
+  readonly taskTimeoutMs?: number;
 }
 
 export class ActorWorkflowEngine implements WorkflowEngine, WorkerHub {
@@ -112,13 +118,22 @@ export class ActorWorkflowEngine implements WorkflowEngine, WorkerHub {
     this.#replicas = opts.replicas;
     this.#metrics = opts.metrics;
     this.#log = opts.log;
-    this.#dispatcher = new WorkDispatcher(undefined, {
+    this.#dispatcher = new WorkDispatcher(optional('taskTimeoutMs', opts.taskTimeoutMs), {
       dispatched: (item) => {
         if (item.kind === 'orchestration') this.#turnStarted.set(item.instanceId, performance.now());
       },
       workersChanged: (n) => {
         this.#metrics.connectedWorkers.set(n);
         this.#replicas.workersChanged();
+      },
+      workerUnresponsive: (worker, reason, reoffered) => {
+        this.#metrics.unresponsiveWorkers.inc({ reason });
+        this.#log.warn(
+          { worker: worker.id, peer: worker.peer, reason, reoffered: reoffered.length, instances: [...new Set(reoffered.map((i) => i.instanceId))].slice(0, 10) },
+          reason === 'task_timeout'
+            ? 'workflow worker left an orchestration task unanswered past the workflow-task timeout: its work goes to other workers'
+            : 'workflow worker stopped reading its work item stream for longer than the workflow-task timeout: its work goes to other workers',
+        );
       },
     });
     this.#watchers = new InstanceWatchers((id) => this.get(id));
@@ -324,6 +339,14 @@ export class ActorWorkflowEngine implements WorkflowEngine, WorkerHub {
 
   disconnect(worker: WorkerConnection): void {
     this.#dispatcher.disconnect(worker);
+  }
+
+  writeBlocked(worker: WorkerConnection): void {
+    this.#dispatcher.writeBlocked(worker);
+  }
+
+  writeDrained(worker: WorkerConnection): void {
+    this.#dispatcher.writeDrained(worker);
   }
 
   closeWorkers(): void {

@@ -8,6 +8,13 @@
  *   workers share the work round robin, each holding at most `maxPerWorker` unanswered items (SDK workers drop
  *   what exceeds their own local queue).
  * - When a worker disconnects, the items it held go back to the head of the queue and are handed out again.
+ * - A hung worker must not keep its work for ever (a deadlocked SDK process keeps its stream open). A worker that
+ *   leaves an orchestration batch unanswered past the workflow-task timeout, or whose stream stays blocked by flow
+ *   control that long, is unresponsive: everything it holds goes back to the head of the queue (activities too: a
+ *   worker that cannot answer a batch in seconds is not running its activities either; at worst one runs twice, as
+ *   after any worker failure) and it is offered nothing more until it answers again. Its stream stays open, so a
+ *   slow but live worker needs no reconnect; its late answers are stale (their token is no longer current).
+ *   Activities have no timeout of their own (they may run for hours): a dead connection ends through keepalive.
  * - Every hand-out carries a completion token (the protocol's `completionToken`): an answer that echoes another
  *   token is stale (the item was handed out again since) and ignored. SDKs that echo no token are matched by
  *   connection instead: only the client the item was sent to may answer it.
@@ -71,11 +78,25 @@ interface Held {
   /** Token of the current hand-out. */
   token?: string;
   claimed?: boolean;
+  /** Fires when an orchestration batch stays unanswered past the workflow-task timeout. */
+  deadline?: NodeJS.Timeout;
   /** Handed over by the owning replica: only this replica's own workers may take it. */
   localOnly?: boolean;
 }
 
 const DEFAULT_MAX_PER_WORKER = 100;
+/** Temporal's default workflow task timeout; svcd's `--workflow-task-timeout`. */
+export const DEFAULT_TASK_TIMEOUT_MS = 10_000;
+
+export interface DispatcherOptions {
+  /** Unanswered items one worker may hold (SDK workers drop what exceeds their own local queue). */
+  maxPerWorker?: number;
+  /** How long a worker may leave an orchestration batch unanswered, or its stream blocked, before it counts as unresponsive; 0: for ever. */
+  taskTimeoutMs?: number;
+}
+
+/** Why a worker was found unresponsive. */
+export type UnresponsiveReason = 'task_timeout' | 'stream_blocked';
 
 const itemKey = (item: WorkItem) => (item.kind === 'orchestration' ? `o|${item.instanceId}` : `a|${item.instanceId}|${item.taskId}`);
 /** What a worker must have registered to run the item. */
@@ -84,6 +105,8 @@ const capabilityOf = (item: WorkItem) => `${item.kind === 'orchestration' ? 'o' 
 export interface DispatcherEvents {
   dispatched?(item: WorkItem): void;
   workersChanged?(count: number): void;
+  /** A worker was found unresponsive; `reoffered` items it held went back to the queue. */
+  workerUnresponsive?(worker: WorkerConnection, reason: UnresponsiveReason, reoffered: readonly WorkItem[]): void;
 }
 
 export class WorkDispatcher {
@@ -95,15 +118,24 @@ export class WorkDispatcher {
   readonly #load = new Map<number, number>();
   /** Per worker: capabilities (`o|name`, `a|name`) it answered "not registered" for. */
   readonly #lacks = new Map<number, Set<string>>();
+  /** Workers offered nothing until they answer again (see above). */
+  readonly #unresponsive = new Set<number>();
+  /** Per worker whose stream is blocked by flow control: fires when it stays blocked past the timeout. */
+  readonly #blocked = new Map<number, NodeJS.Timeout>();
+  readonly #maxPerWorker: number;
+  readonly #taskTimeoutMs: number;
   #next = 0;
   /** Tokens differ across restarts too: an answer to a previous process's hand-out never matches. */
   readonly #tokenPrefix = randomBytes(4).toString('hex');
   #tokens = 0;
 
   constructor(
-    private readonly maxPerWorker = DEFAULT_MAX_PER_WORKER,
+    opts: DispatcherOptions = {},
     private readonly events: DispatcherEvents = {},
-  ) {}
+  ) {
+    this.#maxPerWorker = opts.maxPerWorker ?? DEFAULT_MAX_PER_WORKER;
+    this.#taskTimeoutMs = opts.taskTimeoutMs ?? DEFAULT_TASK_TIMEOUT_MS;
+  }
 
   /** Local SDK workers (remote connections to other replicas not counted). */
   get workerCount(): number {
@@ -249,30 +281,82 @@ export class WorkDispatcher {
     this.#workers.splice(i, 1);
     this.#load.delete(worker.id);
     this.#lacks.delete(worker.id);
-    const back: string[] = [];
-    const backLocal: string[] = [];
-    for (const [k, held] of this.#held) {
-      if (held.worker === worker) {
-        delete held.worker;
-        delete held.token;
-        (held.localOnly ? backLocal : back).push(k);
-      }
-    }
-    this.#queue.pushFront(back);
-    this.#localQueue.pushFront(backLocal);
+    this.#unresponsive.delete(worker.id);
+    clearTimeout(this.#blocked.get(worker.id));
+    this.#blocked.delete(worker.id);
+    this.#handBack(worker);
     this.events.workersChanged?.(this.workerCount);
     this.#pump();
+  }
+
+  /**
+   * The worker's stream cannot take more for now (flow control: the worker is not reading). Blocked past the
+   * task timeout, the worker is unresponsive; `writeDrained` ends the wait.
+   */
+  writeBlocked(worker: WorkerConnection): void {
+    if (this.#taskTimeoutMs <= 0 || this.#blocked.has(worker.id) || !this.#workers.includes(worker)) return;
+    const timer = setTimeout(() => {
+      this.#blocked.delete(worker.id);
+      this.#markUnresponsive(worker, 'stream_blocked');
+    }, this.#taskTimeoutMs);
+    timer.unref();
+    this.#blocked.set(worker.id, timer);
+  }
+
+  writeDrained(worker: WorkerConnection): void {
+    clearTimeout(this.#blocked.get(worker.id));
+    this.#blocked.delete(worker.id);
+  }
+
+  /** Puts what the worker holds back at the head of the queues; returns those items. */
+  #handBack(worker: WorkerConnection): WorkItem[] {
+    const back: string[] = [];
+    const backLocal: string[] = [];
+    const items: WorkItem[] = [];
+    for (const [k, held] of this.#held) {
+      if (held.worker !== worker) continue;
+      this.#detach(held);
+      (held.localOnly ? backLocal : back).push(k);
+      items.push(held.item);
+    }
+    this.#load.set(worker.id, 0);
+    this.#queue.pushFront(back);
+    this.#localQueue.pushFront(backLocal);
+    return items;
+  }
+
+  #markUnresponsive(worker: WorkerConnection, reason: UnresponsiveReason): void {
+    if (!this.#workers.includes(worker) || this.#unresponsive.has(worker.id)) return;
+    this.#unresponsive.add(worker.id);
+    const items = this.#handBack(worker);
+    this.events.workerUnresponsive?.(worker, reason, items);
+    this.#pump();
+  }
+
+  /** An answer came from this client: its unresponsive workers are offered work again. */
+  #heardFrom(peer: string | undefined): void {
+    if (peer === undefined || this.#unresponsive.size === 0) return;
+    let back = false;
+    for (const w of this.#workers) {
+      if (w.peer === peer && this.#unresponsive.delete(w.id)) back = true;
+    }
+    if (back) this.#pump();
   }
 
   /** Ends every worker stream cleanly (shutdown). Held items stay for the actors' leases after restart. */
   closeAll(): void {
     for (const w of this.#workers.splice(0)) w.close();
+    for (const held of this.#held.values()) clearTimeout(held.deadline);
+    for (const timer of this.#blocked.values()) clearTimeout(timer);
+    this.#blocked.clear();
+    this.#unresponsive.clear();
     this.#load.clear();
     this.#lacks.clear();
     this.events.workersChanged?.(0);
   }
 
   #claim(k: string, origin: AnswerOrigin): Claim<WorkItem> {
+    this.#heardFrom(origin.peer);
     const held = this.#held.get(k);
     if (!held) return { stale: 'unknown' };
     if (held.claimed) return { stale: 'claimed' };
@@ -289,11 +373,20 @@ export class WorkDispatcher {
   }
 
   #unassign(held: Held): void {
-    if (!held.worker) return;
-    this.#load.set(held.worker.id, Math.max(0, (this.#load.get(held.worker.id) ?? 1) - 1));
+    const worker = this.#detach(held);
+    if (!worker) return;
+    this.#load.set(worker.id, Math.max(0, (this.#load.get(worker.id) ?? 1) - 1));
+    this.#pump();
+  }
+
+  /** The item leaves its worker (its hand-out token and deadline with it); returns that worker. */
+  #detach(held: Held): WorkerConnection | undefined {
+    const worker = held.worker;
     delete held.worker;
     delete held.token;
-    this.#pump();
+    clearTimeout(held.deadline);
+    delete held.deadline;
+    return worker;
   }
 
   #take(k: string): void {
@@ -328,29 +421,42 @@ export class WorkDispatcher {
         continue;
       }
       queue.delete(k);
+      const token = `${this.#tokenPrefix}-${++this.#tokens}`;
       held.worker = worker;
-      held.token = `${this.#tokenPrefix}-${++this.#tokens}`;
+      held.token = token;
       this.#load.set(worker.id, (this.#load.get(worker.id) ?? 0) + 1);
-      if (!worker.send(held.item, held.token)) {
+      if (!worker.send(held.item, token)) {
         // The stream died under us: its disconnect puts this item back.
         continue;
+      }
+      // Another replica's worker is timed by that replica, which runs it.
+      if (held.item.kind === 'orchestration' && !worker.remote && this.#taskTimeoutMs > 0) {
+        held.deadline = setTimeout(() => {
+          if (held.token === token) this.#markUnresponsive(worker, 'task_timeout');
+        }, this.#taskTimeoutMs);
+        held.deadline.unref();
       }
       this.events.dispatched?.(held.item);
     }
   }
 
   #usable(w: WorkerConnection, localOnly: boolean, hasLocal: boolean): boolean {
-    return !(w.remote && (localOnly || hasLocal)) && (this.#load.get(w.id) ?? 0) < this.maxPerWorker;
+    return !(w.remote && (localOnly || hasLocal)) && !this.#unresponsive.has(w.id) && (this.#load.get(w.id) ?? 0) < this.#maxPerWorker;
   }
 
   #hasRoom(localOnly: boolean): boolean {
-    const hasLocal = this.#workers.some((w) => !w.remote);
+    const hasLocal = this.#hasLiveLocal();
     return this.#workers.some((w) => this.#usable(w, localOnly, hasLocal));
   }
 
-  /** Local workers round robin; other replicas only while no local worker is connected at all. */
+  /** A local worker that may be offered work (another replica's workers are used only while there is none). */
+  #hasLiveLocal(): boolean {
+    return this.#workers.some((w) => !w.remote && !this.#unresponsive.has(w.id));
+  }
+
+  /** Local workers round robin; other replicas only while no responsive local worker is connected. */
   #pickWorker(item: WorkItem, localOnly: boolean): WorkerConnection | undefined {
-    const hasLocal = this.#workers.some((w) => !w.remote);
+    const hasLocal = this.#hasLiveLocal();
     const capability = capabilityOf(item);
     for (let n = 0; n < this.#workers.length; n++) {
       const w = this.#workers[(this.#next + n) % this.#workers.length] as WorkerConnection;

@@ -11,6 +11,7 @@ import type { Part } from '../util/lifecycle.js';
 import { ActorWorkflowEngine, type WorkerHub } from './actor-engine.js';
 import type { WorkflowEngine } from './engine.js';
 import { WorkflowMetrics } from './metrics.js';
+import { optional } from './optional.js';
 import { unavailableWorkflowEngine } from './unavailable-engine.js';
 
 export interface WorkflowHostOptions {
@@ -21,6 +22,8 @@ export interface WorkflowHostOptions {
   readonly replicas: () => WorkflowReplicas | undefined;
   readonly metrics: Registry;
   readonly log: Logger;
+  /** `--workflow-task-timeout`. */
+  readonly taskTimeoutMs?: number;
 }
 
 export class WorkflowHost implements Part {
@@ -65,7 +68,14 @@ export class WorkflowHost implements Part {
     const runtime = this.opts.actorRuntime();
     const replicas = this.opts.replicas();
     if (!runtime || !replicas) return Promise.resolve();
-    const engine = new ActorWorkflowEngine({ runtime, replicas, appId: this.opts.appId, metrics: this.#metrics, log: this.opts.log.child({ part: 'workflows' }) });
+    const engine = new ActorWorkflowEngine({
+      runtime,
+      replicas,
+      appId: this.opts.appId,
+      metrics: this.#metrics,
+      log: this.opts.log.child({ part: 'workflows' }),
+      ...optional('taskTimeoutMs', this.opts.taskTimeoutMs),
+    });
     this.#engine = engine;
     this.#hub = engine;
     this.#actorEngine = engine;

@@ -9,6 +9,7 @@ export class WorkflowMetrics {
   readonly connectedWorkers: Gauge;
   readonly staleAnswers: Counter<'kind' | 'reason'>;
   readonly refusedWork: Counter<'kind'>;
+  readonly unresponsiveWorkers: Counter<'reason'>;
 
   constructor(registry: Registry) {
     this.operations = new Counter({
@@ -50,6 +51,12 @@ export class WorkflowMetrics {
       name: 'svc_workflow_refused_work_total',
       help: 'Work items a worker answered "not registered" for and that went to another worker',
       labelNames: ['kind'],
+      registers: [registry],
+    });
+    this.unresponsiveWorkers = new Counter({
+      name: 'svc_workflow_unresponsive_workers_total',
+      help: 'Workers found unresponsive (reason: task_timeout, an orchestration task unanswered past the workflow-task timeout; stream_blocked, a work item stream not read that long); their work went to other workers',
+      labelNames: ['reason'],
       registers: [registry],
     });
   }

@@ -172,7 +172,7 @@ describe('workflow WorkDispatcher', () => {
   });
 
   it('keeps the order of a 100,000-item queue and leaves out what was withdrawn while queued', () => {
-    const d = new WorkDispatcher(1_000_000);
+    const d = new WorkDispatcher({ maxPerWorker: 1_000_000 });
     for (let t = 0; t < 100_000; t++) d.offer(act('big', t));
     for (let t = 0; t < 100_000; t += 2) d.dropActivity('big', t); // still queued: no worker yet
     d.offer(act('big', 0)); // offered again after its withdrawal: queued anew, at the end
@@ -186,7 +186,7 @@ describe('workflow WorkDispatcher', () => {
   });
 
   it('never gives a worker more than its limit of unanswered items', () => {
-    const d = new WorkDispatcher(2);
+    const d = new WorkDispatcher({ maxPerWorker: 2 });
     const w = new FakeWorker();
     d.connect(w);
     for (let t = 1; t <= 4; t++) d.offer(act('i', t));
@@ -304,6 +304,100 @@ describe('workflow WorkDispatcher', () => {
       d.connect(w);
       d.withdrawQueued(() => true);
       expect(d.hasOrchestration('kept')).to.equal(true);
+    });
+  });
+
+  describe('unresponsive workers', () => {
+    const TIMEOUT_MS = 40;
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+    /** A dispatcher with a short task timeout, the reasons it reported, a hung worker and a live one (each its own client). */
+    function setUp() {
+      const reports: { worker: number; reason: string; reoffered: string[] }[] = [];
+      const d = new WorkDispatcher(
+        { taskTimeoutMs: TIMEOUT_MS },
+        { workerUnresponsive: (w, reason, items) => reports.push({ worker: w.id, reason, reoffered: items.map((i) => `${i.kind}:${i.instanceId}`) }) },
+      );
+      const hung = new FakeWorker(undefined, 'ipv4:127.0.0.1:1001');
+      const live = new FakeWorker(undefined, 'ipv4:127.0.0.1:1002');
+      d.connect(hung);
+      d.connect(live);
+      return { d, reports, hung, live };
+    }
+
+    it('hands an orchestration batch left unanswered past the task timeout, and all that worker holds, to another worker', async () => {
+      const { d, reports, hung, live } = setUp();
+      d.offer(act('x', 1)); // → hung
+      d.offer(act('x', 2)); // → live
+      d.offer(orch('a')); // → hung
+      expect(hung.received.map((i) => i.instanceId)).to.deep.equal(['x', 'a']);
+      const answered = claimed(d.claimActivity('x', 2, { token: live.tokens[0] as string, peer: live.peer }));
+      if (answered) d.release(answered);
+      // Past the hung worker's deadline, before the live one's (set when it got the batch).
+      await sleep(TIMEOUT_MS * 1.5);
+      expect(reports).to.deep.equal([{ worker: hung.id, reason: 'task_timeout', reoffered: ['activity:x', 'orchestration:a'] }]);
+      expect(live.received.map((i) => `${i.kind}:${i.instanceId}`)).to.deep.equal(['activity:x', 'activity:x', 'orchestration:a']);
+      // Offered nothing more while it stays silent.
+      d.offer(orch('b'));
+      d.offer(orch('c'));
+      expect(hung.received).to.have.length(2);
+      expect(live.received.map((i) => i.instanceId).slice(3)).to.deep.equal(['b', 'c']);
+    });
+
+    it('treats the first worker\'s late answer as stale, and offers it work again once it answers', async () => {
+      const { d, hung, live } = setUp();
+      d.offer(orch('a'));
+      const lateToken = hung.tokens[0] as string;
+      await sleep(TIMEOUT_MS * 1.5);
+      expect(live.received.map((i) => i.instanceId)).to.deep.equal(['a']);
+      expect(d.claimOrchestration('a', { token: lateToken, peer: hung.peer })).to.deep.equal({ stale: 'token' });
+      // Without a token, an answer from the first worker's client is not taken for the live worker's either.
+      expect(d.claimOrchestration('a', { peer: hung.peer })).to.deep.equal({ stale: 'connection' });
+      const current = claimed(d.claimOrchestration('a', { token: live.tokens[0] as string, peer: live.peer }));
+      expect(current?.instanceId).to.equal('a');
+      d.offer(orch('b'));
+      d.offer(orch('c'));
+      expect(hung.received.map((i) => i.instanceId).slice(1)).to.have.length(1); // round robin again: one of b, c
+    });
+
+    it('finds a worker whose stream stays blocked by flow control unresponsive, not one that drains in time', async () => {
+      const { d, reports, hung, live } = setUp();
+      d.offer(act('x', 1)); // → hung
+      d.offer(act('y', 1)); // → live
+      d.writeBlocked(live);
+      d.writeDrained(live);
+      d.writeBlocked(hung);
+      await sleep(TIMEOUT_MS * 3);
+      expect(reports).to.deep.equal([{ worker: hung.id, reason: 'stream_blocked', reoffered: ['activity:x'] }]);
+      expect(live.received.map((i) => i.instanceId)).to.deep.equal(['y', 'x']);
+    });
+
+    it('leaves an unanswered activity with its worker (activities may run for hours)', async () => {
+      const { d, reports, hung } = setUp();
+      d.offer(act('x', 1));
+      await sleep(TIMEOUT_MS * 3);
+      expect(reports).to.deep.equal([]);
+      expect(claimed(d.claimActivity('x', 1, { token: hung.tokens[0] as string, peer: hung.peer }))?.taskId).to.equal(1);
+    });
+
+    it('times nothing with a task timeout of 0, nor batches another replica runs, and no batch answered in time', async () => {
+      const reports: string[] = [];
+      const off = new WorkDispatcher({ taskTimeoutMs: 0 }, { workerUnresponsive: (w) => reports.push(`off:${w.id}`) });
+      const w = new FakeWorker();
+      off.connect(w);
+      off.offer(orch('a'));
+      off.writeBlocked(w);
+      const timed = new WorkDispatcher({ taskTimeoutMs: TIMEOUT_MS }, { workerUnresponsive: (w) => reports.push(`remote:${w.id}`) });
+      timed.connect(new FakeWorker(true));
+      timed.offer(orch('r'));
+      const answers = new FakeWorker();
+      const inTime = new WorkDispatcher({ taskTimeoutMs: TIMEOUT_MS }, { workerUnresponsive: (w) => reports.push(`answered:${w.id}`) });
+      inTime.connect(answers);
+      inTime.offer(orch('q'));
+      const item = claimed(inTime.claimOrchestration('q', { token: answers.tokens[0] as string }));
+      if (item) inTime.release(item);
+      await sleep(TIMEOUT_MS * 3);
+      expect(reports).to.deep.equal([]);
     });
   });
 });

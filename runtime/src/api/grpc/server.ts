@@ -18,6 +18,13 @@ const REFLECTION_CONVERSIONS: Conversions = { longs: String, enums: String, byte
  * The gRPC API listener. Parts register their services before `start()`; stop drains calls, then forces after
  * the grace period. Long-lived streams (workflow work items) are ended by their owners before this stops.
  */
+export interface GrpcServerOptions {
+  /** Largest message received (and, when set, sent); default 16 MiB received. */
+  maxMessageBytes?: number;
+  /** Server pings to each client connection: every `timeMs`, closed when unanswered within `timeoutMs`. */
+  keepalive?: { timeMs: number; timeoutMs: number };
+}
+
 export class GrpcApiServer {
   readonly #server: grpc.Server;
   #started = false;
@@ -25,12 +32,15 @@ export class GrpcApiServer {
   constructor(
     private readonly host: string,
     private readonly port: number,
-    /** Largest message received (and, when set, sent); default 16 MiB received. */
-    maxMessageBytes?: number,
+    opts: GrpcServerOptions = {},
   ) {
+    const { maxMessageBytes, keepalive } = opts;
     this.#server = new grpc.Server({
       'grpc.max_receive_message_length': maxMessageBytes ?? 16 * 1024 * 1024,
       ...(maxMessageBytes !== undefined ? { 'grpc.max_send_message_length': maxMessageBytes } : {}),
+      // Pings find connections whose client is gone without a word (a stopped process, a broken network): their
+      // calls end, so a workflow worker's work goes to other workers.
+      ...(keepalive ? { 'grpc.keepalive_time_ms': keepalive.timeMs, 'grpc.keepalive_timeout_ms': keepalive.timeoutMs } : {}),
       'grpc.keepalive_permit_without_calls': 1,
       // Channelz bookkeeping costs CPU on every call and nothing here reads it.
       'grpc.enable_channelz': 0,

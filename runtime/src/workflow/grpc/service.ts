@@ -213,6 +213,7 @@ export function durableTaskService(opts: DurableTaskServiceOptions): { definitio
         return;
       }
       let open = true;
+      let blocked = false;
       const worker: WorkerConnection = {
         id: nextWorkerId++,
         peer: call.getPeer(),
@@ -222,7 +223,14 @@ export function durableTaskService(opts: DurableTaskServiceOptions): { definitio
           // its disconnect already handed the item out again.
           encodeWorkItem(item, completionToken, serializeWorkItem).then(
             (bytes) => {
-              if (open) call.write(bytes);
+              if (!open || call.write(bytes) || blocked) return;
+              // The worker is not reading: flow control holds what is written. Blocked too long, it is unresponsive.
+              blocked = true;
+              hub.writeBlocked(worker);
+              call.once('drain', () => {
+                blocked = false;
+                hub.writeDrained(worker);
+              });
             },
             (err: unknown) => log.error({ instanceId: item.instanceId, err: ensureError(err).message }, 'encoding a work item failed'),
           );
