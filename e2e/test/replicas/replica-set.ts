@@ -11,6 +11,8 @@ export interface ReplicaSetOptions {
   readonly args?: readonly string[];
   /** One real durabletask-js worker per replica, connected to that replica (default true). */
   readonly workers?: boolean;
+  /** More component files for every replica (file name → YAML), beside the actor store. */
+  readonly resources?: Readonly<Record<string, string>>;
 }
 
 interface PlacementMetadata {
@@ -55,7 +57,7 @@ export class ReplicaSet {
   }
 
   #startReplica(): Promise<SvcdProcess> {
-    return SvcdProcess.start({ appId: this.store.appId, resources: this.store.resources, args: ['--internal-grpc-port', '0', ...(this.opts.args ?? [])] });
+    return SvcdProcess.start({ appId: this.store.appId, resources: { ...this.store.resources, ...this.opts.resources }, args: ['--internal-grpc-port', '0', ...(this.opts.args ?? [])] });
   }
 
   /** A live replica chosen at random (every replica must answer every request as the owner would). */
@@ -103,6 +105,18 @@ export class ReplicaSet {
   async kill(i: number): Promise<void> {
     this.#dead.add(i);
     await this.replicas[i]!.kill();
+  }
+
+  /**
+   * A killed replica's pod comes back, as its Deployment replaces it: a new svcd (new ports, the same store) and a
+   * new worker process (the SDK worker does not reconnect after its sidecar died mid-stream).
+   */
+  async restart(i: number): Promise<void> {
+    await this.workers[i]?.kill();
+    await this.replicas[i]!.dispose();
+    this.replicas[i] = await this.#startReplica();
+    this.#dead.delete(i);
+    if (this.opts.workers !== false) await this.startWorker(i);
   }
 
   /** Graceful stop (SIGTERM) of replica i, as Kubernetes does in a rolling update; resolves once it exited. */
