@@ -135,7 +135,7 @@ describe('pub/sub with hostile subscribers (Redis streams, real svcd)', function
       }
       figure(`1 GiB answer: redelivered after ${Date.now() - t0} ms; svcd RSS ${before.toFixed(0)} → peak ${peak.toFixed(0)} MiB`);
       expect(peak - before, 'RSS growth while the app streams 1 GiB, MiB').to.be.below(64);
-      expect(svcd.output).to.match(/"topic":"huge".*max-request-size/);
+      expect(svcd.output).to.match(/"path":"\/huge".*larger than --max-request-size/);
     });
 
     it('b. a poison message (always 500) holds back the ones behind it only for its attempts, is offered again, and svcd keeps serving', async () => {
