@@ -145,6 +145,7 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
     app: appEvents,
     gate: appHealth ?? OPEN_GATE,
     appWaitMs: 30_000,
+    shutdownGraceMs: config.shutdownGracePeriodMs,
     pubsubs,
     declarative: () => loadSubscriptions(config, log),
     metrics: pubsubMetrics,

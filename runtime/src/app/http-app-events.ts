@@ -62,10 +62,10 @@ export class HttpAppEvents implements AppEvents {
     }
   }
 
-  async deliver(route: TopicRoute, event: CloudEvent, timeoutMs: number): Promise<DeliveryResult> {
+  async deliver(route: TopicRoute, event: CloudEvent, timeoutMs: number, signal: AbortSignal): Promise<DeliveryResult> {
     const headers: Record<string, string> = { 'content-type': CLOUDEVENT_CONTENT_TYPE, pubsubname: route.pubsubName, topic: route.topic };
     if (typeof event.traceparent === 'string') headers.traceparent = event.traceparent;
-    const res = await this.#send('POST', route.path, JSON.stringify(event), headers, timeoutMs);
+    const res = await this.#send('POST', route.path, JSON.stringify(event), headers, timeoutMs, signal);
     if ('error' in res) return { outcome: 'retry', detail: res.error };
     if (res.status === 404) return { outcome: 'drop', detail: `the app answered 404 for ${route.path}` };
     if (res.status < 200 || res.status > 299) return { outcome: 'retry', detail: `the app answered ${res.status}` };
@@ -83,7 +83,7 @@ export class HttpAppEvents implements AppEvents {
     return outcome ? { outcome, detail: `the app answered ${JSON.stringify(status)}` } : { outcome: 'retry', detail: `the app answered an unknown status ${JSON.stringify(status)}` };
   }
 
-  async deliverBulk(route: TopicRoute, entries: readonly BulkEntry[], timeoutMs: number): Promise<Map<string, DeliveryResult>> {
+  async deliverBulk(route: TopicRoute, entries: readonly BulkEntry[], timeoutMs: number, signal: AbortSignal): Promise<Map<string, DeliveryResult>> {
     const all = (result: DeliveryResult) => new Map(entries.map((e) => [e.entryId, result]));
     const body = JSON.stringify({
       id: randomUUID(),
@@ -97,7 +97,7 @@ export class HttpAppEvents implements AppEvents {
       topic: route.topic,
       type: BULK_EVENT_TYPE,
     });
-    const res = await this.#send('POST', route.path, body, { 'content-type': 'application/json' }, timeoutMs);
+    const res = await this.#send('POST', route.path, body, { 'content-type': 'application/json' }, timeoutMs, signal);
     if ('error' in res) return all({ outcome: 'retry', detail: res.error });
     if (res.status === 404) return all({ outcome: 'drop', detail: `the app answered 404 for ${route.path}` });
     if (res.status < 200 || res.status > 299) return all({ outcome: 'retry', detail: `the app answered ${res.status}` });
@@ -139,12 +139,13 @@ export class HttpAppEvents implements AppEvents {
     return 'status' in res && res.status >= 200 && res.status <= 299;
   }
 
-  async #send(method: string, path: string, body: string | undefined, headers: Record<string, string>, timeoutMs: number): Promise<Answer> {
+  async #send(method: string, path: string, body: string | undefined, headers: Record<string, string>, timeoutMs: number, signal?: AbortSignal): Promise<Answer> {
     try {
-      const res = await appRequest(this.#base + path, { method, ...(body !== undefined ? { body } : {}), headers, timeoutMs, maxBodyBytes: this.maxAnswerBytes });
+      const res = await appRequest(this.#base + path, { method, ...(body !== undefined ? { body } : {}), headers, timeoutMs, maxBodyBytes: this.maxAnswerBytes, ...(signal ? { signal } : {}) });
       return { status: res.status, text: res.body.toString('utf8') };
     } catch (err) {
       const e = ensureError(err);
+      if (signal?.aborted) return { error: 'cancelled: svcd is stopping' };
       // Not a network hiccup but the app's doing, retried until it stops: said where an operator looks.
       if (e instanceof AppAnswerTooLargeError) this.log.warn({ method, path, maxBytes: e.maxBodyBytes }, e.message);
       return { error: e instanceof AppTimeoutError || e instanceof AppAnswerTooLargeError ? e.message : `cannot reach the app: ${e.message}` };
