@@ -120,6 +120,7 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
     idleTimeoutMs: config.actorIdleTimeoutMs,
     // App-hosted actors are called over HTTP only (as with Dapr): a gRPC app channel hosts none.
     appPort: config.appProtocol === 'http' ? config.appPort : 0,
+    appMaxAnswerBytes: config.maxRequestSizeBytes,
     appConfigWaitMs: 30_000,
     drainTimeoutMs: config.shutdownGracePeriodMs,
     placement: {
@@ -135,7 +136,7 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
   const pubsubs = new PubSubs(components, config.appId);
   const pubsubMetrics = new PubSubMetrics(metrics);
   const appLog = log.child({ scope: 'app-channel' });
-  const appEvents: AppEvents = config.appProtocol === 'grpc' ? new GrpcAppEvents(config.appPort, appLog) : new HttpAppEvents(config.appPort, appLog);
+  const appEvents: AppEvents = config.appProtocol === 'grpc' ? new GrpcAppEvents(config.appPort, appLog) : new HttpAppEvents(config.appPort, appLog, config.maxRequestSizeBytes);
   const appHealth = config.appHealth && config.appPort !== 0 ? appHealthMonitor(appEvents, config.appHealth, appLog) : undefined;
   const subscriptions = new PubSubHost({
     appId: config.appId,
@@ -144,6 +145,7 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
     app: appEvents,
     gate: appHealth ?? OPEN_GATE,
     appWaitMs: 30_000,
+    shutdownGraceMs: config.shutdownGracePeriodMs,
     pubsubs,
     declarative: () => loadSubscriptions(config, log),
     metrics: pubsubMetrics,

@@ -20,6 +20,8 @@ export class AppChannel {
   constructor(
     private readonly port: number,
     private readonly log: Logger,
+    /** The largest answer read from the app (`--max-request-size`); a larger one fails the call. */
+    private readonly maxAnswerBytes: number,
   ) {}
 
   get baseUrl(): string {
@@ -60,6 +62,7 @@ export class AppChannel {
         method,
         ...(body !== undefined && { body, headers: { 'content-type': 'application/json' } }),
         timeoutMs: CALL_TIMEOUT_MS,
+        maxBodyBytes: this.maxAnswerBytes,
       });
     } catch (err) {
       throw new RuntimeError('ERR_ACTOR_INVOKE_METHOD', `error invoking the app at ${method} ${path}: ${ensureError(err).message}`, { cause: err });

@@ -19,6 +19,8 @@ export interface ActorHostOptions {
   readonly idleTimeoutMs: number;
   /** 0: no app channel. */
   readonly appPort: number;
+  /** The largest answer read from the app (`--max-request-size`). */
+  readonly appMaxAnswerBytes: number;
   /** How long start-up waits for the app to answer `/dapr/config`. */
   readonly appConfigWaitMs: number;
   readonly drainTimeoutMs: number;
@@ -72,7 +74,7 @@ export class ActorHost {
     }
     let idleTimeoutMs = this.opts.idleTimeoutMs;
     let appTypes: readonly string[] = [];
-    const channel = this.opts.appPort !== 0 ? new AppChannel(this.opts.appPort, log) : undefined;
+    const channel = this.opts.appPort !== 0 ? new AppChannel(this.opts.appPort, log, this.opts.appMaxAnswerBytes) : undefined;
     if (channel) {
       const config = await channel.readActorConfig(this.opts.appConfigWaitMs);
       // svcd's own types are out of the app's reach (public-actors.ts): an app cannot host one either.

@@ -42,9 +42,13 @@ export interface AppEvents {
    * waiting up to `waitMs` for the app to listen. An app that has none, or cannot say, gives [] (logged).
    */
   subscriptions(waitMs: number): Promise<{ entries: unknown[]; source: string }>;
-  deliver(route: TopicRoute, event: CloudEvent, timeoutMs: number): Promise<DeliveryResult>;
-  /** The outcome of every entry; entries the app did not answer for are retried. */
-  deliverBulk(route: TopicRoute, entries: readonly BulkEntry[], timeoutMs: number): Promise<Map<string, DeliveryResult>>;
+  /**
+   * One attempt. `signal` cancels it (svcd stopping and the grace period over): the call to the app is abandoned
+   * and the result is a retry, so the message stays with the broker.
+   */
+  deliver(route: TopicRoute, event: CloudEvent, timeoutMs: number, signal: AbortSignal): Promise<DeliveryResult>;
+  /** The outcome of every entry; entries the app did not answer for are retried. `signal` as for `deliver`. */
+  deliverBulk(route: TopicRoute, entries: readonly BulkEntry[], timeoutMs: number, signal: AbortSignal): Promise<Map<string, DeliveryResult>>;
   /** Does the app take events of this input binding? Unsure (not listening yet) counts as yes. */
   listensForBinding(name: string, path: string): Promise<boolean>;
   /** One attempt: the app's answer body when it took the event, else why not. */

@@ -25,12 +25,19 @@ import type { CloudEvent } from '../pubsub/cloudevents.js';
 import { ceFields } from './topic-event-wire.js';
 import { statusOutcome, type AppEvents, type BindingEvent, type BulkEntry, type DeliveryResult, type TopicRoute } from './app-events.js';
 
-type Invoke<Res> = (md: grpc.Metadata, opts: grpc.CallOptions, cb: (err: grpc.ServiceError | null, res?: Res) => void) => unknown;
+type Invoke<Res> = (md: grpc.Metadata, opts: grpc.CallOptions, cb: (err: grpc.ServiceError | null, res?: Res) => void) => grpc.ClientUnaryCall;
 
-/** One unary call with a deadline. */
-function call<Res>(invoke: Invoke<Res>, timeoutMs: number): Promise<Res> {
+/** One unary call with a deadline; `signal` cancels it (it fails with CANCELLED). */
+function call<Res>(invoke: Invoke<Res>, timeoutMs: number, signal?: AbortSignal): Promise<Res> {
   return new Promise((resolve, reject) => {
-    invoke(new grpc.Metadata(), { deadline: Date.now() + timeoutMs }, (err, res) => (err ? reject(err) : resolve(res!)));
+    const cancel = () => unary.cancel();
+    const unary = invoke(new grpc.Metadata(), { deadline: Date.now() + timeoutMs }, (err, res) => {
+      signal?.removeEventListener('abort', cancel);
+      if (err) reject(err);
+      else resolve(res!);
+    });
+    if (signal?.aborted) cancel();
+    else signal?.addEventListener('abort', cancel, { once: true });
   });
 }
 
@@ -90,10 +97,10 @@ export class GrpcAppEvents implements AppEvents {
     }
   }
 
-  async deliver(route: TopicRoute, event: CloudEvent, timeoutMs: number): Promise<DeliveryResult> {
+  async deliver(route: TopicRoute, event: CloudEvent, timeoutMs: number, signal: AbortSignal): Promise<DeliveryResult> {
     const req: TopicEventRequest = { ...ceFields(event), topic: route.topic, pubsubName: route.pubsubName, path: route.path };
     try {
-      const res = await call<TopicEventResponse__Output>((md, o, cb) => this.#app.OnTopicEvent(req, md, o, cb), timeoutMs);
+      const res = await call<TopicEventResponse__Output>((md, o, cb) => this.#app.OnTopicEvent(req, md, o, cb), timeoutMs, signal);
       const outcome = statusOutcome(res.status) ?? 'retry';
       return { outcome, detail: `the app answered ${res.status}` };
     } catch (err) {
@@ -101,7 +108,7 @@ export class GrpcAppEvents implements AppEvents {
     }
   }
 
-  async deliverBulk(route: TopicRoute, entries: readonly BulkEntry[], timeoutMs: number): Promise<Map<string, DeliveryResult>> {
+  async deliverBulk(route: TopicRoute, entries: readonly BulkEntry[], timeoutMs: number, signal: AbortSignal): Promise<Map<string, DeliveryResult>> {
     const all = (result: DeliveryResult) => new Map(entries.map((e) => [e.entryId, result]));
     const req: TopicEventBulkRequest = {
       id: randomUUID(),
@@ -118,10 +125,10 @@ export class GrpcAppEvents implements AppEvents {
     };
     let res: TopicEventBulkResponse__Output;
     try {
-      res = await call<TopicEventBulkResponse__Output>((md, o, cb) => this.#app.OnBulkTopicEvent(req, md, o, cb), timeoutMs).catch((err: unknown) => {
+      res = await call<TopicEventBulkResponse__Output>((md, o, cb) => this.#app.OnBulkTopicEvent(req, md, o, cb), timeoutMs, signal).catch((err: unknown) => {
         // SDKs that predate the stable name serve only AppCallbackAlpha.
         if (codeOf(err) !== grpc.status.UNIMPLEMENTED) throw err;
-        return call<TopicEventBulkResponse__Output>((md, o, cb) => this.#alpha.OnBulkTopicEventAlpha1(req, md, o, cb), timeoutMs);
+        return call<TopicEventBulkResponse__Output>((md, o, cb) => this.#alpha.OnBulkTopicEventAlpha1(req, md, o, cb), timeoutMs, signal);
       });
     } catch (err) {
       return all({ outcome: 'retry', detail: `OnBulkTopicEvent failed: ${ensureError(err).message}` });

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { ensureError } from '../errors/runtime-error.js';
 import { CLOUDEVENT_CONTENT_TYPE, type CloudEvent } from '../pubsub/cloudevents.js';
 import type { Logger } from '../log/logger.js';
-import { appRequest, AppTimeoutError } from './app-http.js';
+import { AppAnswerTooLargeError, appRequest, AppTimeoutError } from './app-http.js';
 import { statusOutcome, type AppEvents, type BindingEvent, type BulkEntry, type DeliveryResult, type TopicRoute } from './app-events.js';
 
 export const BULK_EVENT_TYPE = 'com.dapr.event.sent.bulk';
@@ -25,6 +25,8 @@ export class HttpAppEvents implements AppEvents {
   constructor(
     port: number,
     private readonly log: Logger,
+    /** The largest answer read from the app (`--max-request-size`); a larger one is a failed call. */
+    private readonly maxAnswerBytes: number,
   ) {
     this.#base = `http://127.0.0.1:${port}`;
   }
@@ -60,10 +62,10 @@ export class HttpAppEvents implements AppEvents {
     }
   }
 
-  async deliver(route: TopicRoute, event: CloudEvent, timeoutMs: number): Promise<DeliveryResult> {
+  async deliver(route: TopicRoute, event: CloudEvent, timeoutMs: number, signal: AbortSignal): Promise<DeliveryResult> {
     const headers: Record<string, string> = { 'content-type': CLOUDEVENT_CONTENT_TYPE, pubsubname: route.pubsubName, topic: route.topic };
     if (typeof event.traceparent === 'string') headers.traceparent = event.traceparent;
-    const res = await this.#send('POST', route.path, JSON.stringify(event), headers, timeoutMs);
+    const res = await this.#send('POST', route.path, JSON.stringify(event), headers, timeoutMs, signal);
     if ('error' in res) return { outcome: 'retry', detail: res.error };
     if (res.status === 404) return { outcome: 'drop', detail: `the app answered 404 for ${route.path}` };
     if (res.status < 200 || res.status > 299) return { outcome: 'retry', detail: `the app answered ${res.status}` };
@@ -81,7 +83,7 @@ export class HttpAppEvents implements AppEvents {
     return outcome ? { outcome, detail: `the app answered ${JSON.stringify(status)}` } : { outcome: 'retry', detail: `the app answered an unknown status ${JSON.stringify(status)}` };
   }
 
-  async deliverBulk(route: TopicRoute, entries: readonly BulkEntry[], timeoutMs: number): Promise<Map<string, DeliveryResult>> {
+  async deliverBulk(route: TopicRoute, entries: readonly BulkEntry[], timeoutMs: number, signal: AbortSignal): Promise<Map<string, DeliveryResult>> {
     const all = (result: DeliveryResult) => new Map(entries.map((e) => [e.entryId, result]));
     const body = JSON.stringify({
       id: randomUUID(),
@@ -95,7 +97,7 @@ export class HttpAppEvents implements AppEvents {
       topic: route.topic,
       type: BULK_EVENT_TYPE,
     });
-    const res = await this.#send('POST', route.path, body, { 'content-type': 'application/json' }, timeoutMs);
+    const res = await this.#send('POST', route.path, body, { 'content-type': 'application/json' }, timeoutMs, signal);
     if ('error' in res) return all({ outcome: 'retry', detail: res.error });
     if (res.status === 404) return all({ outcome: 'drop', detail: `the app answered 404 for ${route.path}` });
     if (res.status < 200 || res.status > 299) return all({ outcome: 'retry', detail: `the app answered ${res.status}` });
@@ -124,7 +126,7 @@ export class HttpAppEvents implements AppEvents {
     // As Dapr apps read them: each metadata entry a header of its own name (none that would change the request).
     for (const [k, v] of Object.entries(event.metadata)) if (/^[\w.-]+$/.test(k) && !RESERVED_HEADERS.has(k.toLowerCase()) && /^[\t\x20-\x7e]*$/.test(v)) headers[k] = v;
     try {
-      const res = await appRequest(this.#base + path, { method: 'POST', body: event.data, headers, timeoutMs });
+      const res = await appRequest(this.#base + path, { method: 'POST', body: event.data, headers, timeoutMs, maxBodyBytes: this.maxAnswerBytes });
       if (res.status >= 200 && res.status <= 299) return { taken: true, reply: res.body };
       return { taken: false, reason: `the app answered ${res.status}` };
     } catch (err) {
@@ -137,13 +139,16 @@ export class HttpAppEvents implements AppEvents {
     return 'status' in res && res.status >= 200 && res.status <= 299;
   }
 
-  async #send(method: string, path: string, body: string | undefined, headers: Record<string, string>, timeoutMs: number): Promise<Answer> {
+  async #send(method: string, path: string, body: string | undefined, headers: Record<string, string>, timeoutMs: number, signal?: AbortSignal): Promise<Answer> {
     try {
-      const res = await appRequest(this.#base + path, { method, ...(body !== undefined ? { body } : {}), headers, timeoutMs });
+      const res = await appRequest(this.#base + path, { method, ...(body !== undefined ? { body } : {}), headers, timeoutMs, maxBodyBytes: this.maxAnswerBytes, ...(signal ? { signal } : {}) });
       return { status: res.status, text: res.body.toString('utf8') };
     } catch (err) {
       const e = ensureError(err);
-      return { error: e instanceof AppTimeoutError ? e.message : `cannot reach the app: ${e.message}` };
+      if (signal?.aborted) return { error: 'cancelled: svcd is stopping' };
+      // Not a network hiccup but the app's doing, retried until it stops: said where an operator looks.
+      if (e instanceof AppAnswerTooLargeError) this.log.warn({ method, path, maxBytes: e.maxBodyBytes }, e.message);
+      return { error: e instanceof AppTimeoutError || e instanceof AppAnswerTooLargeError ? e.message : `cannot reach the app: ${e.message}` };
     }
   }
 }

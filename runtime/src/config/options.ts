@@ -47,7 +47,7 @@ export const OPTIONS = [
   { flag: 'log-as-json', env: 'SVC_LOG_AS_JSON', kind: 'bool', description: 'Write logs as JSON lines instead of readable text', default: 'false' },
   { flag: 'api-token', env: 'SVC_API_TOKEN', kind: 'string', envOnly: true, description: 'API token required on every API but health (env only)' },
   { flag: 'enable-ui', env: 'SVC_ENABLE_UI', kind: 'bool', description: 'Serve the web UI at /ui/ on the HTTP API port (workflow instances, histories, actions; it asks for the API token when one is set)', default: 'true' },
-  { flag: 'max-request-size', env: 'SVC_MAX_REQUEST_SIZE', kind: 'size', description: 'Largest accepted request body (e.g. 4Mi, 512Ki, 1048576)', default: '4Mi' },
+  { flag: 'max-request-size', env: 'SVC_MAX_REQUEST_SIZE', kind: 'size', description: 'Largest accepted request body, and largest answer read from the app (e.g. 4Mi, 512Ki, 1048576)', default: '4Mi' },
   { flag: 'component-init-timeout', env: 'SVC_COMPONENT_INIT_TIMEOUT', kind: 'duration', description: 'Default init timeout per component when spec.initTimeout is unset', default: '5s' },
   { flag: 'app-port', env: 'SVC_APP_PORT', kind: 'port', description: 'Port of the app on 127.0.0.1 (actor callbacks, /dapr/config); 0 means no app channel', default: '0' },
   { flag: 'app-protocol', env: 'SVC_APP_PROTOCOL', kind: 'enum', choices: ['http', 'grpc'], description: 'How svcd calls the app: http, or grpc (the AppCallback service: subscriptions, topic and binding events; actors need http)', default: 'http' },

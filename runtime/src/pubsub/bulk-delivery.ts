@@ -44,7 +44,8 @@ export class BulkDelivery {
     private readonly app: TopicDelivery,
     private readonly gate: AppGate,
     private readonly outcomes: BulkOutcomes,
-    private readonly stopped: AbortSignal,
+    /** `stopped`: no new attempt starts; `cancelled`: attempts in flight are abandoned (the grace period is over). */
+    private readonly signals: { readonly stopped: AbortSignal; readonly cancelled: AbortSignal },
   ) {}
 
   /**
@@ -77,10 +78,10 @@ export class BulkDelivery {
     const route = { pubsubName: this.sub.pubsubName, topic: this.sub.topic, path };
     let pending = first;
     for (let attempt = 1; ; attempt++) {
-      await this.gate.whenHealthy(this.stopped);
-      if (this.stopped.aborted) throw new Error('svcd is stopping; the broker keeps the messages');
+      await this.gate.whenHealthy(this.signals.stopped);
+      if (this.signals.stopped.aborted) throw new Error('svcd is stopping; the broker keeps the messages');
       const t0 = performance.now();
-      const results = await this.app.deliverBulk(route, pending.map((p) => p.entry), this.policy.timeoutMs);
+      const results = await this.app.deliverBulk(route, pending.map((p) => p.entry), this.policy.timeoutMs, this.signals.cancelled);
       const latency = (performance.now() - t0) / 1000;
       const again: Pending[] = [];
       for (const p of pending) {
@@ -93,7 +94,7 @@ export class BulkDelivery {
         else p.done.reject(new Error(`not delivered after ${attempt} attempts (${result.detail}); the broker keeps the message`));
       }
       if (again.length === 0) return;
-      await sleep(retryDelay(this.policy, attempt), undefined, { signal: this.stopped }).catch(() => undefined);
+      await sleep(retryDelay(this.policy, attempt), undefined, { signal: this.signals.stopped }).catch(() => undefined);
       pending = again;
     }
   }

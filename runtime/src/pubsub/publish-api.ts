@@ -25,6 +25,13 @@ export interface BulkPublishResult {
   readonly failedEntries: FailedEntry[];
 }
 
+/**
+ * Entries of one bulk publish handed to a broker without a bulk call at once, at most. All at once, the 120,000
+ * entries that fit a 4 MiB request took svcd from 87 to 480 MiB (each a pending command and promise); a few such
+ * requests side by side would take gigabytes. Enough in flight to keep the broker's connection busy.
+ */
+const BULK_ENTRIES_IN_FLIGHT = 64;
+
 /** Reads `ttlInSeconds` (a positive whole number of seconds) or fails with ERR_PUBSUB_REQUEST_METADATA. */
 function ttlSeconds(metadata: Readonly<Record<string, string>>): number | undefined {
   const text = metadata.ttlInSeconds;
@@ -46,7 +53,7 @@ export class PublishApi {
     await this.#send(target, topic, message, input.metadata);
   }
 
-  /** Every entry is tried (in parallel); the result lists those the broker did not take, with the reason. */
+  /** Every entry is tried (BULK_ENTRIES_IN_FLIGHT at a time); the result lists those the broker did not take, with the reason. */
   async bulkPublish(pubsubName: string, topic: string, entries: readonly BulkPublishEntry[], metadata: Readonly<Record<string, string>>): Promise<BulkPublishResult> {
     const target = this.pubsubs.resolve(pubsubName, topic, 'publish');
     const seen = new Set<string>();
@@ -58,8 +65,16 @@ export class PublishApi {
     // Every entry is checked and wrapped before any is sent: a malformed one fails the request, none published.
     const messages = entries.map((e) => ({ entryId: e.entryId, metadata: { ...metadata, ...e.metadata }, ...this.#message(pubsubName, topic, { ...e, metadata: { ...metadata, ...e.metadata } }) }));
     if (target.pubsub.bulkPublish) return { failedEntries: await this.#sendBulk(target, topic, messages, metadata) };
-    const outcomes = await Promise.allSettled(messages.map((m) => this.#send(target, topic, m, m.metadata)));
-    const failedEntries = outcomes.flatMap((o, i) => (o.status === 'rejected' ? [{ entryId: messages[i]!.entryId, error: ensureError(o.reason).message }] : []));
+    const errors: (string | undefined)[] = new Array<string | undefined>(messages.length);
+    let next = 0;
+    const sender = async (): Promise<void> => {
+      for (let i = next++; i < messages.length; i = next++) {
+        const m = messages[i]!;
+        await this.#send(target, topic, m, m.metadata).catch((err: unknown) => (errors[i] = ensureError(err).message));
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(BULK_ENTRIES_IN_FLIGHT, messages.length) }, sender));
+    const failedEntries = messages.flatMap((m, i) => (errors[i] === undefined ? [] : [{ entryId: m.entryId, error: errors[i] }]));
     return { failedEntries };
   }
 

@@ -24,6 +24,8 @@ export interface PubSubHostOptions {
   /** Holds deliveries to the app while it is unhealthy (app health checks). */
   readonly gate: AppGate;
   readonly appWaitMs: number;
+  /** How long stopping waits for deliveries in flight before cancelling them (--shutdown-grace-period). */
+  readonly shutdownGraceMs: number;
   readonly pubsubs: PubSubs;
   readonly declarative: () => Promise<Subscription[]>;
   readonly metrics: PubSubMetrics;
@@ -89,7 +91,7 @@ export class PubSubHost implements Part {
       stop: async () => {
         if (!this.#runners.includes(runner)) return;
         this.#runners = this.#runners.filter((r) => r !== runner);
-        await runner.stop();
+        await runner.stop(this.opts.shutdownGraceMs);
         this.opts.log.info({ pubsub: sub.pubsubName, topic: sub.topic }, 'streaming subscription ended');
       },
     };
@@ -98,7 +100,7 @@ export class PubSubHost implements Part {
   async stop(): Promise<void> {
     const runners = this.#runners;
     this.#runners = [];
-    await Promise.all(runners.map((r) => r.stop()));
+    await Promise.all(runners.map((r) => r.stop(this.opts.shutdownGraceMs)));
   }
 
   /** For `/v1.0/metadata`. */

@@ -3,7 +3,8 @@
  * each to a path of the app, delivers it, and acts on the answer — success acknowledges; drop acknowledges after
  * moving the message to the dead-letter topic when there is one; retry redelivers after a backoff, up to
  * `maxDeliveryAttempts`, then dead-letters it or (no dead-letter topic) hands it back to the broker unacknowledged,
- * so a message is never lost: the broker redelivers it (and after a crash of svcd, too).
+ * so a message is never lost: the broker redelivers it (and after a crash of svcd, too). Stopping lets deliveries
+ * in flight finish within the grace period, then cancels them: what they carried stays with the broker.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ensureError } from '../errors/runtime-error.js';
@@ -20,7 +21,10 @@ import type { ReceivedMessage, TopicSubscription } from './types.js';
 
 export class SubscriptionRunner {
   readonly #policy: DeliveryPolicy;
+  /** Stopping: no new attempt starts. */
   readonly #stopped = new AbortController();
+  /** The grace period is over: attempts in flight are cancelled. */
+  readonly #cancelled = new AbortController();
   /** Set for a bulk subscription: events go to the app in batches. */
   readonly #bulk: BulkDelivery | undefined;
   #subscription: TopicSubscription | undefined;
@@ -33,7 +37,7 @@ export class SubscriptionRunner {
     this.#policy = deliveryPolicy(sub.metadata, `subscription from ${sub.source}`, 'ERR_PUBSUB_SUBSCRIPTION_INVALID');
     if (sub.bulk) {
       const outcomes = { observed: (r: DeliveryResult, seconds: number) => this.#observe(r, seconds), deadLetterOrDrop: (e: CloudEvent, why: DeliveryResult) => this.#deadLetterOrDrop(e, why) };
-      this.#bulk = new BulkDelivery(sub, sub.bulk, this.#policy, deps.app, deps.gate, outcomes, this.#stopped.signal);
+      this.#bulk = new BulkDelivery(sub, sub.bulk, this.#policy, deps.app, deps.gate, outcomes, { stopped: this.#stopped.signal, cancelled: this.#cancelled.signal });
     }
   }
 
@@ -46,10 +50,20 @@ export class SubscriptionRunner {
     );
   }
 
-  async stop(): Promise<void> {
+  /**
+   * Waits up to `graceMs` for the deliveries in flight, then cancels them. Without the bound an app that never
+   * answers held svcd's stop for the whole `deliveryTimeout` (a minute by default) whatever --shutdown-grace-period
+   * said; the cancelled messages are not acknowledged, so the broker offers them again.
+   */
+  async stop(graceMs: number): Promise<void> {
     this.#stopped.abort();
     this.#bulk?.close();
-    await this.#subscription?.close();
+    const timer = setTimeout(() => this.#cancelled.abort(), graceMs);
+    try {
+      await this.#subscription?.close();
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   get #labels() {
@@ -89,7 +103,7 @@ export class SubscriptionRunner {
 
   async #deliverOnce(route: TopicRoute, event: CloudEvent): Promise<DeliveryResult> {
     const t0 = performance.now();
-    const result = await this.deps.app.deliver(route, event, this.#policy.timeoutMs);
+    const result = await this.deps.app.deliver(route, event, this.#policy.timeoutMs, this.#cancelled.signal);
     this.#observe(result, (performance.now() - t0) / 1000);
     return result;
   }

@@ -26,6 +26,14 @@ export interface AppAnswer {
   readonly bodyFor?: (delivery: Delivery) => unknown;
   /** Answer only after this long (a slow app; deliveries stay in flight meanwhile). */
   readonly delayMs?: number;
+  /** Answer only once this settles (an app that holds the request until the test lets it go). */
+  readonly until?: Promise<unknown>;
+  /** The body written as it is, instead of `body` as JSON (an answer that is not JSON). */
+  readonly raw?: string;
+  /** No answer: the connection is reset (destroyed) instead. */
+  readonly reset?: boolean;
+  /** A body of this many bytes (`x`), streamed as fast as the receiver takes it: an app answering far too much. */
+  readonly bodyBytes?: number;
 }
 
 export class SubscriberApp {
@@ -90,7 +98,21 @@ export class SubscriberApp {
     const scripted = this.answers.get(path);
     const answer = scripted && scripted.length > 1 ? scripted.shift()! : (scripted?.[0] ?? { status: 200, body: { status: 'SUCCESS' } });
     if (answer.delayMs) await new Promise((r) => setTimeout(r, answer.delayMs));
+    if (answer.until) await answer.until;
+    if (answer.reset) {
+      req.socket.destroy();
+      return;
+    }
     if (res.destroyed) return;
+    if (answer.bodyBytes !== undefined) {
+      res.writeHead(answer.status, { 'content-type': 'text/plain' });
+      await streamBytes(res, answer.bodyBytes);
+      return;
+    }
+    if (answer.raw !== undefined) {
+      res.writeHead(answer.status, { 'content-type': 'text/plain' }).end(answer.raw);
+      return;
+    }
     const body = answer.bodyFor ? answer.bodyFor(delivery) : answer.body;
     res.writeHead(answer.status, { 'content-type': 'application/json' }).end(body === undefined ? '' : JSON.stringify(body));
   }
@@ -116,6 +138,23 @@ export class SubscriberApp {
   stop(): Promise<void> {
     return new Promise((resolve) => this.server.close(() => resolve()));
   }
+}
+
+/** Writes `total` bytes in 64 KiB chunks, waiting for the receiver between them; stops when the connection ends. */
+async function streamBytes(res: ServerResponse, total: number): Promise<void> {
+  const chunk = Buffer.alloc(64 * 1024, 0x78);
+  for (let sent = 0; sent < total && !res.destroyed; sent += chunk.length) {
+    if (!res.write(chunk.subarray(0, Math.min(chunk.length, total - sent)))) {
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          res.off('drain', done).off('close', done);
+          resolve();
+        };
+        res.on('drain', done).on('close', done);
+      });
+    }
+  }
+  if (!res.destroyed) res.end();
 }
 
 function parseObject(text: string): Record<string, unknown> {

@@ -29,27 +29,31 @@ class StreamDelivery implements TopicDelivery {
 
   constructor(private readonly stream: Stream) {}
 
-  deliver(route: TopicRoute, event: CloudEvent, timeoutMs: number): Promise<DeliveryResult> {
+  deliver(route: TopicRoute, event: CloudEvent, timeoutMs: number, signal: AbortSignal): Promise<DeliveryResult> {
     if (this.#gone) return Promise.resolve({ outcome: 'retry', detail: this.#gone });
+    if (signal.aborted) return Promise.resolve({ outcome: 'retry', detail: 'cancelled: svcd is stopping' });
     return new Promise<DeliveryResult>((resolve) => {
+      const cancel = () => settle({ outcome: 'retry', detail: 'cancelled: svcd is stopping' });
       const settle = (r: DeliveryResult) => {
         clearTimeout(timer);
+        signal.removeEventListener('abort', cancel);
         const list = this.#waiting.get(event.id)?.filter((w) => w !== settle) ?? [];
         if (list.length > 0) this.#waiting.set(event.id, list);
         else this.#waiting.delete(event.id);
         resolve(r);
       };
       const timer = setTimeout(() => settle({ outcome: 'retry', detail: `the subscriber did not answer within ${timeoutMs} ms` }), timeoutMs);
+      signal.addEventListener('abort', cancel, { once: true });
       this.#waiting.set(event.id, [...(this.#waiting.get(event.id) ?? []), settle]);
       this.stream.write({ eventMessage: { ...ceFields(event), topic: route.topic, pubsubName: route.pubsubName, path: route.path } });
     });
   }
 
   /** Streaming subscriptions have no bulk form: entries go one by one. */
-  async deliverBulk(route: TopicRoute, entries: readonly BulkEntry[], timeoutMs: number): Promise<Map<string, DeliveryResult>> {
+  async deliverBulk(route: TopicRoute, entries: readonly BulkEntry[], timeoutMs: number, signal: AbortSignal): Promise<Map<string, DeliveryResult>> {
     const out = new Map<string, DeliveryResult>();
     for (const e of entries) {
-      out.set(e.entryId, Buffer.isBuffer(e.event) ? { outcome: 'drop', detail: 'raw payloads cannot go to a streaming subscription' } : await this.deliver(route, e.event, timeoutMs));
+      out.set(e.entryId, Buffer.isBuffer(e.event) ? { outcome: 'drop', detail: 'raw payloads cannot go to a streaming subscription' } : await this.deliver(route, e.event, timeoutMs, signal));
     }
     return out;
   }
