@@ -54,8 +54,9 @@ export class SubscriberApp {
     private readonly subscriptions: unknown[],
   ) {}
 
-  static async start(subscriptions: unknown[] = []): Promise<SubscriberApp> {
-    const port = await freePort();
+  /** On `port` when given (the app coming back where svcd expects it), else on a free one. */
+  static async start(subscriptions: unknown[] = [], port?: number): Promise<SubscriberApp> {
+    port ??= await freePort();
     const holder: { app?: SubscriberApp } = {};
     const server = createServer((req, res) => void holder.app!.handle(req, res));
     const app = (holder.app = new SubscriberApp(server, port, subscriptions));
