@@ -17,6 +17,7 @@ const BENCHES: { script: string; nodeArgs?: string[] }[] = [
   { script: 'startup.js' },
   { script: 'replicas.js' },
   { script: 'pubsub.js' },
+  { script: 'pubsub-backlog.js' },
   { script: 'store-outage.js' },
 ];
 
