@@ -177,4 +177,72 @@ describe('svc init and svc run', function () {
     expect(exit.code, run.output).to.equal(3);
     expect(run.output).to.include('svc: the app exited with code 3').and.include('svcd stopped');
   });
+  it('svc run --app-port starts an app that listens late: svcd waits for it, both run', async () => {
+    const [http, appPort] = [await freePort(), await freePort()];
+    // An app with no actors and no subscriptions that opens its port only after a second.
+    const appCode = `setTimeout(() => require('node:http').createServer((q, r) => r.writeHead(404).end()).listen(${appPort}, '127.0.0.1', () => console.log('app listening')), 1000)`;
+    const run = new TestChildProcess(
+      spawn(process.execPath, [SVC, 'run', '--app-id', 'cli-late', '--http-port', String(http), '--grpc-port', String(await freePort()), '--metrics-port', '0', '--app-port', String(appPort), '--', process.execPath, '-e', appCode], { cwd: dir }),
+    );
+    try {
+      await eventually('svcd ready', () => Promise.resolve(run.output.includes('svc: svcd ready')), 30_000);
+      expect(run.output).to.include('[app] app listening');
+      expect(run.output.indexOf('svc: starting the app')).to.be.below(run.output.indexOf('svc: svcd ready'));
+      expect((await fetch(`http://127.0.0.1:${http}/v1.0/healthz`)).status).to.equal(204);
+    } finally {
+      run.child.kill('SIGINT');
+      await run.exited;
+    }
+  });
+
+  it('svc run refuses ports already taken, naming the port, instead of calling another svcd ready', async () => {
+    const other = await SvcdProcess.start({ args: ['--metrics-port', '0'] });
+    try {
+      const res = await svc(['run', '--app-id', 'cli-taken', '--http-port', String(other.ports.http), '--grpc-port', String(await freePort()), '--metrics-port', '0'], { cwd: dir });
+      expect(res.code).to.equal(1);
+      expect(res.stderr).to.include(`port ${other.ports.http} (--http-port) is already in use`);
+      expect(res.stdout).to.not.include('svcd ready').and.not.include('starting svcd');
+    } finally {
+      await other.dispose();
+    }
+  });
+
+  it('svc run takes its ports from SVC_HTTP_PORT and SVC_GRPC_PORT when no flag gives them', async () => {
+    const [http, grpc] = [await freePort(), await freePort()];
+    const run = new TestChildProcess(spawn(process.execPath, [SVC, 'run', '--app-id', 'cli-env'], { cwd: dir, env: { ...process.env, SVC_HTTP_PORT: String(http), SVC_GRPC_PORT: String(grpc), SVC_METRICS_PORT: '0' } }));
+    try {
+      await eventually('svcd ready', () => Promise.resolve(run.output.includes('svc: svcd ready')), 30_000);
+      expect(run.output).to.include(`HTTP http://127.0.0.1:${http}, gRPC 127.0.0.1:${grpc}`);
+      expect((await svc(['workflow', 'list'], { env: { SVC_HTTP_PORT: String(http) } })).code).to.equal(0);
+    } finally {
+      run.child.kill('SIGINT');
+      await run.exited;
+    }
+  });
+
+  it('svc run whose output pipe closes stops the app and svcd (no orphans)', async () => {
+    const http = await freePort();
+    const appCode = `console.log('pid ' + process.pid); setInterval(() => console.log('tick'), 50)`;
+    const run = new TestChildProcess(
+      spawn(process.execPath, [SVC, 'run', '--app-id', 'cli-pipe', '--http-port', String(http), '--grpc-port', String(await freePort()), '--metrics-port', '0', '--', process.execPath, '-e', appCode], { cwd: dir }),
+    );
+    await eventually('the app runs', () => Promise.resolve(/\[app\] pid \d+/.test(run.output)), 30_000);
+    const appPid = Number(/\[app\] pid (\d+)/.exec(run.output)![1]);
+    run.child.stdout?.destroy(); // whoever read svc's output is gone: its next line meets a closed pipe
+    const alive = (pid: number) => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    try {
+      await eventually('svc, the app and svcd ended', () => Promise.resolve(run.child.exitCode !== null && !alive(appPid)), 30_000);
+      await eventually('svcd no longer answers', async () => !(await fetch(`http://127.0.0.1:${http}/v1.0/healthz`).then(() => true, () => false)), 15_000);
+    } finally {
+      if (alive(appPid)) process.kill(appPid, 'SIGKILL');
+      await run.kill();
+    }
+  });
 });

@@ -1,12 +1,15 @@
 /**
  * `svc run --app-id X -- <app command>`: svcd on the embedded store and the app together, like `dapr run`.
- * svcd starts first; once it answers its health check the app starts with the ports in its environment. Each
- * one's output is prefixed with its name. Ctrl-C (or SIGTERM) stops the app, then svcd, each gracefully
- * (SIGTERM, then SIGKILL after a grace period); when either one exits by itself the other is stopped too.
+ * svcd starts first; once it answers its health check the app starts with the ports in its environment. With
+ * `--app-port` the app starts at once instead: svcd waits for the app's port (actors, subscriptions) before it is
+ * healthy, so waiting for svcd first would wait for ever. Each one's output is prefixed with its name. Ctrl-C
+ * (SIGTERM, SIGHUP, or our output pipe closing) stops the app, then svcd, each gracefully (SIGTERM, then SIGKILL
+ * after a grace period); when either one exits by itself the other is stopped too.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import net from 'node:net';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
@@ -25,17 +28,18 @@ export const RUN_USAGE = `Usage: svc run --app-id <id> [options] [-- <app comman
 Starts svcd (embedded SQLite store, workflows ready) and then the app, and stops both together.
 
 Options:
-  --app-id <id>            the app's ID (required)
-  --http-port <n>          svcd's HTTP API port (default 3500)
-  --grpc-port <n>          svcd's gRPC API port (default 50001)
-  --metrics-port <n>       svcd's metrics port (default 9090; 0: off)
-  --app-port <n>           the port the app listens on, for actors and subscriptions (default: none)
-  --resources-path <dir>   component files (default ${DEFAULT_RESOURCES_PATH}; written by \`svc init\` when missing)
-  --data-dir <dir>         where the SQLite store keeps its file (default .svc/data)
-  --log-level <level>      svcd's log level (debug, info, warn, error)
+  --app-id <id>            the app's ID (required; env SVC_APP_ID)
+  --http-port <n>          svcd's HTTP API port (default 3500; env SVC_HTTP_PORT)
+  --grpc-port <n>          svcd's gRPC API port (default 50001; env SVC_GRPC_PORT)
+  --metrics-port <n>       svcd's metrics port (default 9090; 0: off; env SVC_METRICS_PORT)
+  --app-port <n>           the port the app listens on, for actors and subscriptions (default: none; env SVC_APP_PORT)
+  --resources-path <dir>   component files (default ${DEFAULT_RESOURCES_PATH}; written by \`svc init\` when missing; env SVC_RESOURCES_PATH)
+  --data-dir <dir>         where the SQLite store keeps its file (default .svc/data; env SVC_DATA_DIR)
+  --log-level <level>      svcd's log level (debug, info, warn, error; env SVC_LOG_LEVEL)
 
-The app gets SVC_HTTP_PORT, SVC_GRPC_PORT, SVC_GRPC_ADDRESS, DAPR_HTTP_PORT and DAPR_GRPC_PORT. Any other svcd
-setting can be given through its SVC_* environment variable (svcd --help lists them).
+A flag wins over its environment variable. The app gets SVC_HTTP_PORT, SVC_GRPC_PORT, SVC_GRPC_ADDRESS,
+DAPR_HTTP_PORT and DAPR_GRPC_PORT. Any other svcd setting can be given through its SVC_* environment variable
+(svcd --help lists them).
 `;
 
 /** Lines of a child's stream, each with a prefix, to our stdout. */
@@ -59,13 +63,14 @@ async function stop(child: ChildProcess, name: string): Promise<void> {
   clearTimeout(timer);
 }
 
-/** Resolves once svcd answers 204 on /v1.0/healthz; rejects if it exits first or takes too long. */
-async function ready(svcd: ChildProcess, httpPort: number): Promise<void> {
+/** Resolves once svcd answers 204 on /v1.0/healthz; rejects if it (or the app it waits for) exits first or it takes too long. */
+async function ready(svcd: ChildProcess, httpPort: number, app: ChildProcess | undefined): Promise<void> {
   const deadline = Date.now() + READY_TIMEOUT_MS;
-  let gone = false;
-  void exited(svcd).then(() => (gone = true));
+  let gone: string | undefined;
+  void exited(svcd).then(() => (gone ??= 'svcd exited before it was ready: see its lines above'));
+  if (app) void exited(app).then((code) => (gone ??= `the app exited (code ${code}) before svcd was ready: see its lines above`));
   for (;;) {
-    if (gone) throw new CliError('svcd exited before it was ready: see its lines above');
+    if (gone) throw new CliError(gone);
     try {
       if ((await fetch(`http://127.0.0.1:${httpPort}/v1.0/healthz`)).status === 204) return;
     } catch {
@@ -76,12 +81,37 @@ async function ready(svcd: ChildProcess, httpPort: number): Promise<void> {
   }
 }
 
-function port(values: Record<string, string | boolean | undefined>, name: string, fallback: number): number {
-  const v = values[name];
-  if (v === undefined) return fallback;
-  const n = typeof v === 'string' && /^\d{1,5}$/.test(v) ? Number(v) : NaN;
-  if (!(n >= 0 && n <= 65535)) throw new UsageError(`--${name} must be a port number (got '${String(v)}')`);
+type Values = Record<string, string | boolean | undefined>;
+
+/** svcd's own rule: a flag, else its SVC_* environment variable, else the default. */
+function setting(values: Values, name: string, fallback: string): string {
+  const flag = values[name];
+  if (typeof flag === 'string') return flag;
+  const env = process.env[`SVC_${name.toUpperCase().replaceAll('-', '_')}`];
+  return env !== undefined && env !== '' ? env : fallback;
+}
+
+function port(values: Values, name: string, fallback: number): number {
+  const v = setting(values, name, String(fallback));
+  const n = /^\d{1,5}$/.test(v) ? Number(v) : NaN;
+  if (!(n >= 0 && n <= 65535)) throw new UsageError(`--${name} must be a port number (got '${v}')`);
   return n;
+}
+
+/**
+ * Fails when something already listens on a port svcd is to take. Without this check a svcd already running there
+ * answered our health check ("ready"), while ours died on "address already in use".
+ */
+async function ensureFree(host: string, ports: readonly { flag: string; port: number }[]): Promise<void> {
+  for (const { flag, port: p } of ports) {
+    if (p === 0) continue;
+    const inUse = await new Promise<boolean>((resolve) => {
+      const probe = net.createServer();
+      probe.once('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'EADDRINUSE'));
+      probe.listen(p, host, () => probe.close(() => resolve(false)));
+    });
+    if (inUse) throw new CliError(`port ${p} (--${flag}) is already in use on ${host}: another svcd (svc run, make run) or another program listens there; stop it, or give svc run --${flag} <free port>`);
+  }
 }
 
 export async function runCommand(argv: readonly string[]): Promise<number> {
@@ -112,18 +142,27 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
     process.stdout.write(RUN_USAGE);
     return 0;
   }
-  const appId = values['app-id'];
-  if (appId === undefined || appId === '') throw new UsageError(`--app-id is required\n\n${RUN_USAGE}`);
+  const appId = setting(values, 'app-id', '');
+  if (appId === '') throw new UsageError(`--app-id is required\n\n${RUN_USAGE}`);
   const httpPort = port(values, 'http-port', 3500);
   const grpcPort = port(values, 'grpc-port', 50001);
-  const resources = path.resolve(values['resources-path'] ?? DEFAULT_RESOURCES_PATH);
+  const metricsPort = port(values, 'metrics-port', 9090);
+  const appPort = port(values, 'app-port', 0);
+  const resources = path.resolve(setting(values, 'resources-path', DEFAULT_RESOURCES_PATH));
   if (!existsSync(resources) || readdirSync(resources).length === 0) {
     for (const file of writeDefaultResources(resources)) process.stdout.write(`svc: created ${file} (the embedded SQLite store, workflows ready)\n`);
   }
-  const svcdArgs = ['--app-id', appId, '--http-port', String(httpPort), '--grpc-port', String(grpcPort), '--resources-path', resources, '--data-dir', path.resolve(values['data-dir'] ?? '.svc/data')];
-  if (values['metrics-port'] !== undefined) svcdArgs.push('--metrics-port', String(port(values, 'metrics-port', 9090)));
-  if (values['app-port'] !== undefined) svcdArgs.push('--app-port', String(port(values, 'app-port', 0)));
-  if (values['log-level'] !== undefined) svcdArgs.push('--log-level', values['log-level']);
+  const svcdArgs = [
+    ...['--app-id', appId, '--http-port', String(httpPort), '--grpc-port', String(grpcPort), '--metrics-port', String(metricsPort)],
+    ...['--resources-path', resources, '--data-dir', path.resolve(setting(values, 'data-dir', '.svc/data'))],
+  ];
+  if (appPort !== 0) svcdArgs.push('--app-port', String(appPort));
+  if (values['log-level'] !== undefined) svcdArgs.push('--log-level', String(values['log-level']));
+  await ensureFree(setting(values, 'listen-address', '127.0.0.1'), [
+    { flag: 'http-port', port: httpPort },
+    { flag: 'grpc-port', port: grpcPort },
+    { flag: 'metrics-port', port: metricsPort },
+  ]);
 
   const startedAt = Date.now();
   process.stdout.write(`svc: starting svcd for app '${appId}' (resources ${resources})\n`);
@@ -145,16 +184,15 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  process.on('SIGHUP', onSignal);
+  // Whoever reads our output went away (`svc run … | head`, a closed terminal): nobody sees the two any more.
+  process.stdout.on('error', () => void (stopping || stopAll()));
+  // Should svc itself end any other way, the two do not outlive it.
+  process.on('exit', () => {
+    for (const child of [appProcess, svcd]) if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+  });
 
-  try {
-    await ready(svcd, httpPort);
-  } catch (err) {
-    await stopAll();
-    throw err;
-  }
-  process.stdout.write(`svc: svcd ready in ${Date.now() - startedAt} ms: HTTP http://127.0.0.1:${httpPort}, gRPC 127.0.0.1:${grpcPort}, UI http://127.0.0.1:${httpPort}/ui/\n`);
-
-  if (app.length > 0 && !stopping) {
+  const startApp = () => {
     const [command, ...args] = app as [string, ...string[]];
     process.stdout.write(`svc: starting the app: ${app.join(' ')}\n`);
     const env = { ...process.env, APP_ID: appId, SVC_HTTP_PORT: String(httpPort), SVC_GRPC_PORT: String(grpcPort), SVC_GRPC_ADDRESS: `localhost:${grpcPort}`, DAPR_HTTP_PORT: String(httpPort), DAPR_GRPC_PORT: String(grpcPort) };
@@ -163,9 +201,20 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
     relay(child.stdout, '[app]');
     relay(child.stderr, '[app]');
     child.once('error', (err) => process.stdout.write(`svc: the app could not start: ${err.message}\n`));
-  } else if (app.length === 0) {
-    process.stdout.write('svc: no app command given (after --): svcd runs alone; Ctrl-C stops it\n');
+  };
+  // svcd waits for an app port before it is healthy: that app starts now, as dapr run does.
+  if (app.length > 0 && appPort !== 0) startApp();
+
+  try {
+    await ready(svcd, httpPort, appProcess);
+  } catch (err) {
+    await stopAll();
+    throw err;
   }
+  process.stdout.write(`svc: svcd ready in ${Date.now() - startedAt} ms: HTTP http://127.0.0.1:${httpPort}, gRPC 127.0.0.1:${grpcPort}, UI http://127.0.0.1:${httpPort}/ui/\n`);
+
+  if (app.length > 0 && !appProcess && !stopping) startApp();
+  else if (app.length === 0) process.stdout.write('svc: no app command given (after --): svcd runs alone; Ctrl-C stops it\n');
 
   // Whichever ends first: svcd, the app, or a signal (stopAll then ends both).
   const svcdEnd = exited(svcd).then((code) => ({ who: 'svcd' as const, code }));
