@@ -20,7 +20,8 @@ const rssMiB = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc
 /** Runs `step` every `everyMs` until `stop` resolves; errors (a replica killed under the call) are counted, not thrown. */
 async function steady(everyMs: number, stop: Promise<void>, step: (n: number) => Promise<void>): Promise<{ calls: number; failed: number }> {
   let done = false;
-  void stop.then(() => (done = true));
+  // Ends with the kills, also when they fail (the test then fails with their error).
+  void stop.finally(() => (done = true)).catch(() => undefined);
   const inFlight = new Set<Promise<void>>();
   let calls = 0;
   let failed = 0;
@@ -61,10 +62,14 @@ describe('replicas killed with kill -9 under workflow and pub/sub load', functio
         const i = Math.floor(Math.random() * s.replicas.length);
         await s.kill(i);
         await sleep(500);
-        await s.restart(i);
+        await s.restart(i).catch((err: Error) => {
+          throw new Error(`replica ${i} did not come back after kill ${kills + 1}: ${err.message}`);
+        });
+        if ((kills + 1) % 10 === 0) console.log(`      ${kills + 1} kills, ${started.length} workflows and ${acked.size} messages acknowledged so far`);
       }
     })();
-    const [workflows, publishes] = await Promise.all([
+    const [, workflows, publishes] = await Promise.all([
+      killing,
       steady(150, killing, async (n) => {
         const id = `soak-${n}`;
         await s.start('steps', JSON.stringify({ count: 2 }), id);

@@ -12,6 +12,8 @@ interface Broker {
   readonly component: (port: number) => string;
   /** Starts the server (again) on `port`; a restarted JetStream keeps its store, a restarted Redis starts empty. */
   readonly start: (port: number, dir: string) => Promise<TestChildProcess>;
+  /** Keeps what it took across its own restart (so a kill mid-delivery may lose nothing). */
+  readonly durable: boolean;
 }
 
 const BROKERS: Broker[] = [
@@ -19,11 +21,13 @@ const BROKERS: Broker[] = [
     label: 'NATS JetStream',
     component: (port) => componentYaml('pubsub', 'pubsub.jetstream', { natsURL: `nats://127.0.0.1:${port}`, ackWait: '2s' }),
     start: (port, dir) => PrivateNatsServer.start(port, dir),
+    durable: true,
   },
   {
     label: 'Redis Streams',
     component: (port) => componentYaml('pubsub', 'pubsub.redis', { redisHost: `127.0.0.1:${port}`, processingTimeout: '2s', redeliverInterval: '500ms' }),
     start: (port) => PrivateRedisServer.start(port),
+    durable: false,
   },
 ];
 
@@ -61,5 +65,33 @@ for (const broker of BROKERS) {
         removeTempFolder(dir);
       }
     });
+
+    if (broker.durable) {
+      it('killed mid-delivery (SIGKILL) and started again: every message it acknowledged is delivered', async () => {
+        const port = await freePort();
+        const dir = tempFolder('svc-broker-');
+        let server = await broker.start(port, dir);
+        const app = await SubscriberApp.start([{ pubsubname: 'pubsub', topic: 'orders', route: '/orders' }]);
+        app.answers.set('/orders', [{ status: 200, body: { status: 'SUCCESS' }, delayMs: 200 }]); // deliveries stay in flight
+        const svcd = await SvcdProcess.start({ resources: { 'pubsub.yaml': broker.component(port) }, args: ['--app-port', String(app.port)] });
+        try {
+          const acked: number[] = [];
+          for (let n = 0; n < 40; n++) if ((await svcd.request('POST', '/v1.0/publish/pubsub/orders', { n })).status === 204) acked.push(n);
+          expect(acked).to.have.length(40);
+          await app.waitFor('/orders', 3);
+          await server.kill();
+          await new Promise((r) => setTimeout(r, 1_000));
+          server = await broker.start(port, dir);
+          const delivered = () => new Set(app.to('/orders').map((d) => (d.body.data as { n: number }).n));
+          await eventually('every acknowledged message delivered', () => Promise.resolve(acked.every((n) => delivered().has(n))), 60_000);
+          expect(svcd.child.exitCode).to.equal(null);
+        } finally {
+          await svcd.dispose();
+          await app.stop();
+          await server.kill();
+          removeTempFolder(dir);
+        }
+      });
+    }
   });
 }
