@@ -140,8 +140,9 @@ describe('svc init and svc run', function () {
     expect(first.code).to.equal(0);
     const file = path.join(dir, '.svc', 'resources', 'statestore.yaml');
     expect(readFileSync(file, 'utf8')).to.include('type: state.sqlite').and.include('actorStateStore');
+    expect(readFileSync(path.join(dir, '.svc', 'resources', 'pubsub.yaml'), 'utf8')).to.include('type: pubsub.sqlite');
     const again = await svc(['init'], { cwd: dir });
-    expect(again.stdout).to.include('already has statestore.yaml: kept as it is');
+    expect(again.stdout).to.include('already has statestore.yaml and pubsub.yaml: kept as they are');
   });
 
   it('svc run starts svcd, then the example worker; a workflow runs; Ctrl-C stops both cleanly', async () => {
@@ -214,6 +215,9 @@ describe('svc init and svc run', function () {
       await eventually('svcd ready', () => Promise.resolve(run.output.includes('svc: svcd ready')), 30_000);
       expect(run.output).to.include(`HTTP http://127.0.0.1:${http}, gRPC 127.0.0.1:${grpc}`);
       expect((await svc(['workflow', 'list'], { env: { SVC_HTTP_PORT: String(http) } })).code).to.equal(0);
+      // The default resources have a pub/sub: the docs' first publish works with no broker.
+      const published = await fetch(`http://127.0.0.1:${http}/v1.0/publish/pubsub/orders`, { method: 'POST', body: '{"orderId":1}', headers: { 'content-type': 'application/json' } });
+      expect(published.status, await published.text()).to.equal(204);
     } finally {
       run.child.kill('SIGINT');
       await run.exited;

@@ -6,8 +6,9 @@ import { UsageError } from './usage-error.js';
 
 export const INIT_USAGE = `Usage: svc init [--resources-path <dir>]
 
-Writes a resources folder (default ${DEFAULT_RESOURCES_PATH}) with the embedded default: a SQLite state store named
-statestore that is also the workflow and actor store. Files already there are kept.
+Writes a resources folder (default ${DEFAULT_RESOURCES_PATH}) with the embedded defaults: a SQLite state store named
+statestore that is also the workflow and actor store, and a SQLite pub/sub named pubsub. Files already there are
+kept.
 `;
 
 export function initCommand(argv: readonly string[]): void {
@@ -23,7 +24,7 @@ export function initCommand(argv: readonly string[]): void {
   }
   const folder = path.resolve(values['resources-path'] ?? DEFAULT_RESOURCES_PATH);
   const created = writeDefaultResources(folder);
-  for (const file of created) process.stdout.write(`created ${file} (state.sqlite, actorStateStore)\n`);
-  if (created.length === 0) process.stdout.write(`${folder} already has statestore.yaml: kept as it is\n`);
+  for (const { file, what } of created) process.stdout.write(`created ${file} (${what})\n`);
+  if (created.length === 0) process.stdout.write(`${folder} already has statestore.yaml and pubsub.yaml: kept as they are\n`);
   process.stdout.write(`next: svc run --app-id myapp --resources-path ${path.relative(process.cwd(), folder) || '.'} -- <your app command>\n`);
 }

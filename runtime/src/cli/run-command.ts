@@ -25,7 +25,7 @@ const STOP_GRACE_MS = 10_000;
 
 export const RUN_USAGE = `Usage: svc run --app-id <id> [options] [-- <app command> [args...]]
 
-Starts svcd (embedded SQLite store, workflows ready) and then the app, and stops both together.
+Starts svcd (embedded SQLite state store and pub/sub, workflows ready) and then the app, and stops both together.
 
 Options:
   --app-id <id>            the app's ID (required; env SVC_APP_ID)
@@ -150,7 +150,7 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
   const appPort = port(values, 'app-port', 0);
   const resources = path.resolve(setting(values, 'resources-path', DEFAULT_RESOURCES_PATH));
   if (!existsSync(resources) || readdirSync(resources).length === 0) {
-    for (const file of writeDefaultResources(resources)) process.stdout.write(`svc: created ${file} (the embedded SQLite store, workflows ready)\n`);
+    for (const { file, what } of writeDefaultResources(resources)) process.stdout.write(`svc: created ${file} (${what})\n`);
   }
   const svcdArgs = [
     ...['--app-id', appId, '--http-port', String(httpPort), '--grpc-port', String(grpcPort), '--metrics-port', String(metricsPort)],

@@ -30,6 +30,10 @@ const PUBSUBS: Record<string, BuiltinFactory> = {
   'pubsub.in-memory': async (get) => (await import('../pubsub/in-memory.js')).InMemoryPubSub.fromMetadata(get),
   'pubsub.redis': async (get, _spec, ctx) => (await import('../pubsub/redis-streams.js')).RedisStreamsPubSub.connect(get, ctx.log),
   'pubsub.jetstream': async (get, _spec, ctx) => (await import('../pubsub/nats-jetstream.js')).JetStreamPubSub.connect(get, ctx.log),
+  'pubsub.sqlite': async (get, spec, ctx) => {
+    const { SqlitePubSub, sqlitePubSubOptions } = await import('../pubsub/sqlite-pubsub.js');
+    return SqlitePubSub.open(sqlitePubSubOptions(get, { componentName: spec.name, dataDir: ctx.dataDir }), ctx.log);
+  },
 };
 
 /** Built-in bindings. */

@@ -1,7 +1,8 @@
 /**
  * At-least-once across a crash: svcd killed (SIGKILL) while messages it took from the broker are with the app and
  * others wait in the broker; the restarted svcd delivers every one of them — on Redis its own pending entries
- * first, on JetStream what was unacknowledged once `ackWait` passed.
+ * first, on JetStream what was unacknowledged once `ackWait` passed, on SQLite every message its group has not
+ * acknowledged.
  */
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
@@ -14,6 +15,12 @@ interface Broker {
 }
 
 const BROKERS: Broker[] = [
+  {
+    // Its file is in svcd's data folder, which the restarted svcd reuses (and the test removes).
+    label: 'SQLite (embedded)',
+    component: () => componentYaml('pubsub', 'pubsub.sqlite'),
+    cleanup: () => Promise.resolve(),
+  },
   {
     label: 'Redis',
     component: () => componentYaml('pubsub', 'pubsub.redis', { redisHost: TEST_REDIS_HOST, processingTimeout: '60s' }),

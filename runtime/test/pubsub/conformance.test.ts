@@ -4,6 +4,8 @@ import { describePubSubConformance } from '../conformance/pubsub-conformance.js'
 
 describePubSubConformance('pubsub.in-memory', { componentYaml: () => componentYaml('pubsub', 'pubsub.in-memory', { redeliverInterval: '300ms' }) });
 
+describePubSubConformance('pubsub.sqlite (embedded)', { componentYaml: () => componentYaml('pubsub', 'pubsub.sqlite', { redeliverInterval: '300ms' }) });
+
 describePubSubConformance('pubsub.redis (Redis Streams)', {
   componentYaml: () => componentYaml('pubsub', 'pubsub.redis', { redisHost: TEST_REDIS_HOST, processingTimeout: '500ms', redeliverInterval: '300ms' }),
   cleanup: (prefix) => deleteRedisKeysWithPrefix(prefix),
