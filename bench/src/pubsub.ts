@@ -1,7 +1,7 @@
 /**
  * Publish-to-delivery through svcd: publishers POST to `/v1.0/publish/…` as fast as svcd answers, a real app
  * receives the deliveries over HTTP. Per pub/sub (Redis Streams, NATS JetStream, the example pluggable component,
- * in-memory) and
+ * in-memory, the embedded SQLite) and
  * per publisher count (1 and 64): messages delivered per second, publish-to-delivery latency p50/p99 (the app's
  * receive time minus the publisher's send time, same machine clock), and svcd's CPU per message from /proc.
  * Run: `npm run build && node bench/dist/src/pubsub.js` (BENCH_PUBSUB_MESSAGES, default 5000 per cell).
@@ -44,6 +44,8 @@ const TARGETS: Target[] = [
     },
   },
   { label: 'pubsub.in-memory', component: () => componentYaml('pubsub', 'pubsub.in-memory') },
+  // The embedded default: its file is in the cell's svcd data folder, removed with it.
+  { label: 'pubsub.sqlite', component: () => componentYaml('pubsub', 'pubsub.sqlite') },
 ];
 
 async function cell(target: Target, publishers: number): Promise<void> {
