@@ -16,7 +16,9 @@ export function unary<Req, Res>(handler: Handler<Req, Res>, apiToken: string | u
       callback(UNAUTHENTICATED);
       return;
     }
-    handler(call.request, call).then(
+    // A handler that throws before its first await (SetMetadata's checks) answers as one whose promise rejects:
+    // grpc-js answers a throw out of a method UNKNOWN "Unknown error", without the error's code or message.
+    new Promise<Res>((resolve) => resolve(handler(call.request, call))).then(
       (res) => callback(null, res),
       (err: unknown) => callback(serviceError(err)),
     );
