@@ -1,8 +1,9 @@
 /**
  * Hostile messages on every method of dapr.proto.runtime.v1.Dapr (issue 29, item 7), sent as raw bytes to a real
- * svcd: garbage, protobuf of the wrong shape, an empty message, a message over the 16 MiB receive limit and one
- * just under it with a huge string. Every answer must be a gRPC status that names what went wrong (never UNKNOWN,
- * never an INTERNAL without a cause, never a hang), svcd must stay up, and its memory must stay bounded.
+ * svcd: garbage, protobuf of the wrong shape, an empty message, a message over the 16 MiB receive limit and two
+ * just under it (one huge string; millions of empty list entries). Every answer must be a gRPC status that names
+ * what went wrong (never UNKNOWN, never an INTERNAL without a cause, never a hang), svcd must stay up, and its
+ * memory must stay bounded.
  */
 import * as grpc from '@grpc/grpc-js';
 import { expect } from 'chai';
@@ -109,6 +110,12 @@ function hugeString(type: ProtoType, total: number): Buffer {
   return message;
 }
 
+/** A message of about `total` bytes made of empty entries of list (or map) field `field`: 2 bytes each. */
+function emptyEntries(field: number, total: number): Buffer {
+  const entry = lengthDelimited(field, Buffer.alloc(0));
+  return Buffer.alloc(total - (total % entry.length), entry);
+}
+
 interface Payload {
   readonly name: string;
   /** Made for each call: the large ones are not kept between calls. */
@@ -130,6 +137,8 @@ function payloadsFor(type: ProtoType): Payload[] {
     { name: 'invalid wire type 7', bytes: () => Buffer.concat([tag(1000, 7), Buffer.from('abcd')]) },
     { name: 'groups nested 100k deep', bytes: () => Buffer.concat(Array.from({ length: 100_000 }, () => tag(1000, 3))) },
     { name: 'just under the limit, one huge string', bytes: () => hugeString(type, MAX_RECEIVE_BYTES - 1024) },
+    // Without a list field, an unknown field: decoders skip its entries.
+    { name: 'just under the limit, millions of empty list entries', bytes: () => emptyEntries(fields.find((f) => f.repeated || f.map)?.id ?? 1000, MAX_RECEIVE_BYTES - 1024) },
     { name: 'over the limit', bytes: () => Buffer.alloc(MAX_RECEIVE_BYTES + 1024, 0x0a) },
   ];
 }
