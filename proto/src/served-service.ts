@@ -32,11 +32,72 @@ function deserializer(type: protobuf.Type, conversions: Conversions): (bytes: Bu
   return (bytes) => type.toObject(type.decode(bytes), conversions);
 }
 
+/** What a request deserializer given a `maxRequestElements` throws for a message over it, before decoding it. */
+export class TooManyElementsError extends Error {
+  override readonly name = 'TooManyElementsError';
+}
+
+/** Elements left to count; `spend` throws TooManyElementsError when there are none. */
+class Budget {
+  #left: number;
+
+  constructor(private readonly limit: number) {
+    this.#left = limit;
+  }
+
+  spend(elements: number): void {
+    this.#left -= elements;
+    if (this.#left < 0) throw new TooManyElementsError(`the message holds more than ${this.limit} elements (messages, list and map entries)`);
+  }
+}
+
+/**
+ * Counts the elements of the `type` message from `reader`'s position to `end` against `budget`, reading only tags
+ * and lengths. The elements are what decoding makes an object or a list slot of: messages, list entries, map
+ * entries (a scalar field given again replaces its value, an unknown field is skipped; a map's message values are
+ * not looked into: the runtime API's maps hold strings). Malformed bytes throw the reader's errors, as decoding
+ * them would; a length past the end too, which protobufjs's string reader would cut short without a word (a
+ * truncated StartWorkflow started a workflow named by what arrived).
+ */
+function countElements(type: protobuf.Type, reader: protobuf.Reader, end: number, budget: Budget): void {
+  while (reader.pos < end) {
+    const tag = reader.uint32();
+    const field = type.fieldsById[tag >>> 3];
+    const inner = field?.resolvedType;
+    const message = inner instanceof protobuf.Type && !field?.map ? inner : undefined;
+    if (field?.repeated || field?.map || message) budget.spend(1);
+    const wireType = tag & 7;
+    if (wireType !== 2) {
+      reader.skipType(wireType);
+      continue;
+    }
+    const length = reader.uint32();
+    if (message) {
+      countElements(message, reader, reader.pos + length, budget);
+      continue;
+    }
+    // A packed list of numbers: up to a number a byte.
+    if (field?.repeated && (field.type in protobuf.types.packed || inner instanceof protobuf.Enum)) budget.spend(length);
+    reader.skip(length);
+  }
+}
+
+/** `deserializer`, refusing a message over `maxElements` before decoding it. */
+function boundedDeserializer(type: protobuf.Type, conversions: Conversions, maxElements: number): (bytes: Buffer) => object {
+  const decode = deserializer(type, conversions);
+  return (bytes) => {
+    countElements(type, protobuf.Reader.create(bytes), bytes.length, new Budget(maxElements));
+    return decode(bytes);
+  };
+}
+
 /**
  * The definition grpc-js serves `serviceName` (fully qualified) of `root` with, as proto-loader would make it;
- * `Definition` is its generated type (gen/), when the caller wants its methods by name.
+ * `Definition` is its generated type (gen/), when the caller wants its methods by name. With `maxRequestElements`,
+ * a request over that many elements throws TooManyElementsError before it is decoded (answers are not counted:
+ * clients made from the definition decode them as before).
  */
-export function servedService<Definition extends grpc.ServiceDefinition = grpc.ServiceDefinition>(root: protobuf.Root, serviceName: string, conversions: Conversions = LOADER_OPTIONS): Definition {
+export function servedService<Definition extends grpc.ServiceDefinition = grpc.ServiceDefinition>(root: protobuf.Root, serviceName: string, conversions: Conversions = LOADER_OPTIONS, maxRequestElements?: number): Definition {
   const service = root.lookupService(serviceName);
   const fullName = service.fullName.replace(/^\./, '');
   const definition: Record<string, grpc.MethodDefinition<object, object>> = {};
@@ -50,7 +111,7 @@ export function servedService<Definition extends grpc.ServiceDefinition = grpc.S
       requestStream: method.requestStream === true,
       responseStream: method.responseStream === true,
       requestSerialize: serializer(request),
-      requestDeserialize: deserializer(request, conversions),
+      requestDeserialize: maxRequestElements === undefined ? deserializer(request, conversions) : boundedDeserializer(request, conversions, maxRequestElements),
       responseSerialize: serializer(response),
       responseDeserialize: deserializer(response, conversions),
     };

@@ -12,6 +12,7 @@ import type { PublishApi } from '../../pubsub/publish-api.js';
 import type { StateApi } from '../../state/state-api.js';
 import type { Readiness } from '../../util/readiness.js';
 import type { WorkflowManagementApi } from '../../workflow/management-api.js';
+import { decodingFailuresAsRequests } from './malformed-request.js';
 import { actorHandlers } from './runtime/actors.js';
 import { unary, type Handler, type HandlerGroup } from './runtime/handler.js';
 import { messagingHandlers } from './runtime/messaging.js';
@@ -94,7 +95,7 @@ export function runtimeApiServices(deps: RuntimeServiceDeps): { services: GrpcSe
   const names = new Set(runtime.services.map((s) => s.name));
   return {
     services: [
-      ...runtime.services.map((s) => ({ definition: s.definition, implementation })),
+      ...runtime.services.map((s) => ({ definition: decodingFailuresAsRequests(s.definition), implementation })),
       { definition: health.definition, implementation: healthImplementation(deps.readiness, names) },
     ],
     reflection: [...runtime.services.map((s) => s.packageDefinition), health.packageDefinition],

@@ -15,6 +15,7 @@ import { RuntimeError, ensureError } from '../../../errors/runtime-error.js';
 import type { CloudEvent } from '../../../pubsub/cloudevents.js';
 import type { Subscription } from '../../../pubsub/subscriptions.js';
 import { authorized, serviceError, UNAUTHENTICATED } from '../call-guard.js';
+import { malformedRequestError } from '../malformed-request.js';
 
 type Stream = grpc.ServerDuplexStream<SubscribeTopicEventsRequestAlpha1__Output, SubscribeTopicEventsResponseAlpha1>;
 
@@ -88,6 +89,11 @@ export function subscribeStreamHandler(subscriptions: StreamingSubscriptions, ap
       else if (!stream.cancelled) stream.end();
     };
     stream.on('data', (req: SubscribeTopicEventsRequestAlpha1__Output) => {
+      const malformed = malformedRequestError(req);
+      if (malformed) {
+        close('a malformed request', malformed);
+        return;
+      }
       if (req.initialRequest && !subscription) {
         const init = req.initialRequest;
         const sub: Subscription = {
