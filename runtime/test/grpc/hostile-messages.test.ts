@@ -15,8 +15,12 @@ import { componentYaml, SvcdProcess } from '../support/index.js';
 /** svcd's `grpc.max_receive_message_length` (api/grpc/server.ts). */
 const MAX_RECEIVE_BYTES = 16 * 1024 * 1024;
 const MiB = 1024 * 1024;
-/** How much svcd's RSS may grow over the whole run. */
-const RSS_GROWTH_LIMIT = 150 * MiB;
+/**
+ * How high svcd's RSS may peak over the whole run. Each 16 MiB message costs 30-45 MiB while it is handled and V8
+ * keeps some of it afterwards (74-145 MiB above the start measured after the run, peaks 245-309 MiB); before the
+ * element limit one 8-million-entry message took svcd to 4 GB.
+ */
+const RSS_PEAK_LIMIT = 512 * MiB;
 /** A call not answered by then hangs. */
 const CALL_DEADLINE_MS = 10_000;
 
@@ -249,7 +253,7 @@ describe('hostile messages on every dapr.proto.runtime.v1.Dapr method (real svcd
     const { rss, peak } = memoryOf(svcd.child.pid!);
     const counts = [...tally].map(([code, n]) => `${code} ${n}`).join(', ');
     console.log(`      svcd RSS: ${inMiB(startRss)} at the start, ${inMiB(rss)} after (peak ${inMiB(peak)}); answers: ${counts}`);
-    expect(rss - startRss, 'RSS growth').to.be.at.most(RSS_GROWTH_LIMIT);
+    expect(peak, 'peak RSS').to.be.at.most(RSS_PEAK_LIMIT);
   });
 });
 
