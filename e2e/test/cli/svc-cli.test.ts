@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { SvcdProcess, TestChildProcess, actorStore, eventually, freePort, removeTempFolder, tempFolder } from '@svc/runtime/test-support';
@@ -247,6 +247,28 @@ describe('svc init and svc run', function () {
     } finally {
       if (alive(appPid)) process.kill(appPid, 'SIGKILL');
       await run.kill();
+    }
+  });
+  it('two svc run of one app on one host (a Redis actor store: the internal port opens) both start', async () => {
+    const store = actorStore('redis', 'cli-pair');
+    const folder = path.join(dir, 'shared-resources');
+    mkdirSync(folder);
+    for (const [name, yaml] of Object.entries(store.resources)) writeFileSync(path.join(folder, name), yaml);
+    const runs: TestChildProcess[] = [];
+    try {
+      for (const n of [1, 2]) {
+        const args = ['run', '--app-id', store.appId, '--http-port', String(await freePort()), '--grpc-port', String(await freePort()), '--metrics-port', '0', '--resources-path', folder, '--data-dir', path.join(dir, `data-${n}`)];
+        const run = new TestChildProcess(spawn(process.execPath, [SVC, ...args], { cwd: dir }));
+        runs.push(run);
+        await eventually(`svc run ${n} ready`, () => Promise.resolve(run.output.includes('svc: svcd ready') || run.child.exitCode !== null), 30_000);
+        expect(run.output).to.include('svc: svcd ready');
+      }
+    } finally {
+      for (const run of runs) {
+        run.child.kill('SIGINT');
+        await run.exited;
+      }
+      await store.cleanup();
     }
   });
 });

@@ -33,6 +33,7 @@ Options:
   --grpc-port <n>          svcd's gRPC API port (default 50001; env SVC_GRPC_PORT)
   --metrics-port <n>       svcd's metrics port (default 9090; 0: off; env SVC_METRICS_PORT)
   --app-port <n>           the port the app listens on, for actors and subscriptions (default: none; env SVC_APP_PORT)
+  --internal-grpc-port <n> replica-to-replica port on a Redis or PostgreSQL actor store (default: a free one; env SVC_INTERNAL_GRPC_PORT)
   --resources-path <dir>   component files (default ${DEFAULT_RESOURCES_PATH}; written by \`svc init\` when missing; env SVC_RESOURCES_PATH)
   --data-dir <dir>         where the SQLite store keeps its file (default .svc/data; env SVC_DATA_DIR)
   --log-level <level>      svcd's log level (debug, info, warn, error; env SVC_LOG_LEVEL)
@@ -128,6 +129,7 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
         'grpc-port': { type: 'string' },
         'metrics-port': { type: 'string' },
         'app-port': { type: 'string' },
+        'internal-grpc-port': { type: 'string' },
         'resources-path': { type: 'string' },
         'data-dir': { type: 'string' },
         'log-level': { type: 'string' },
@@ -157,6 +159,9 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
     ...['--resources-path', resources, '--data-dir', path.resolve(setting(values, 'data-dir', '.svc/data'))],
   ];
   if (appPort !== 0) svcdArgs.push('--app-port', String(appPort));
+  // The replica-to-replica port (opened on a Redis or PostgreSQL actor store) is advertised in the placement lease,
+  // so any port does; svcd's fixed 50002 made a second svc run on one host fail on "address already in use".
+  svcdArgs.push('--internal-grpc-port', String(port(values, 'internal-grpc-port', 0)));
   if (values['log-level'] !== undefined) svcdArgs.push('--log-level', String(values['log-level']));
   await ensureFree(setting(values, 'listen-address', '127.0.0.1'), [
     { flag: 'http-port', port: httpPort },
