@@ -85,7 +85,7 @@ describe('component loading', function () {
     const svcd = await SvcdProcess.start({ resources: { 'kafka.yaml': componentYaml('events', 'pubsub.kafka') }, waitReady: false });
     try {
       expect((await svcd.exited).code).to.equal(1);
-      expect(svcd.output).to.match(/component events \(pubsub\.kafka, from file .*kafka\.yaml\): 'pubsub\.kafka' is not a built-in type \(built-in pubsub types: pubsub\.in-memory, pubsub\.jetstream, pubsub\.redis\) and no pluggable component socket kafka\.sock is in /);
+      expect(svcd.output).to.match(/component events \(pubsub\.kafka, from file .*kafka\.yaml\): 'pubsub\.kafka' is not a built-in type \(built-in pubsub types: pubsub\.in-memory, pubsub\.jetstream, pubsub\.redis, pubsub\.sqlite\) and no pluggable component socket kafka\.sock is in /);
       expect(svcd.output).to.include('ERR_COMPONENT_TYPE_UNKNOWN');
       expect(svcd.output).to.not.include('waiting for a pluggable component socket');
     } finally {
