@@ -55,6 +55,19 @@ describe('placement: routing a call to the owner', () => {
     expect(sent).to.deep.equal(['peer:1/M']);
   });
 
+  it('gives a call that ran on its owner longer than the route timeout (a wait) the whole budget again when the partition moves', async () => {
+    const placement = new MovablePlacement();
+    const r = router(placement, { call: () => Promise.resolve('new owner' as never) }, 100);
+    let attempts = 0;
+    const answer = await r.run('a', 't', 'M', {}, async () => {
+      attempts++;
+      await new Promise((resolve) => setTimeout(resolve, 250)); // the owner held the call, then lost the partition
+      setTimeout(() => placement.move({ local: false, address: 'new:1' }), 30);
+      throw notOwner();
+    });
+    expect([answer, attempts]).to.deep.equal(['new owner', 1]);
+  });
+
   it('retries after the view changes when the owner says it no longer owns the actor, or cannot be reached', async () => {
     const placement = new MovablePlacement();
     placement.move({ local: false, address: 'old:1' });

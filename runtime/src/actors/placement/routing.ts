@@ -2,6 +2,9 @@ import { RuntimeError, isRuntimeError } from '../../errors/runtime-error.js';
 import type { Placement } from '../types.js';
 import type { PlacementMetrics } from './metrics.js';
 
+/** An attempt refused as not-owner after running at least this long was served by an owner, not refused by routing. */
+const RAN_ON_OWNER_MS = 1_000;
+
 /** Calls a method of another replica's internal server (the transport lives in src/internal). */
 export interface PeerCaller {
   call<T>(address: string, method: string, body: unknown, opts?: { timeoutMs?: number; signal?: AbortSignal }): Promise<T>;
@@ -27,10 +30,11 @@ export class Router {
   constructor(private readonly o: RouterOptions) {}
 
   async run<T>(id: string, type: string, peerMethod: string, body: unknown, local: () => Promise<T>, signal?: AbortSignal): Promise<T> {
-    const deadline = performance.now() + this.o.routeTimeoutMs;
+    let deadline = performance.now() + this.o.routeTimeoutMs;
     let lastError: unknown;
     for (;;) {
       const where = this.o.placement.lookup(type, id);
+      const attemptStarted = performance.now();
       try {
         if (where.local) return await local();
         if (where.address !== undefined) {
@@ -45,6 +49,11 @@ export class Router {
           throw err;
         }
         lastError = err;
+        // A call its owner ran for a while (a wait for a workflow) and ended because the partition moved: finding
+        // the new owner gets the whole budget. Counted from the call's start, a wait longer than the budget
+        // failed at once on a move (UNAVAILABLE right after a replica came back); a refusal takes milliseconds.
+        const ran = performance.now() - attemptStarted;
+        if (!unreachable && ran >= Math.min(RAN_ON_OWNER_MS, this.o.routeTimeoutMs / 2)) deadline = performance.now() + this.o.routeTimeoutMs;
         if (!where.local) this.o.metrics?.routedCalls.inc({ outcome: 'retried' });
         if (unreachable) this.o.placement.suspect();
       }
