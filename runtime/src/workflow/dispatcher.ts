@@ -421,18 +421,19 @@ export class WorkDispatcher {
         continue;
       }
       queue.delete(k);
-      const token = `${this.#tokenPrefix}-${++this.#tokens}`;
+      const handOut = `${this.#tokenPrefix}-${++this.#tokens}`;
       held.worker = worker;
-      held.token = token;
+      held.token = handOut;
       this.#load.set(worker.id, (this.#load.get(worker.id) ?? 0) + 1);
-      if (!worker.send(held.item, token)) {
+      if (!worker.send(held.item, handOut)) {
         // The stream died under us: its disconnect puts this item back.
         continue;
       }
       // Another replica's worker is timed by that replica, which runs it.
       if (held.item.kind === 'orchestration' && !worker.remote && this.#taskTimeoutMs > 0) {
         held.deadline = setTimeout(() => {
-          if (held.token === token) this.#markUnresponsive(worker, 'task_timeout');
+          // Still this hand-out (not answered, not handed out again since).
+          if (held.token === handOut) this.#markUnresponsive(worker, 'task_timeout');
         }, this.#taskTimeoutMs);
         held.deadline.unref();
       }
