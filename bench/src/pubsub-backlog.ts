@@ -5,14 +5,12 @@
  * Run: `npm run build && node bench/dist/src/pubsub-backlog.js` (BENCH_BACKLOG, default 100000).
  */
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { SubscriberApp, SvcdProcess, TEST_REDIS_HOST, componentYaml, deleteRedisKeysWithPrefix } from '@svc/runtime/test-support';
-import { cpuMs, percentile } from './workflow-loop.js';
+import { cpuMs, percentile, rssMiB } from './workflow-loop.js';
 
 const print = (line: string) => process.stdout.write(`${line}\n`);
 const BACKLOG = Number(process.env.BENCH_BACKLOG ?? 100_000);
 const BULK = 1_000;
-const rssMiB = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const prefix = `backlog-${randomUUID().slice(0, 8)}`;

@@ -6,16 +6,14 @@
  * `SOAK_KILLS=50 npx mocha --timeout 0 e2e/dist/test/replicas/kill-soak.test.js` (figures printed, see
  * docs/workflow-engine.md).
  */
-import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import { TaskHubGrpcClient } from '@dapr/durabletask-js';
-import { componentYaml, SubscriberApp, TEST_REDIS_HOST } from '@svc/runtime/test-support';
+import { componentYaml, memoryMiB, SubscriberApp, TEST_REDIS_HOST } from '@svc/runtime/test-support';
 import { ReplicaSet } from './replica-set.js';
 
 const KILLS = Number(process.env.SOAK_KILLS ?? 4);
 const FAST = ['--placement-lease-ttl', '1500ms', '--placement-heartbeat-interval', '250ms'];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const rssMiB = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 
 /** Runs `step` every `everyMs` until `stop` resolves; errors (a replica killed under the call) are counted, not thrown. */
 async function steady(everyMs: number, stop: Promise<void>, step: (n: number) => Promise<void>): Promise<{ calls: number; failed: number }> {
@@ -113,7 +111,7 @@ describe('replicas killed with kill -9 under workflow and pub/sub load', functio
     expect(missing, 'acknowledged messages never delivered').to.deep.equal([]);
     const deliveries = app.deliveries.filter((d) => d.path === '/msg').length;
 
-    const rss = s.replicas.map((r) => rssMiB(r.child.pid!).toFixed(0));
+    const rss = s.replicas.map((r) => memoryMiB(r.child.pid!).toFixed(0));
     const reruns = s.reports.of('activity-start').length - started.length * 2;
     console.log(
       `      ${kills} kills in ${((loadEnded - loadStarted) / 1000).toFixed(0)}s of load: workflows ${started.length} acknowledged of ${workflows.calls} starts ` +

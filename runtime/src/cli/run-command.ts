@@ -13,6 +13,8 @@ import net from 'node:net';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
+import { parsePort } from '../config/parse-values.js';
+import { OPTIONS, type OptionDef, type OptionFlag } from '../config/options.js';
 import { DEFAULT_RESOURCES_PATH, writeDefaultResources } from './default-resources.js';
 import { CliError } from './svcd-client.js';
 import { UsageError } from './usage-error.js';
@@ -84,19 +86,26 @@ async function ready(svcd: ChildProcess, httpPort: number, app: ChildProcess | u
 
 type Values = Record<string, string | boolean | undefined>;
 
-/** svcd's own rule: a flag, else its SVC_* environment variable, else the default. */
-function setting(values: Values, name: string, fallback: string): string {
-  const flag = values[name];
-  if (typeof flag === 'string') return flag;
-  const env = process.env[`SVC_${name.toUpperCase().replaceAll('-', '_')}`];
-  return env !== undefined && env !== '' ? env : fallback;
+const OPTION_BY_FLAG = new Map<string, OptionDef>((OPTIONS as readonly OptionDef[]).map((o) => [o.flag, o]));
+
+/**
+ * svcd's own rule (config/options.ts): the flag, else its environment variable, else svc run's own default where it
+ * has one (a folder of the project instead of the home folder's), else svcd's.
+ */
+function setting(values: Values, flag: OptionFlag, ownDefault?: string): string {
+  const given = values[flag];
+  if (typeof given === 'string') return given;
+  const option = OPTION_BY_FLAG.get(flag);
+  const env = option?.env === undefined ? undefined : process.env[option.env];
+  return env !== undefined && env !== '' ? env : (ownDefault ?? option?.default ?? '');
 }
 
-function port(values: Values, name: string, fallback: number): number {
-  const v = setting(values, name, String(fallback));
-  const n = /^\d{1,5}$/.test(v) ? Number(v) : NaN;
-  if (!(n >= 0 && n <= 65535)) throw new UsageError(`--${name} must be a port number (got '${v}')`);
-  return n;
+function port(values: Values, flag: OptionFlag, ownDefault?: string): number {
+  try {
+    return parsePort(setting(values, flag, ownDefault));
+  } catch (err) {
+    throw new UsageError(`--${flag}: ${(err as Error).message}`);
+  }
 }
 
 /**
@@ -144,12 +153,12 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
     process.stdout.write(RUN_USAGE);
     return 0;
   }
-  const appId = setting(values, 'app-id', '');
+  const appId = setting(values, 'app-id');
   if (appId === '') throw new UsageError(`--app-id is required\n\n${RUN_USAGE}`);
-  const httpPort = port(values, 'http-port', 3500);
-  const grpcPort = port(values, 'grpc-port', 50001);
-  const metricsPort = port(values, 'metrics-port', 9090);
-  const appPort = port(values, 'app-port', 0);
+  const httpPort = port(values, 'http-port');
+  const grpcPort = port(values, 'grpc-port');
+  const metricsPort = port(values, 'metrics-port');
+  const appPort = port(values, 'app-port');
   const resources = path.resolve(setting(values, 'resources-path', DEFAULT_RESOURCES_PATH));
   if (!existsSync(resources) || readdirSync(resources).length === 0) {
     for (const { file, what } of writeDefaultResources(resources)) process.stdout.write(`svc: created ${file} (${what})\n`);
@@ -161,9 +170,9 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
   if (appPort !== 0) svcdArgs.push('--app-port', String(appPort));
   // The replica-to-replica port (opened on a Redis or PostgreSQL actor store) is advertised in the placement lease,
   // so any port does; svcd's fixed 50002 made a second svc run on one host fail on "address already in use".
-  svcdArgs.push('--internal-grpc-port', String(port(values, 'internal-grpc-port', 0)));
+  svcdArgs.push('--internal-grpc-port', String(port(values, 'internal-grpc-port', '0')));
   if (values['log-level'] !== undefined) svcdArgs.push('--log-level', String(values['log-level']));
-  await ensureFree(setting(values, 'listen-address', '127.0.0.1'), [
+  await ensureFree(setting(values, 'listen-address'), [
     { flag: 'http-port', port: httpPort },
     { flag: 'grpc-port', port: grpcPort },
     { flag: 'metrics-port', port: metricsPort },

@@ -19,7 +19,7 @@ import type Database from 'better-sqlite3';
 import { metadataDuration } from '../components/metadata-duration.js';
 import { ensureError } from '../errors/runtime-error.js';
 import type { Logger } from '../log/logger.js';
-import { openDatabase } from '../state/sqlite-database.js';
+import { databasePathFromMetadata, openDatabase } from '../state/sqlite-database.js';
 import { holdDatabaseLock, type DatabaseLock } from '../state/sqlite-lock.js';
 import { HandlerSlots } from './handler-slots.js';
 import type { MessageHandler, PublishRequest, PubSub, ReceivedMessage, SubscribeRequest, TopicSubscription } from './types.js';
@@ -43,9 +43,8 @@ interface Options {
 }
 
 export function sqlitePubSubOptions(get: (name: string) => string | undefined, ctx: { componentName: string; dataDir: string }): Options {
-  const file = get('databasePath') || get('connectionString') || `${ctx.componentName}.db`;
   return {
-    databasePath: file === ':memory:' ? file : path.resolve(ctx.dataDir, file.replace(/^file:/, '')),
+    databasePath: databasePathFromMetadata(get, ctx),
     redeliverMs: metadataDuration(get, 'redeliverInterval', DEFAULT_REDELIVER_MS),
     retentionMs: metadataDuration(get, 'retentionPeriod', DEFAULT_RETENTION_MS),
   };

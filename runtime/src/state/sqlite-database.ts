@@ -20,6 +20,15 @@ function nativeBinding(): string | undefined {
   return addonFile ?? undefined;
 }
 
+/**
+ * The database file a SQLite component's metadata names: `databasePath` (or `connectionString`, a path, `file:`
+ * allowed), relative to svcd's data folder; by default `<component name>.db` there; `:memory:` as it is.
+ */
+export function databasePathFromMetadata(get: (name: string) => string | undefined, ctx: { componentName: string; dataDir: string }): string {
+  const file = get('databasePath') || get('connectionString') || `${ctx.componentName}.db`;
+  return file === ':memory:' ? file : path.resolve(ctx.dataDir, file.replace(/^file:/, ''));
+}
+
 export function openDatabase(file: string, options: Database.Options = {}): Database.Database {
   const binding = nativeBinding();
   return new Database(file, binding === undefined ? options : { ...options, nativeBinding: binding });

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { openDatabase } from './sqlite-database.js';
+import { databasePathFromMetadata, openDatabase } from './sqlite-database.js';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { ensureError, RuntimeError } from '../errors/runtime-error.js';
@@ -34,8 +34,7 @@ export interface SqliteStoreOptions {
  * default `<dataDir>/<componentName>.db`; `tableName`; `synchronous`; `busyTimeout` (ms).
  */
 export function sqliteOptionsFromMetadata(get: (name: string) => string | undefined, ctx: { componentName: string; dataDir: string }): SqliteStoreOptions {
-  const file = get('databasePath') || get('connectionString') || `${ctx.componentName}.db`;
-  const databasePath = file === ':memory:' ? file : path.resolve(ctx.dataDir, file.replace(/^file:/, ''));
+  const databasePath = databasePathFromMetadata(get, ctx);
   const synchronous = (get('synchronous') || 'NORMAL').toUpperCase();
   if (!(SYNCHRONOUS_MODES as readonly string[]).includes(synchronous)) {
     throw new RuntimeError('ERR_COMPONENT_SPEC_INVALID', `metadata synchronous '${synchronous}' must be one of ${SYNCHRONOUS_MODES.join(', ')}`);

@@ -3,9 +3,8 @@
  * pluggable component's outbox), input bindings delivered to the app (its outbox events, `bindings.cron`) with
  * retries, the OPTIONS probe, and error codes.
  */
-import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
-import { ExampleComponent, SubscriberApp, SvcdProcess, componentYaml, tempSocketsFolder } from '../support/index.js';
+import { ExampleComponent, SubscriberApp, SvcdProcess, componentYaml, memoryMiB, tempSocketsFolder } from '../support/index.js';
 
 describe('bindings over HTTP (pluggable input and output, bindings.cron)', function () {
   this.timeout(60_000);
@@ -116,7 +115,7 @@ describe('an input binding whose app is down', function () {
       resources: { 'outbox.yaml': componentYaml('outbox', 'bindings.memstore', { maxDeliveryAttempts: '3', retryInitialInterval: '20ms', retryMaxInterval: '200ms' }) },
       args: ['--app-port', String(port)],
     });
-    const rss = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${svcd.child.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+    const rss = () => memoryMiB(svcd.child.pid!);
     try {
       await app.stop();
       const ids: string[] = [];

@@ -8,9 +8,8 @@
 import * as grpc from '@grpc/grpc-js';
 import { expect } from 'chai';
 import { DAPR_RUNTIME_SERVICE, loadProtoRoot, loadRuntimeApiProto, SVC_RUNTIME_SERVICE } from '@svc/proto';
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { componentYaml, SvcdProcess } from '../support/index.js';
+import { componentYaml, memoryMiB, SvcdProcess } from '../support/index.js';
 
 /** svcd's `grpc.max_receive_message_length` (api/grpc/server.ts). */
 const MAX_RECEIVE_BYTES = 16 * 1024 * 1024;
@@ -193,9 +192,7 @@ function acceptable(a: Answer): boolean {
 
 /** VmRSS and VmHWM of a process, in bytes. */
 function memoryOf(pid: number): { rss: number; peak: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kib = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) * 1024;
-  return { rss: kib('VmRSS'), peak: kib('VmHWM') };
+  return { rss: memoryMiB(pid) * MiB, peak: memoryMiB(pid, 'VmHWM') * MiB };
 }
 
 const inMiB = (bytes: number) => `${(bytes / MiB).toFixed(1)} MiB`;

@@ -6,9 +6,9 @@ import * as grpc from '@grpc/grpc-js';
 import { ReflectionService } from '@grpc/reflection';
 import { encodeRichStatus, loadComponentsProto, STATUS_DETAILS_TRAILER } from '@svc/proto';
 import { expect } from 'chai';
-import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { componentYaml, SvcdProcess } from '../support/index.js';
+import { componentYaml, memoryMiB, SvcdProcess } from '../support/index.js';
 import { etagOf, expectError, expectStatus, getRaw } from '../integration/state-http.js';
 import { ExampleComponent, rogueSocket, tempSocketsFolder } from '../support/example-component.js';
 
@@ -257,7 +257,7 @@ describe('svcd and pluggable sockets that are not ready, wrong or missing', func
       },
     });
     const svcd = await startSvcd({ socketsFolder: folder, resources: { 'c.yaml': componentYaml('big', 'state.huge') } });
-    const rssMiB = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${svcd.child.pid}/status`, 'utf8'))![1]) / 1024;
+    const rssMiB = () => memoryMiB(svcd.child.pid!);
     const before = rssMiB();
     const answers = await Promise.all(['huge-200', 'huge-200', 'huge-200', 'huge-200'].map((k) => svcd.request('GET', `/v1.0/state/big/${k}`)));
     for (const res of answers) {

@@ -4,12 +4,10 @@
  * 10,000 entries and 1,000 declarative subscriptions. What must hold: nothing the broker took is lost, one topic
  * does not hold up another, svcd's memory stays bounded and it keeps serving. Figures are printed as they are met.
  */
-import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
-import { componentYaml, eventually, freePort, PrivateRedisServer, SubscriberApp, SvcdProcess, type Delivery } from '../support/index.js';
+import { componentYaml, eventually, freePort, memoryMiB, PrivateRedisServer, SubscriberApp, SvcdProcess, type Delivery } from '../support/index.js';
 
-const rssMiB = (svcd: SvcdProcess, field: 'VmRSS' | 'VmHWM' = 'VmRSS'): number =>
-  Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${svcd.child.pid}/status`, 'utf8'))![1]) / 1024;
+const rssMiB = (svcd: SvcdProcess, field: 'VmRSS' | 'VmHWM' = 'VmRSS'): number => memoryMiB(svcd.child.pid!, field);
 
 const figure = (text: string): void => console.log(`      ▸ ${text}`);
 

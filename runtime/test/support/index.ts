@@ -13,3 +13,4 @@ export { PrivateNatsServer, PrivateRedisServer } from './private-servers.js';
 export { TcpProxy } from './tcp-proxy.js';
 export { InstanceListingClient, rpcFailure, type PurgeFilterRequest } from './instance-listing-client.js';
 export { SubscriberApp, type AppAnswer, type Delivery } from './subscriber-app.js';
+export { memoryMiB } from './process-memory.js';
