@@ -7,7 +7,7 @@ NODE_HEADERS ?= $(if $(wildcard /usr/include/node/node.h),/usr,)
 RESOURCES ?= .svc/resources
 DATA_DIR ?= .svc/data
 
-.PHONY: run test build lint bench install clean
+.PHONY: run test build package lint bench install clean
 
 node_modules/.package-lock.json: package.json package-lock.json */package.json
 	$(if $(NODE_HEADERS),npm_config_nodedir=$(NODE_HEADERS) )npm ci
@@ -21,6 +21,11 @@ build: install
 # the resources folder is written when missing, the UI address printed once svcd is ready, Ctrl-C stops it.
 run: build
 	node runtime/bin/svc.js run --app-id $${SVC_APP_ID:-myapp} --resources-path $(RESOURCES) --data-dir $(DATA_DIR)
+
+# The package users install: dist/svc-<version>-<platform>-<arch>-node<major>.tgz (svcd, svc, the UI and the compiled
+# SQLite addon; no dependency to fetch): `npm install -g dist/svc-….tgz`.
+package: build
+	node scripts/package.mjs
 
 # Every test: unit, integration (real svcd, real Redis and PostgreSQL) and e2e (real SDKs).
 test: build

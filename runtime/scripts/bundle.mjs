@@ -6,7 +6,8 @@
  * (the Redis, PostgreSQL and NATS clients) is in the script but runs on first use. The Kubernetes client, a
  * third of the whole, is only for Kubernetes mode: a script of its own in dist/bundle/vendor/, loaded then.
  * better-sqlite3 is a native addon and stays in node_modules, as does the WAL checkpoint worker (a file of its
- * own, started by path).
+ * own, started by path). The `svc` CLI (dist/src/cli/main.js) is bundled the same way into dist/bundle/svc.cjs, so
+ * the installable package (scripts/package.mjs) carries two scripts and not svcd's dependency tree.
  */
 import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
@@ -91,6 +92,7 @@ const common = {
 
 await rm(outdir, { recursive: true, force: true });
 await build({ ...common, entryPoints: [path.join(runtimeDir, 'dist/src/main.js')], outfile: path.join(outdir, 'svcd.cjs'), plugins: [fileLocations, vendored] });
+await build({ ...common, entryPoints: [path.join(runtimeDir, 'dist/src/cli/main.js')], outfile: path.join(outdir, 'svc.cjs'), plugins: [fileLocations, vendored] });
 for (const [file, name] of Object.entries(VENDORED)) {
   await build({ ...common, entryPoints: [path.join(runtimeDir, 'dist/src', file)], outfile: path.join(outdir, 'vendor', `${name}.cjs`), plugins: [fileLocations] });
 }
