@@ -89,6 +89,36 @@ describe('svc workflow … against a real svcd', function () {
     await eventually('the rerun ran', async () => (await status('cli-rerun')) === 'FAILED', 30_000);
   });
 
+  it('get --follow prints the history as it is written and ends with the instance (table and JSON lines)', async () => {
+    for (const [id, output] of [['cli-follow', 'table'], ['cli-follow-json', 'json']] as const) {
+      expect((await wf('start', 'approval', '--id', id)).code).to.equal(0);
+      await eventually(`${id} running`, async () => (await status(id)) === 'RUNNING', 30_000);
+      const follow = new TestChildProcess(
+        spawn(process.execPath, [SVC, 'workflow', 'get', id, '--follow', '-o', output, '--http-port', String(h.svcd.ports.http)], { env: { ...process.env, SVC_API_TOKEN: '' } }),
+      );
+      try {
+        await eventually('the history so far printed', () => Promise.resolve(follow.output.includes('ExecutionStarted')), 30_000);
+        expect(follow.output).to.not.include('EventRaised');
+        expect((await wf('raise', id, 'approval', '--data', '"ok"')).code).to.equal(0);
+        const exit = await follow.exited;
+        expect(exit.code, follow.output).to.equal(0);
+        if (output === 'table') {
+          expect(follow.output).to.match(/^Status: +RUNNING$/m).and.match(/EventRaised .*name=approval/).and.match(/ExecutionCompleted .*status=COMPLETED/).and.match(/^Status: +COMPLETED$/m);
+        } else {
+          const lines = follow.output.trim().split('\n').map((l) => JSON.parse(l) as { type?: string; index?: number; runtimeStatus?: string });
+          expect(lines[0]!.runtimeStatus).to.equal('RUNNING');
+          expect(lines.at(-1)!.runtimeStatus).to.equal('COMPLETED');
+          const events = lines.slice(1, -1);
+          expect(events.map((e) => e.type)).to.include('EventRaised').and.include('ExecutionCompleted');
+          // Each event once, in order, none skipped.
+          expect(events.map((e) => e.index)).to.deep.equal(events.map((_, i) => i));
+        }
+      } finally {
+        await follow.kill();
+      }
+    }
+  });
+
   it('errors say what to do, with exit code 1 (failed) or 2 (misused)', async () => {
     const missing = await wf('get', 'nope');
     expect(missing.code).to.equal(1);

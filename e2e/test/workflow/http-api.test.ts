@@ -128,4 +128,46 @@ describe('workflow HTTP API (real svcd, real @dapr/durabletask-js worker)', func
     expect(failed.properties['svc.workflow.failure.error_message']).to.include('kaboom');
     expect(failed.properties).to.not.have.property('svc.workflow.output');
   });
+
+  it('watches an instance: ?changedAfter= answers when it changes, or as it is after waitSeconds; bad values are 400', async () => {
+    const id = await h.start('approval', undefined, 'watched');
+    await h.waitForStart(id);
+    const get = async (query = '') => {
+      const res = await h.request('GET', `/v1.0/workflows/svc/${id}${query}`);
+      return { status: res.status, body: (await res.json()) as { runtimeStatus: string; lastUpdatedAt: string; errorCode?: string } };
+    };
+    const before = (await get()).body;
+    // Nothing happens: the watch answers after its wait with the instance unchanged.
+    const startedIdle = Date.now();
+    const idle = await get(`?changedAfter=${before.lastUpdatedAt}&waitSeconds=1`);
+    expect(idle.status).to.equal(200);
+    expect(idle.body.lastUpdatedAt).to.equal(before.lastUpdatedAt);
+    expect(Date.now() - startedIdle).to.be.at.least(900);
+    // An event completes it: the watch (waiting up to 60 s) answers with the change.
+    const watch = get(`?changedAfter=${before.lastUpdatedAt}&waitSeconds=60`);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const startedWatch = Date.now();
+    expect((await h.op(id, 'raiseEvent/approval', '"yes"')).status).to.equal(202);
+    const changed = await watch;
+    expect(Date.now() - startedWatch).to.be.below(30_000);
+    expect(Date.parse(changed.body.lastUpdatedAt)).to.be.above(Date.parse(before.lastUpdatedAt));
+    // A time already passed answers at once.
+    expect((await get('?changedAfter=2020-01-01T00:00:00Z')).body.runtimeStatus).to.be.oneOf(['RUNNING', 'COMPLETED']);
+    for (const bad of ['?changedAfter=yesterday', `?changedAfter=${before.lastUpdatedAt}&waitSeconds=0`, `?changedAfter=${before.lastUpdatedAt}&waitSeconds=301`]) {
+      const res = await get(bad);
+      expect(res, bad).to.deep.include({ status: 400 });
+      expect(res.body.errorCode).to.equal('ERR_MALFORMED_REQUEST');
+    }
+    expect((await h.request('GET', '/v1.0/workflows/svc/never-started?changedAfter=2020-01-01T00:00:00Z')).status).to.equal(404);
+  });
+
+  it("answers an empty history page for a token at the history's end (where a follower reads next), 400 past it", async () => {
+    const id = await h.start('echo', '1', 'history-end');
+    await h.waitForCompletion(id);
+    const all = (await (await h.request('GET', `/v1.0/workflows/svc/${id}/history`)).json()) as { events: unknown[] };
+    const atEnd = await h.request('GET', `/v1.0/workflows/svc/${id}/history?continuationToken=${all.events.length}`);
+    expect(atEnd.status).to.equal(200);
+    expect(await atEnd.json()).to.deep.equal({ instanceID: id, events: [], continuationToken: null });
+    expect((await h.request('GET', `/v1.0/workflows/svc/${id}/history?continuationToken=${all.events.length + 1}`)).status).to.equal(400);
+  });
 });

@@ -4,6 +4,14 @@
  */
 export class CliError extends Error {
   override readonly name = 'CliError';
+
+  constructor(
+    message: string,
+    /** svcd's error code, when svcd answered with one. */
+    readonly code?: string,
+  ) {
+    super(message);
+  }
 }
 
 interface ErrorBody {
@@ -50,7 +58,7 @@ export class SvcdClient {
       }
       const code = err.errorCode ?? `HTTP ${res.status}`;
       const hint = err.errorCode !== undefined ? HINTS[err.errorCode] : undefined;
-      throw new CliError(`${code}: ${err.message ?? (text || res.statusText)}${hint ? `\n  hint: ${hint}` : ''}`);
+      throw new CliError(`${code}: ${err.message ?? (text || res.statusText)}${hint ? `\n  hint: ${hint}` : ''}`, err.errorCode);
     }
     return (text === '' ? undefined : JSON.parse(text)) as T;
   }

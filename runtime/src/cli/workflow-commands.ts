@@ -6,6 +6,8 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { WorkflowInstanceView } from '../workflow/http-view.js';
 import type { HistoryEventView, HistoryPageView } from '../workflow/history-view.js';
 import type { InstanceListView, InstanceSummaryView } from '../workflow/management-api.js';
+import { eventRow, local } from './event-line.js';
+import { followInstance } from './follow-instance.js';
 import { printFacts, printJson, printTable, type OutputFormat } from './output.js';
 import { SvcdClient } from './svcd-client.js';
 import { UsageError } from './usage-error.js';
@@ -67,8 +69,6 @@ function listQuery(c: Context, token: string | undefined): string {
   return q.toString();
 }
 
-const local = (iso: string) => new Date(iso).toLocaleString();
-
 export const WORKFLOW_COMMANDS: Record<string, Command> = {
   list: {
     usage: 'svc workflow list [--status S]... [--name N] [--prefix P] [--created-from T] [--created-to T] [--page-size N] [--continuation-token T] [--all]',
@@ -102,25 +102,29 @@ export const WORKFLOW_COMMANDS: Record<string, Command> = {
     },
   },
   get: {
-    usage: 'svc workflow get <instance-id>',
-    summary: 'Status, input, output, custom status and failure of one instance',
+    usage: 'svc workflow get <instance-id> [--follow]',
+    summary: 'Status, input, output, custom status and failure of one instance (--follow: then its history events as they happen, until it ends)',
+    options: { follow: { type: 'boolean', short: 'f' } },
     args: ['instance-id'],
     async run(c) {
       const i = await c.client.call<WorkflowInstanceView>('GET', id(c.args[0]!));
-      if (c.output === 'json') return printJson(i);
-      const p = (k: string) => i.properties[`svc.workflow.${k}`];
-      printFacts([
-        ['Instance ID', i.instanceID],
-        ['Workflow', i.workflowName],
-        ['Status', i.runtimeStatus],
-        ['Created', local(i.createdAt)],
-        ['Last update', local(i.lastUpdatedAt)],
-        ['Custom status', p('custom_status')],
-        ['Input', p('input')],
-        ['Output', p('output')],
-        ['Failure', p('failure.error_type') !== undefined ? `${p('failure.error_type')!}: ${p('failure.error_message') ?? ''}` : undefined],
-        ['Stack trace', p('failure.stack_trace')],
-      ]);
+      if (c.values.follow !== true) return printInstance(c, i);
+      // Following, JSON is one document per line: the instance, each event as it is written, the ended instance.
+      const json = c.output === 'json';
+      const line = (text: string) => process.stdout.write(`${text}\n`);
+      if (json) {
+        line(JSON.stringify(i));
+      } else {
+        printInstance(c, i);
+        line('\nHistory (following until the instance ends; Ctrl-C stops):');
+      }
+      const ended = await followInstance(c.client, id(c.args[0]!), i, (e) => line(json ? JSON.stringify(e) : eventRow(e).join('  ')));
+      if (json) {
+        line(JSON.stringify(ended));
+      } else {
+        line('');
+        printInstance(c, ended);
+      }
     },
   },
   history: {
@@ -142,7 +146,7 @@ export const WORKFLOW_COMMANDS: Record<string, Command> = {
       if (c.output === 'json') return printJson(events);
       printTable(
         ['#', 'TIME', 'EVENT', 'ID', 'DETAILS'],
-        events.map((e) => [String(e.index), local(e.timestamp), e.type, e.eventId >= 0 ? String(e.eventId) : '', details(e)]),
+        events.map(eventRow),
         c.values.full === true ? Infinity : 80,
       );
     },
@@ -189,15 +193,22 @@ export const WORKFLOW_COMMANDS: Record<string, Command> = {
   },
 };
 
-/** The interesting fields of an event on one line. */
-function details(e: HistoryEventView): string {
-  const shown: string[] = [];
-  for (const [k, v] of Object.entries(e)) {
-    if (['index', 'eventId', 'type', 'timestamp', 'executionId'].includes(k) || k.endsWith('Trimmed') || k.endsWith('Length')) continue;
-    const text = k === 'failure' ? `${str((v as Record<string, unknown>).errorType) ?? ''}: ${str((v as Record<string, unknown>).errorMessage) ?? ''}` : typeof v === 'string' ? v : JSON.stringify(v);
-    shown.push(`${k}=${text}`);
-  }
-  return shown.join(' ');
+/** `svc workflow get`'s answer: the instance's facts, or its view as JSON. */
+function printInstance(c: Context, i: WorkflowInstanceView): void {
+  if (c.output === 'json') return printJson(i);
+  const p = (k: string) => i.properties[`svc.workflow.${k}`];
+  printFacts([
+    ['Instance ID', i.instanceID],
+    ['Workflow', i.workflowName],
+    ['Status', i.runtimeStatus],
+    ['Created', local(i.createdAt)],
+    ['Last update', local(i.lastUpdatedAt)],
+    ['Custom status', p('custom_status')],
+    ['Input', p('input')],
+    ['Output', p('output')],
+    ['Failure', p('failure.error_type') !== undefined ? `${p('failure.error_type')!}: ${p('failure.error_message') ?? ''}` : undefined],
+    ['Stack trace', p('failure.stack_trace')],
+  ]);
 }
 
 export function workflowUsage(): string {

@@ -165,20 +165,26 @@ export interface PurgeFilter {
 }
 
 /**
- * What a client can wait for. Named, not a predicate, so a wait can run on the replica that owns the instance.
+ * What a client can wait for. Data, not a predicate, so a wait can run on the replica that owns the instance.
  * - `started`: the status is no longer PENDING;
  * - `completed`: the status is terminal (COMPLETED, FAILED, TERMINATED);
  * - `suspended`: SUSPENDED, or terminal (a suspend that can no longer happen);
- * - `resumed`: anything but SUSPENDED.
+ * - `resumed`: anything but SUSPENDED;
+ * - `{ changedAfter }`: updated after that time (ms since the epoch): a watch, as `svc workflow get --follow` keeps.
  */
-export type WaitCondition = 'started' | 'completed' | 'suspended' | 'resumed';
+export type WaitCondition = 'started' | 'completed' | 'suspended' | 'resumed' | { readonly changedAfter: number };
 
 export function meetsCondition(instance: WorkflowInstance, condition: WaitCondition): boolean {
+  if (typeof condition === 'object') return instance.lastUpdatedAt.getTime() > condition.changedAfter;
   return statusMeets(instance.runtimeStatus, condition);
 }
 
-/** The conditions depend on the status alone: a change notice with the new status tells whether to re-read. */
+/**
+ * Whether a change notice with this new status may meet the condition (false: no need to re-read). The named
+ * conditions depend on the status alone; any change may be the one a watch waits for.
+ */
 export function statusMeets(status: RuntimeStatus, condition: WaitCondition): boolean {
+  if (typeof condition === 'object') return true;
   switch (condition) {
     case 'started':
       return status !== 'PENDING';

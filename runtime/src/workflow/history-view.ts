@@ -57,9 +57,13 @@ export function historyEventView(e: HistoryEvent, index: number, whole: boolean)
   return view;
 }
 
-/** `continuationToken` is the index of the first event to show. */
+/**
+ * `continuationToken` is the index of the first event to show. A token at the history's end answers no events:
+ * where a follower (`svc workflow get --follow`) reads next.
+ */
 export function historyPage(instanceId: string, history: readonly HistoryEvent[], opts: { pageSize?: number; continuationToken?: string; whole: boolean }): HistoryPageView {
-  const from = opts.continuationToken === undefined ? 0 : eventIndex(opts.continuationToken, history.length, 'continuationToken');
+  const token = opts.continuationToken;
+  const from = token === undefined ? 0 : token === String(history.length) ? history.length : eventIndex(token, history.length, 'continuationToken');
   const size = Math.min(MAX_HISTORY_PAGE_SIZE, opts.pageSize ?? DEFAULT_HISTORY_PAGE_SIZE);
   const to = Math.min(history.length, from + size);
   const events: HistoryEventView[] = [];

@@ -5,7 +5,7 @@ import type { HttpRouteGroup } from '../api/http/app.js';
 import { readRawBody } from '../api/http/body.js';
 import { checkWorkflowComponent } from './http-validation.js';
 import { checkExistingInstanceId } from './instance-id.js';
-import { listInstancesRequest, pageSize, single } from './list-query.js';
+import { listInstancesRequest, pageSize, single, time, type Query } from './list-query.js';
 import type { WorkflowManagementApi } from './management-api.js';
 
 /** `/v1.0` is the documented prefix; the other two keep `@dapr/dapr` clients and older scripts working. */
@@ -34,6 +34,19 @@ function requestedInstanceId(ctx: Context, name = 'instanceID'): string | undefi
   const given = ctx.query[name];
   if (Array.isArray(given)) throw new RuntimeError('ERR_MALFORMED_REQUEST', `the ${name} query parameter was given more than once`);
   return given;
+}
+
+const DEFAULT_WATCH_SECONDS = 30;
+const MAX_WATCH_SECONDS = 300;
+
+/** `?waitSeconds=` of a watch: 1 to 300, default 30. */
+function waitSeconds(query: Query): number {
+  const v = single(query, 'waitSeconds');
+  if (v === undefined) return DEFAULT_WATCH_SECONDS;
+  if (!/^\d{1,3}$/.test(v) || Number(v) < 1 || Number(v) > MAX_WATCH_SECONDS) {
+    throw new RuntimeError('ERR_MALFORMED_REQUEST', `waitSeconds '${v.slice(0, 40)}' must be a whole number of seconds from 1 to ${MAX_WATCH_SECONDS}`);
+  }
+  return Number(v);
 }
 
 /** `POST .../<id>/<operation>`: one call on the instance, answered with 202 and no body. */
@@ -103,7 +116,15 @@ const ROUTES: readonly { method: 'get' | 'post'; path: string; run: Run }[] = [
     method: 'get',
     path: '/:component/:instanceId',
     async run(ctx, api) {
-      ctx.body = await api.get(param(ctx, 'component'), param(ctx, 'instanceId'));
+      const changedAfter = time(ctx.query, 'changedAfter');
+      if (changedAfter === undefined) {
+        ctx.body = await api.get(param(ctx, 'component'), param(ctx, 'instanceId'));
+        return;
+      }
+      // A watch (`svc workflow get --follow`): answered when the instance changes, at the latest after waitSeconds.
+      const clientGone = new AbortController();
+      ctx.req.once('close', () => clientGone.abort());
+      ctx.body = await api.watch(param(ctx, 'component'), param(ctx, 'instanceId'), changedAfter, waitSeconds(ctx.query) * 1000, clientGone.signal);
     },
   },
   { method: 'post', path: '/:component/:instanceId/terminate', run: instanceCommand((api, c, id) => api.terminate(c, id)) },

@@ -32,7 +32,7 @@ function statuses(query: Query): RuntimeStatus[] | undefined {
 }
 
 /** An RFC 3339 time (a date alone means its UTC midnight). */
-function time(query: Query, name: string): number | undefined {
+export function time(query: Query, name: string): number | undefined {
   const v = single(query, name);
   if (v === undefined) return undefined;
   const ms = /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:\d{2})?)?$/.test(v) ? Date.parse(v) : NaN;

@@ -32,6 +32,24 @@ export class WorkflowManagementApi {
     return instanceView(existing(instanceId, instance), propertyPrefix(component));
   }
 
+  /**
+   * A long poll: the instance once it is updated after `changedAfter` (ms), or as it is when `waitMs` passes or
+   * `signal` (the caller gone) aborts first. Woken by the instance's own change notices, never by a timer.
+   */
+  async watch(component: string, instanceId: string, changedAfter: number, waitMs: number, signal: AbortSignal): Promise<WorkflowInstanceView> {
+    this.#check(component, instanceId);
+    const waited = AbortSignal.any([AbortSignal.timeout(waitMs), signal]);
+    const instance = await this.#run('ERR_GET_WORKFLOW', 'watching workflow', async () => {
+      try {
+        return await this.engine.waitFor(instanceId, { changedAfter }, waited);
+      } catch (err) {
+        if (waited.aborted) return this.engine.get(instanceId);
+        throw err;
+      }
+    });
+    return instanceView(existing(instanceId, instance), propertyPrefix(component));
+  }
+
   /** Recursive, like the reference API: terminating a parent must not leave its children running. */
   terminate(component: string, instanceId: string): Promise<void> {
     this.#check(component, instanceId);
