@@ -11,7 +11,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { TaskHubGrpcClient } from '@dapr/durabletask-js';
-import { ownershipPartitionOf } from '@svc/runtime/actors/placement/types.js';
+import { ownershipPartitionOf } from '@svc/runtime/actors/placement/partitions.js';
 import { actorStore, SvcdProcess, type ActorStoreKind } from '@svc/runtime/test-support';
 import { closedLoop, cpuMs, percentile, startWorker } from './workflow-loop.js';
 

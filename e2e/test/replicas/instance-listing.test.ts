@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { InstanceListingClient } from '@svc/runtime/test-support';
-import { ownershipPartitionOf } from '@svc/runtime/actors/placement/types.js';
+import { ownershipPartitionOf } from '@svc/runtime/actors/placement/partitions.js';
 import { ReplicaSet } from './replica-set.js';
 
 for (const store of ['redis', 'postgresql'] as const) {

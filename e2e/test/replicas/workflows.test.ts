@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { ownershipPartitionOf } from '@svc/runtime/actors/placement/types.js';
+import { ownershipPartitionOf } from '@svc/runtime/actors/placement/partitions.js';
 import type { WorkerReports } from '../workflow/support/worker-process.js';
 import { ReplicaSet } from './replica-set.js';
 

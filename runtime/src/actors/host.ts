@@ -3,11 +3,11 @@ import type { ComponentManager } from '../components/manager.js';
 import { metadataValue } from '../components/spec.js';
 import { RuntimeError } from '../errors/runtime-error.js';
 import type { Logger } from '../log/logger.js';
-import { isTransactional } from '../state/store.js';
-import type { WorkflowReplicas } from '../workflow/replicas.js';
+import { isTransactional } from '../components/contracts/state-store.js';
+import type { ReplicaSet } from './placement/replica-set.js';
 import { AppChannel } from './app-channel.js';
 import { multiHostRuntime, singleHostRuntime, type ActorPlacementOptions, type PlacedRuntime } from './placement/multi-host.js';
-import { isMultiHostStore } from './placement/types.js';
+import { isMultiHostStore } from '../state/placement-store.js';
 import type { ActorRuntime, ActorTypeStatus } from './types.js';
 import { INTERNAL_ACTOR_TYPE_PREFIX, isInternalActorType } from './public-actors.js';
 
@@ -46,7 +46,7 @@ export class ActorHost {
   }
 
   /** How the workflow engine meets the other replicas; undefined without an actor state store. */
-  get replicas(): WorkflowReplicas | undefined {
+  get replicas(): ReplicaSet | undefined {
     return this.#placed?.replicas;
   }
 

@@ -1,4 +1,4 @@
-import { OWNERSHIP_PARTITIONS } from './placement/types.js';
+import { OWNERSHIP_PARTITIONS } from '../state/placement-store.js';
 import type { Placement, PlacementHooks, PlacementResult } from './types.js';
 
 /**

@@ -1,8 +1,8 @@
 import { RuntimeError } from '../errors/runtime-error.js';
 import { flattened } from '../util/flat-string.js';
-import type { TransactionOperation, TransactionalStateStore } from '../state/store.js';
+import type { TransactionOperation, TransactionalStateStore } from '../components/contracts/state-store.js';
 import { REMINDER_PARTITIONS, type ActorKeys, reminderPartitionOf } from './keys.js';
-import { OWNERSHIP_PARTITIONS, isMultiHostStore, type Fence } from './placement/types.js';
+import { OWNERSHIP_PARTITIONS, isMultiHostStore, type Fence } from '../state/placement-store.js';
 import type { ReminderInfo } from './types.js';
 
 /** A reminder as held in memory. `generation` tells a re-created reminder from the one that was firing. */

@@ -1,14 +1,15 @@
 import type { Registry } from 'prom-client';
 import { RuntimeError, ensureError } from '../errors/runtime-error.js';
 import type { Logger } from '../log/logger.js';
-import { canListKeys, type KeyListingStore, type TransactionOperation, type TransactionalStateStore } from '../state/store.js';
+import { canListKeys, type KeyListingStore, type TransactionOperation, type TransactionalStateStore } from '../components/contracts/state-store.js';
 import { Activation, type ActivationHost, type Turn } from './activation.js';
 import { RealClock } from './clock.js';
 import { IdleSweeper } from './idle-sweeper.js';
 import { ActorKeys, assertValidActorId, assertValidActorType, assertValidIndexName } from './keys.js';
 import { ActorMetrics, type TurnKind } from './metrics.js';
 import { SingleHostPlacement } from './placement.js';
-import { FencedError, ownershipPartitionOf } from './placement/types.js';
+import { FencedError } from '../state/placement-store.js';
+import { ownershipPartitionOf } from './placement/partitions.js';
 import { ReminderScheduler, type ScheduledFire } from './reminder-scheduler.js';
 import { afterFire, isExpired, reminderRecord } from './reminder-schedule.js';
 import { ReminderTable, notOwnerError, type ReminderChange, type StoredReminder } from './reminder-table.js';

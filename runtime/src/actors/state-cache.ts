@@ -1,4 +1,4 @@
-import type { TransactionOperation, TransactionalStateStore } from '../state/store.js';
+import type { TransactionOperation, TransactionalStateStore } from '../components/contracts/state-store.js';
 import type { ActorStateTxn } from './types.js';
 import { mapInSlices } from '../util/event-loop.js';
 

@@ -1,4 +1,4 @@
-import type { Fence } from './placement/types.js';
+import type { Fence } from '../state/placement-store.js';
 
 /**
  * The public boundary of the virtual actor runtime. The workflow engine and the HTTP actor API are clients of

@@ -3,7 +3,7 @@
  * input binding events — whatever the app channel's protocol (`--app-protocol http` or `grpc`). The pub/sub and
  * bindings hosts use only this interface.
  */
-import type { CloudEvent } from '../pubsub/cloudevents.js';
+import type { CloudEvent } from './cloudevents.js';
 
 export type DeliveryOutcome = 'success' | 'retry' | 'drop';
 

@@ -21,7 +21,7 @@ import {
 import { randomUUID } from 'node:crypto';
 import { ensureError } from '../errors/runtime-error.js';
 import type { Logger } from '../log/logger.js';
-import type { CloudEvent } from '../pubsub/cloudevents.js';
+import type { CloudEvent } from './cloudevents.js';
 import { ceFields } from './topic-event-wire.js';
 import { statusOutcome, type AppEvents, type BindingEvent, type BulkEntry, type DeliveryResult, type TopicRoute } from './app-events.js';
 

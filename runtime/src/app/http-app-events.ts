@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ensureError } from '../errors/runtime-error.js';
-import { CLOUDEVENT_CONTENT_TYPE, type CloudEvent } from '../pubsub/cloudevents.js';
+import { CLOUDEVENT_CONTENT_TYPE, type CloudEvent } from './cloudevents.js';
 import type { Logger } from '../log/logger.js';
 import { AppAnswerTooLargeError, appRequest, AppTimeoutError } from './app-http.js';
 import { statusOutcome, type AppEvents, type BindingEvent, type BulkEntry, type DeliveryResult, type TopicRoute } from './app-events.js';

@@ -3,7 +3,7 @@
  * attributes as fields, the data as bytes the receiver decodes by `data_content_type`, the other attributes in
  * `extensions`. Used by the gRPC app channel and by streaming subscriptions.
  */
-import { isJsonContentType, type CloudEvent } from '../pubsub/cloudevents.js';
+import { isJsonContentType, type CloudEvent } from './cloudevents.js';
 
 /** CloudEvent attributes with fields of their own in TopicEventRequest; the rest go to `extensions`. */
 const OWN_FIELDS = new Set(['id', 'source', 'type', 'specversion', 'datacontenttype', 'data', 'data_base64', 'topic', 'pubsubname']);

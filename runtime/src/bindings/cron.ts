@@ -6,7 +6,7 @@
 import { RuntimeError } from '../errors/runtime-error.js';
 import type { Logger } from '../log/logger.js';
 import { parseSchedule, type Schedule } from './cron-schedule.js';
-import type { InputBinding, InputHandler } from './types.js';
+import type { InputBinding, InputHandler } from '../components/contracts/bindings.js';
 
 /** setTimeout's longest wait; a later firing is reached in steps. */
 const MAX_TIMER_MS = 2 ** 31 - 1;

@@ -14,7 +14,7 @@ import { metadataValue } from '../components/spec.js';
 import { deliveryPolicy, retryDelay, type DeliveryPolicy } from '../delivery/policy.js';
 import type { Logger } from '../log/logger.js';
 import type { Part } from '../util/lifecycle.js';
-import { isInputBinding, type InputEvent } from './types.js';
+import { isInputBinding, type InputEvent } from '../components/contracts/bindings.js';
 
 export class InputBindingsHost implements Part {
   readonly name = 'input-bindings';

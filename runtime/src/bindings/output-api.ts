@@ -1,7 +1,7 @@
 /** Invoking output bindings, free of any transport: the HTTP routes (and the gRPC API) call this. */
 import type { ComponentManager } from '../components/manager.js';
 import { RuntimeError, ensureError, isRuntimeError } from '../errors/runtime-error.js';
-import { isOutputBinding, type InvokeRequest, type InvokeResponse } from './types.js';
+import { isOutputBinding, type InvokeRequest, type InvokeResponse } from '../components/contracts/bindings.js';
 
 export class OutputBindingApi {
   constructor(private readonly components: ComponentManager) {}

@@ -5,7 +5,7 @@ import { RuntimeError } from '../errors/runtime-error.js';
 import type { Logger } from '../log/logger.js';
 import { DAPR_COMPONENT_API_VERSION, isComponentDocument, isDaprComponentDocument, parseComponentSpec, type ComponentSpec } from './spec.js';
 import { selectComponents } from './select.js';
-import { isSubscriptionDocument } from '../pubsub/subscription-resources.js';
+import { isSubscriptionDocument } from './subscription-document.js';
 
 const YAML_FILE = /\.ya?ml$/i;
 

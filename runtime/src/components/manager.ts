@@ -1,6 +1,6 @@
 import { RuntimeError, ensureError } from '../errors/runtime-error.js';
 import type { Logger } from '../log/logger.js';
-import type { StateStore } from '../state/store.js';
+import type { StateStore } from './contracts/state-store.js';
 import type { Component, ComponentContext, ComponentRegistry } from './registry.js';
 import { componentLabel, type ComponentCategory, type ComponentSpec } from './spec.js';
 

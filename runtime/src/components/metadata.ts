@@ -1,5 +1,5 @@
-import { isPubSub } from '../pubsub/types.js';
-import type { StateStore } from '../state/store.js';
+import { isPubSub } from './contracts/pubsub.js';
+import type { StateStore } from './contracts/state-store.js';
 import type { ComponentManager, LoadedComponent } from './manager.js';
 
 export interface ComponentMetadata {

@@ -1,6 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import { ensureError, isRuntimeError } from '../errors/runtime-error.js';
-import { GrpcApiServer } from '../api/grpc/server.js';
+import { GrpcApiServer } from '../util/grpc-server.js';
 import type { Logger } from '../log/logger.js';
 import { decodePeerBody, encodePeerBody } from './peer-codec.js';
 import { DEFAULT_PEER_MESSAGE_BYTES, PEER_ERROR_METADATA, PEER_TOKEN_METADATA, peerServiceDefinition } from './peer-service.js';

@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { BulkEntry, DeliveryResult, TopicDelivery } from '../app/app-events.js';
 import type { AppGate } from '../app/app-health.js';
 import { retryDelay, type DeliveryPolicy } from '../delivery/policy.js';
-import type { CloudEvent } from './cloudevents.js';
+import type { CloudEvent } from '../app/cloudevents.js';
 import type { BulkSubscribeOptions, Subscription } from './subscriptions.js';
 
 /** What becomes of one entry once the app has answered for it (or the attempts ran out). */

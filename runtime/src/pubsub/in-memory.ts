@@ -5,7 +5,7 @@
  */
 import { Fifo } from '../util/fifo.js';
 import { metadataDuration } from '../components/metadata-duration.js';
-import type { MessageHandler, PublishRequest, PubSub, ReceivedMessage, SubscribeRequest, TopicSubscription } from './types.js';
+import type { MessageHandler, PublishRequest, PubSub, ReceivedMessage, SubscribeRequest, TopicSubscription } from '../components/contracts/pubsub.js';
 
 const DEFAULT_REDELIVER_MS = 1000;
 

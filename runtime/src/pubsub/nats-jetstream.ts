@@ -18,7 +18,7 @@ import { RuntimeError, ensureError } from '../errors/runtime-error.js';
 import type { Logger } from '../log/logger.js';
 import { Closables } from '../util/closables.js';
 import { HandlerSlots } from './handler-slots.js';
-import type { MessageHandler, PublishRequest, PubSub, SubscribeRequest, TopicSubscription } from './types.js';
+import type { MessageHandler, PublishRequest, PubSub, SubscribeRequest, TopicSubscription } from '../components/contracts/pubsub.js';
 
 interface JetStreamOptions {
   readonly servers: string[];

@@ -3,10 +3,10 @@
  * CloudEvent unless it is one already or `rawPayload` is asked for; it is acknowledged once the broker has it.
  */
 import { RuntimeError, ensureError, isRuntimeError } from '../errors/runtime-error.js';
-import { CLOUDEVENT_CONTENT_TYPE, completeCloudEvent, isCloudEventContentType, withExpiry, wrapInCloudEvent, type CloudEvent, type EnvelopeContext } from './cloudevents.js';
+import { CLOUDEVENT_CONTENT_TYPE, completeCloudEvent, isCloudEventContentType, withExpiry, wrapInCloudEvent, type CloudEvent, type EnvelopeContext } from '../app/cloudevents.js';
 import type { PubSubMetrics } from './metrics.js';
 import type { LoadedPubSub, PubSubs } from './pubsubs.js';
-import type { BulkPublishMessage, FailedEntry } from './types.js';
+import type { BulkPublishMessage, FailedEntry } from '../components/contracts/pubsub.js';
 
 export interface PublishInput {
   readonly data: Buffer;

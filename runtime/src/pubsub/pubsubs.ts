@@ -2,7 +2,7 @@ import type { ComponentManager } from '../components/manager.js';
 import { metadataValue, type ComponentSpec } from '../components/spec.js';
 import { RuntimeError } from '../errors/runtime-error.js';
 import { TopicScopes, type TopicUse } from './topic-scopes.js';
-import { isPubSub, type PubSub } from './types.js';
+import { isPubSub, type PubSub } from '../components/contracts/pubsub.js';
 
 export interface LoadedPubSub {
   readonly spec: ComponentSpec;

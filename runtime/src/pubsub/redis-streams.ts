@@ -12,12 +12,10 @@ import type { Redis } from 'ioredis';
 import { metadataDuration } from '../components/metadata-duration.js';
 import { RuntimeError, ensureError } from '../errors/runtime-error.js';
 import type { Logger } from '../log/logger.js';
-import { closeRedis } from '../actors/placement/redis-backend.js';
-import { connectRedis, duplicateRedis } from '../state/redis-connection.js';
-import { redisOptionsFromMetadata, type RedisStoreOptions } from '../state/redis.js';
+import { closeRedis, connectRedis, duplicateRedis, redisOptionsFromMetadata, type RedisStoreOptions } from '../stores/redis-connection.js';
 import { Closables } from '../util/closables.js';
 import { HandlerSlots } from './handler-slots.js';
-import type { MessageHandler, PublishRequest, PubSub, ReceivedMessage, SubscribeRequest, TopicSubscription } from './types.js';
+import type { MessageHandler, PublishRequest, PubSub, ReceivedMessage, SubscribeRequest, TopicSubscription } from '../components/contracts/pubsub.js';
 
 interface StreamOptions {
   readonly connection: RedisStoreOptions;

@@ -19,10 +19,10 @@ import type Database from 'better-sqlite3';
 import { metadataDuration } from '../components/metadata-duration.js';
 import { ensureError } from '../errors/runtime-error.js';
 import type { Logger } from '../log/logger.js';
-import { databasePathFromMetadata, openDatabase } from '../state/sqlite-database.js';
-import { holdDatabaseLock, type DatabaseLock } from '../state/sqlite-lock.js';
+import { databasePathFromMetadata, openDatabase } from '../stores/sqlite-database.js';
+import { holdDatabaseLock, type DatabaseLock } from '../stores/sqlite-lock.js';
 import { HandlerSlots } from './handler-slots.js';
-import type { MessageHandler, PublishRequest, PubSub, ReceivedMessage, SubscribeRequest, TopicSubscription } from './types.js';
+import type { MessageHandler, PublishRequest, PubSub, ReceivedMessage, SubscribeRequest, TopicSubscription } from '../components/contracts/pubsub.js';
 
 const DEFAULT_REDELIVER_MS = 5_000;
 const DEFAULT_RETENTION_MS = 24 * 3600_000;

@@ -7,15 +7,9 @@ import path from 'node:path';
 import * as yaml from 'js-yaml';
 import { RuntimeError } from '../errors/runtime-error.js';
 import type { Logger } from '../log/logger.js';
+import { isSubscriptionDocument } from '../components/subscription-document.js';
 import { parseSubscription, type Subscription } from './subscriptions.js';
 
-export const SUBSCRIPTION_KIND = 'Subscription';
-const API_VERSIONS = new Set(['svc.io/v2alpha1', 'svc.io/v1alpha1', 'dapr.io/v2alpha1', 'dapr.io/v1alpha1']);
-
-export function isSubscriptionDocument(doc: unknown): boolean {
-  const d = doc as { apiVersion?: unknown; kind?: unknown } | null;
-  return typeof d === 'object' && d !== null && d.kind === SUBSCRIPTION_KIND && API_VERSIONS.has(String(d.apiVersion));
-}
 
 /** The subscriptions in one parsed YAML document, or none (another kind, or out of this app's scopes). */
 export function subscriptionFromDocument(doc: unknown, source: string, appId: string, log: Logger): Subscription | undefined {

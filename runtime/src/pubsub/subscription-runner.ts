@@ -13,11 +13,11 @@ import type { Logger } from '../log/logger.js';
 import type { DeliveryResult, TopicDelivery, TopicRoute } from '../app/app-events.js';
 import type { AppGate } from '../app/app-health.js';
 import { BulkDelivery } from './bulk-delivery.js';
-import { CLOUDEVENT_CONTENT_TYPE, eventForDelivery, isExpired, type CloudEvent } from './cloudevents.js';
+import { CLOUDEVENT_CONTENT_TYPE, eventForDelivery, isExpired, type CloudEvent } from '../app/cloudevents.js';
 import type { PubSubMetrics } from './metrics.js';
 import type { LoadedPubSub } from './pubsubs.js';
 import { routeFor, type Subscription } from './subscriptions.js';
-import type { ReceivedMessage, TopicSubscription } from './types.js';
+import type { ReceivedMessage, TopicSubscription } from '../components/contracts/pubsub.js';
 
 export class SubscriptionRunner {
   readonly #policy: DeliveryPolicy;

@@ -1,5 +1,5 @@
 import { ensureError } from '../errors/runtime-error.js';
-import type { KeyListingStore, KeyPage, ListedKey } from './store.js';
+import type { KeyListingStore, KeyPage, ListedKey } from '../components/contracts/state-store.js';
 import { applyInOrder, type PlannedWrite } from './write-plan.js';
 import { ExpirySweeper } from './expiry-sweeper.js';
 import { VersionedStateStore, type StoredValue } from './versioned-store.js';

@@ -1,11 +1,11 @@
 import pg from 'pg';
 import { RuntimeError } from '../errors/runtime-error.js';
-import { failedFences, placementTables, PostgresPlacementBackend } from '../actors/placement/postgres-backend.js';
-import { FencedError, type Fence, type MultiHostStore, type PlacementBackend } from '../actors/placement/types.js';
-import { parsePgConnection } from './pg-connection.js';
-import { inTransaction } from './pg-transaction.js';
+import { failedFences, placementTables, PostgresPlacementBackend } from './postgres-placement.js';
+import { FencedError, type Fence, type MultiHostStore, type PlacementBackend } from './placement-store.js';
+import { parsePgConnection } from '../stores/pg-connection.js';
+import { inTransaction } from '../stores/pg-transaction.js';
 import { quotedCompanionTableName, quotedTableName } from './sql-identifier.js';
-import { prefixUpperBound, type KeyListingStore, type KeyPage, type ListedKey, type TransactionOperation } from './store.js';
+import { prefixUpperBound, type KeyListingStore, type KeyPage, type ListedKey, type TransactionOperation } from '../components/contracts/state-store.js';
 import { batchUnconditional, mismatch, type PlannedWrite, type UnconditionalBatch } from './write-plan.js';
 import { ExpirySweeper } from './expiry-sweeper.js';
 import { VersionedStateStore, type FencedScope, type StoredValue } from './versioned-store.js';

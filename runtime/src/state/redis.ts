@@ -1,50 +1,18 @@
 import type { Redis } from 'ioredis';
-import { connectRedis, duplicateRedis } from './redis-connection.js';
+import { closeRedis, connectRedis, duplicateRedis, type RedisStoreOptions } from '../stores/redis-connection.js';
 import { RedisWriteCoalescer } from './redis-coalescer.js';
-import { RuntimeError } from '../errors/runtime-error.js';
 import { inSlices } from '../util/event-loop.js';
-import { closeRedis, partitionValue, redisPlacementKeys, RedisPlacementBackend } from '../actors/placement/redis-backend.js';
-import { FencedError, type Fence, type MultiHostStore, type PlacementBackend } from '../actors/placement/types.js';
-import type { KeyListingStore, KeyPage, ListedKey, TransactionOperation } from './store.js';
+import { partitionValue, redisPlacementKeys, RedisPlacementBackend } from './redis-placement.js';
+import { FencedError, type Fence, type MultiHostStore, type PlacementBackend } from './placement-store.js';
+import type { KeyListingStore, KeyPage, ListedKey, TransactionOperation } from '../components/contracts/state-store.js';
 import { mismatch, type PlannedWrite } from './write-plan.js';
 import { VersionedStateStore, type FencedScope, type StoredValue } from './versioned-store.js';
 
-export interface RedisStoreOptions {
-  readonly host: string;
-  /** @default 6379 */
-  readonly port: number;
-  readonly username?: string;
-  readonly password?: string;
-  /** @default 0 */
-  readonly db: number;
-  readonly tls: boolean;
-  /** Upper bound on connecting and the first PING at init; the component init timeout usually fires first. */
-  readonly connectTimeoutMs: number;
-}
-
-/** Reads `state.redis` metadata: `redisHost` (`host:port`), `redisUsername`, `redisPassword`, `redisDB`, `enableTLS`. */
 const EMPTY = Buffer.alloc(0);
 
 /** Condition letters in the packed write headers of APPLY_WRITES_LUA. */
 const CONDITION_CODES = { any: 'a', absent: 'b', version: 'v' } as const;
 
-export function redisOptionsFromMetadata(get: (name: string) => string | undefined): RedisStoreOptions {
-  const address = get('redisHost') || 'localhost:6379';
-  const m = /^(?:\[([^\]]+)\]|([^:]+))(?::(\d+))?$/.exec(address);
-  const port = Number(m?.[3] ?? 6379);
-  if (!m || port < 1 || port > 65535) throw new RuntimeError('ERR_COMPONENT_SPEC_INVALID', `metadata redisHost '${address}' must be host:port`);
-  const db = Number(get('redisDB') || 0);
-  if (!Number.isInteger(db) || db < 0) throw new RuntimeError('ERR_COMPONENT_SPEC_INVALID', `metadata redisDB '${get('redisDB')}' must be a database number`);
-  return {
-    host: (m[1] ?? m[2])!,
-    port,
-    username: get('redisUsername') || undefined,
-    password: get('redisPassword') || undefined,
-    db,
-    tls: (get('enableTLS') ?? '').toLowerCase() === 'true',
-    connectTimeoutMs: 10_000,
-  };
-}
 
 /**
  * Checks the fences, then every write's condition against the current versions (updated as the batch goes, so

@@ -1,12 +1,12 @@
 import type Database from 'better-sqlite3';
-import { databasePathFromMetadata, openDatabase } from './sqlite-database.js';
+import { databasePathFromMetadata, openDatabase } from '../stores/sqlite-database.js';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { ensureError, RuntimeError } from '../errors/runtime-error.js';
-import { WalCheckpointer } from './sqlite-checkpointer.js';
-import { holdDatabaseLock, type DatabaseLock } from './sqlite-lock.js';
+import { WalCheckpointer } from '../stores/sqlite-checkpointer.js';
+import { holdDatabaseLock, type DatabaseLock } from '../stores/sqlite-lock.js';
 import { quotedTableName } from './sql-identifier.js';
-import { prefixUpperBound, type KeyListingStore, type KeyPage, type ListedKey } from './store.js';
+import { prefixUpperBound, type KeyListingStore, type KeyPage, type ListedKey } from '../components/contracts/state-store.js';
 import { applyInOrder, type PlannedWrite } from './write-plan.js';
 import { ExpirySweeper } from './expiry-sweeper.js';
 import { VersionedStateStore, type StoredValue } from './versioned-store.js';

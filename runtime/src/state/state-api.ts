@@ -19,7 +19,7 @@ import {
   type StateOptions,
   type StateStore,
   type TransactionOperation,
-} from './store.js';
+} from '../components/contracts/state-store.js';
 
 /** Where the API finds state stores (the component manager). */
 export interface StateStoreDirectory {

@@ -1,4 +1,4 @@
-import type { Fence } from '../actors/placement/types.js';
+import type { Fence } from './placement-store.js';
 import { formatEtag, planDelete, planOperations, planSet, type PlannedWrite } from './write-plan.js';
 import type {
   BulkGetItem,
@@ -10,7 +10,7 @@ import type {
   StateMetadata,
   TransactionOperation,
   TransactionalStateStore,
-} from './store.js';
+} from '../components/contracts/state-store.js';
 
 export interface StoredValue {
   readonly value: Buffer;

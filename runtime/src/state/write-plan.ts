@@ -4,7 +4,7 @@
  * the decimal version numbers the stores issue, so anything else is an invalid ETag.
  */
 import { inSlices, mapInSlices } from '../util/event-loop.js';
-import { StateEtagError, type DeleteRequest, type SetRequest, type TransactionOperation } from './store.js';
+import { StateEtagError, type DeleteRequest, type SetRequest, type TransactionOperation } from '../components/contracts/state-store.js';
 
 /** What must hold about a key's current version for a write to go ahead. */
 export type WriteCondition =

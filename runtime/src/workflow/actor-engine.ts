@@ -8,7 +8,7 @@ import type { ActorRuntime } from '../actors/types.js';
 import type { ErrorCode } from '../errors/codes.js';
 import { RuntimeError, ensureError, isRuntimeError } from '../errors/runtime-error.js';
 import type { Logger } from '../log/logger.js';
-import { ownershipPartitionOf } from '../actors/placement/types.js';
+import { ownershipPartitionOf } from '../actors/placement/partitions.js';
 import { WorkDispatcher, type AnswerOrigin, type Claim, type StaleReason, type WorkItem, type WorkerConnection } from './dispatcher.js';
 import {
   DEFAULT_LIST_PAGE_SIZE,
@@ -37,7 +37,8 @@ import { optional } from './optional.js';
 import { ResultBatcher } from './result-batcher.js';
 import { INTERNAL_ACTOR_TYPE_PREFIX } from '../actors/public-actors.js';
 import { DECODED_KEY_PREFIXES, RUN, OrchestrationActor, decode, decodeHistory, encodeActivityResults, encodeCompletion, type ActivityResultPayload, encode, fromSnapshot, toSnapshot, type CompletionPayload, type InstanceSnapshot } from './orchestration-actor.js';
-import { WORKFLOW_PEER_METHODS, type WorkflowReplicas } from './replicas.js';
+import type { ReplicaSet } from '../actors/placement/replica-set.js';
+import { WORKFLOW_PEER_METHODS } from './peer-methods.js';
 import { rerunHistory, type RerunRequest } from './rerun.js';
 import { InstanceWatchers } from './watchers.js';
 
@@ -85,7 +86,7 @@ export interface ActorWorkflowEngineOptions {
   readonly appId: string;
   readonly metrics: WorkflowMetrics;
   readonly log: Logger;
-  readonly replicas: WorkflowReplicas;
+  readonly replicas: ReplicaSet;
   /** `--workflow-task-timeout` (see dispatcher.ts); default 10 s. */
   readonly taskTimeoutMs?: number;
 }
@@ -101,7 +102,7 @@ export class ActorWorkflowEngine implements WorkflowEngine, WorkerHub {
   readonly #turnStarted = new Map<string, number>();
   /** Aborted at shutdown: pending waits answer UNAVAILABLE at once instead of holding the gRPC server open. */
   readonly #closing = new AbortController();
-  readonly #replicas: WorkflowReplicas;
+  readonly #replicas: ReplicaSet;
   /** Per ownership partition: aborted when the partition leaves this replica, so local waits move to the owner. */
   readonly #partitionWaits = new Map<number, AbortController>();
   /** Connections to other replicas' workers, used while none is connected here (see dispatcher.ts). */

@@ -5,7 +5,7 @@
  */
 import type { Registry } from 'prom-client';
 import type { ActorRuntime } from '../actors/types.js';
-import type { WorkflowReplicas } from './replicas.js';
+import type { ReplicaSet } from '../actors/placement/replica-set.js';
 import type { Logger } from '../log/logger.js';
 import type { Part } from '../util/lifecycle.js';
 import { ActorWorkflowEngine, type WorkerHub } from './actor-engine.js';
@@ -19,7 +19,7 @@ export interface WorkflowHostOptions {
   /** The actor runtime once the actor part started (undefined: no actor state store). */
   readonly actorRuntime: () => ActorRuntime | undefined;
   /** How the engine meets the other replicas of this app (present whenever the actor runtime is). */
-  readonly replicas: () => WorkflowReplicas | undefined;
+  readonly replicas: () => ReplicaSet | undefined;
   readonly metrics: Registry;
   readonly log: Logger;
   /** `--workflow-task-timeout`. */

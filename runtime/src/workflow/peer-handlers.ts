@@ -2,7 +2,7 @@ import { RuntimeError } from '../errors/runtime-error.js';
 import type { ActorWorkflowEngine } from './actor-engine.js';
 import type { WorkItem } from './dispatcher.js';
 import type { WaitCondition } from './engine.js';
-import { WORKFLOW_PEER_METHODS } from './replicas.js';
+import { WORKFLOW_PEER_METHODS } from './peer-methods.js';
 
 type Handler = (body: unknown, signal: AbortSignal) => Promise<unknown>;
 

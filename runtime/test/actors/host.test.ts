@@ -7,7 +7,7 @@ import { parseComponentSpec } from '../../src/components/spec.js';
 import { isRuntimeError } from '../../src/errors/runtime-error.js';
 import { createLogger } from '../../src/log/logger.js';
 import { InMemoryStateStore } from '../../src/state/in-memory.js';
-import type { StateFeature } from '../../src/state/store.js';
+import type { StateFeature } from '../../src/components/contracts/state-store.js';
 
 const log = createLogger({ level: 'error', json: true });
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { actorIdHash, reminderPartitionOf } from '../../src/actors/keys.js';
-import { ownershipPartitionOf } from '../../src/actors/placement/types.js';
+import { ownershipPartitionOf } from '../../src/actors/placement/partitions.js';
 
 describe('actors: partitions of an actor id', () => {
   // Stored layouts depend on these values: the first 32 bits of sha1(actorId), big-endian.

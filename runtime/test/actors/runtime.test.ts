@@ -6,7 +6,7 @@ import type { Actor, ActorContext, ReminderInfo } from '../../src/actors/types.j
 import { isRuntimeError } from '../../src/errors/runtime-error.js';
 import { createLogger } from '../../src/log/logger.js';
 import { InMemoryStateStore } from '../../src/state/in-memory.js';
-import type { GetRequest, StateMetadata, TransactionOperation, TransactionalStateStore } from '../../src/state/store.js';
+import type { GetRequest, StateMetadata, TransactionOperation, TransactionalStateStore } from '../../src/components/contracts/state-store.js';
 
 /** The real in-memory store, counting reads and transactions, with an injectable commit failure. */
 class CountingStore extends InMemoryStateStore {

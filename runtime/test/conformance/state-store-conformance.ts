@@ -4,7 +4,7 @@
  */
 import { expect } from 'chai';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { canListKeys, isTransactional, StateEtagError, type KeyListingStore, type StateFeature, type StateStore, type TransactionalStateStore } from '../../src/state/store.js';
+import { canListKeys, isTransactional, StateEtagError, type KeyListingStore, type StateFeature, type StateStore, type TransactionalStateStore } from '../../src/components/contracts/state-store.js';
 
 export interface StateStoreConformanceOptions {
   /** Features the store must report. Transaction cases run when this includes TRANSACTIONAL, expiry cases with TTL. @default ETAG, TRANSACTIONAL, ACTOR, TTL */

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { desiredOwners } from '../../src/actors/placement/assignment.js';
-import { OWNERSHIP_PARTITIONS } from '../../src/actors/placement/types.js';
+import { OWNERSHIP_PARTITIONS } from '../../src/state/placement-store.js';
 
 const counts = (owners: readonly string[]) => owners.reduce((m, h) => m.set(h, (m.get(h) ?? 0) + 1), new Map<string, number>());
 

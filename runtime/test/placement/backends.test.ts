@@ -2,11 +2,12 @@ import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { placementChannel, placementTables } from '../../src/actors/placement/postgres-backend.js';
-import { FencedError, OWNERSHIP_PARTITIONS, type Fence, type HostRecord, type MultiHostStore, type PlacementBackend } from '../../src/actors/placement/types.js';
+import { placementChannel, placementTables } from '../../src/state/postgres-placement.js';
+import { FencedError, OWNERSHIP_PARTITIONS, type Fence, type HostRecord, type MultiHostStore, type PlacementBackend } from '../../src/state/placement-store.js';
 import { PostgresStateStore, postgresOptionsFromMetadata } from '../../src/state/postgresql.js';
-import { RedisStateStore, redisOptionsFromMetadata } from '../../src/state/redis.js';
-import { StateEtagError, type TransactionOperation } from '../../src/state/store.js';
+import { RedisStateStore } from '../../src/state/redis.js';
+import { redisOptionsFromMetadata } from '../../src/stores/redis-connection.js';
+import { StateEtagError, type TransactionOperation } from '../../src/components/contracts/state-store.js';
 import { deleteRedisKeysWithPrefix, dropTestPostgresTable, TEST_POSTGRES_URL, TEST_REDIS_HOST } from '../support/index.js';
 
 const metadata = (md: Record<string, string>) => (name: string) => md[name];

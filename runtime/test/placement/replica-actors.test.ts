@@ -5,7 +5,7 @@
  */
 import { expect } from 'chai';
 import { actorStore, SvcdProcess, type ActorStore } from '../support/index.js';
-import { ownershipPartitionOf } from '../../src/actors/placement/types.js';
+import { ownershipPartitionOf } from '../../src/actors/placement/partitions.js';
 import { ActorApp, TurnTracker } from '../actors/actor-app.js';
 
 const FAST = ['--placement-lease-ttl', '1500ms', '--placement-heartbeat-interval', '250ms'];

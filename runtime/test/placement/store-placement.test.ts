@@ -2,10 +2,11 @@ import { expect } from 'chai';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { pino } from 'pino';
 import { StorePlacement } from '../../src/actors/placement/store-placement.js';
-import { FencedError, OWNERSHIP_PARTITIONS, type Fence, type HostRecord, type MultiHostStore, type PlacementBackend } from '../../src/actors/placement/types.js';
+import { FencedError, OWNERSHIP_PARTITIONS, type Fence, type HostRecord, type MultiHostStore, type PlacementBackend } from '../../src/state/placement-store.js';
 import type { PlacementHooks } from '../../src/actors/types.js';
 import { PostgresStateStore } from '../../src/state/postgresql.js';
-import { RedisStateStore, redisOptionsFromMetadata } from '../../src/state/redis.js';
+import { RedisStateStore } from '../../src/state/redis.js';
+import { redisOptionsFromMetadata } from '../../src/stores/redis-connection.js';
 import { deleteRedisKeysWithPrefix, dropTestPostgresTable, TEST_POSTGRES_URL, TEST_REDIS_HOST } from '../support/index.js';
 
 const log = pino({ level: 'silent' });

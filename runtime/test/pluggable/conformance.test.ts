@@ -8,7 +8,7 @@ import { probeSocket } from '../../src/components/pluggable/discovery.js';
 import { registrationsFor } from '../../src/components/pluggable/registrations.js';
 import { ReplyBudget } from '../../src/components/pluggable/reply-budget.js';
 import { parseComponentSpec } from '../../src/components/spec.js';
-import type { StateStore } from '../../src/state/store.js';
+import type { StateStore } from '../../src/components/contracts/state-store.js';
 import { describeStateStoreConformance } from '../support/index.js';
 import { ExampleComponent, tempSocketsFolder } from '../support/example-component.js';
 

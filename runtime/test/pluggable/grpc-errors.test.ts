@@ -2,7 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import { encodeRichStatus, STATUS_DETAILS_TRAILER, type StatusDetail } from '@svc/proto';
 import { expect } from 'chai';
 import { componentStatusErrorOf, etagErrorOf } from '../../src/components/pluggable/grpc-errors.js';
-import { ComponentStatusError, StateEtagError } from '../../src/state/store.js';
+import { ComponentStatusError, StateEtagError } from '../../src/components/contracts/state-store.js';
 
 /** A gRPC error as grpc-js hands it to a client, with real encoded status details. */
 function serviceError(code: grpc.status, details: StatusDetail[] | undefined): grpc.ServiceError {

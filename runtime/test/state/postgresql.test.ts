@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { PostgresStateStore, postgresOptionsFromMetadata } from '../../src/state/postgresql.js';
-import { inTransaction } from '../../src/state/pg-transaction.js';
+import { inTransaction } from '../../src/stores/pg-transaction.js';
 import { quotedCompanionTableName } from '../../src/state/sql-identifier.js';
 import { describeStateStoreConformance } from '../conformance/state-store-conformance.js';
 import { dropTestPostgresTable, freePort, TEST_POSTGRES_URL, withTestPostgres } from '../support/index.js';

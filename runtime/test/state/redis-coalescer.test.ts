@@ -7,8 +7,8 @@ import { Redis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { RedisWriteCoalescer } from '../../src/state/redis-coalescer.js';
-import { connectRedis } from '../../src/state/redis-connection.js';
-import { redisOptionsFromMetadata } from '../../src/state/redis.js';
+import { connectRedis } from '../../src/stores/redis-connection.js';
+import { redisOptionsFromMetadata } from '../../src/stores/redis-connection.js';
 import { deleteRedisKeysWithPrefix, TEST_REDIS_HOST } from '../support/index.js';
 
 describe('Redis write coalescer', () => {

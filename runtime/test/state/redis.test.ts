@@ -1,8 +1,9 @@
 import { expect } from 'chai';
-import { RedisStateStore, redisOptionsFromMetadata } from '../../src/state/redis.js';
+import { RedisStateStore } from '../../src/state/redis.js';
+import { redisOptionsFromMetadata } from '../../src/stores/redis-connection.js';
 import { describeStateStoreConformance } from '../conformance/state-store-conformance.js';
 import { randomBytes } from 'node:crypto';
-import type { TransactionOperation } from '../../src/state/store.js';
+import type { TransactionOperation } from '../../src/components/contracts/state-store.js';
 import { deleteRedisKeysWithPrefix, freePort, TEST_REDIS_HOST } from '../support/index.js';
 
 const metadata = (md: Record<string, string>) => (name: string) => md[name];

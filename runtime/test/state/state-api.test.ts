@@ -4,7 +4,7 @@ import type { ComponentSpec } from '../../src/components/spec.js';
 import { isRuntimeError, type RuntimeError } from '../../src/errors/runtime-error.js';
 import { InMemoryStateStore } from '../../src/state/in-memory.js';
 import { StateApi } from '../../src/state/state-api.js';
-import { ComponentStatusError, type StateStore, type TransactionalStateStore } from '../../src/state/store.js';
+import { ComponentStatusError, type StateStore, type TransactionalStateStore } from '../../src/components/contracts/state-store.js';
 
 function spec(name: string, metadata: Record<string, string> = {}): ComponentSpec {
   return { name, namespace: undefined, annotations: {}, type: 'state.fake', category: 'state', version: 'v1', ignoreErrors: false, initTimeoutMs: undefined, metadata, scopes: [], source: 'test' };

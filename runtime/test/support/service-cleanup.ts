@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { placementTables } from '../../src/actors/placement/postgres-backend.js';
+import { placementTables } from '../../src/state/postgres-placement.js';
 import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { TEST_NATS_URL, TEST_POSTGRES_URL, TEST_REDIS_HOST } from './services.js';

@@ -4,7 +4,7 @@ import { PeerClients, PeerUnreachableError } from '../../internal/peer-client.js
 import { PeerServer } from '../../internal/peer-server.js';
 import type { Logger } from '../../log/logger.js';
 import { listenFor } from '../../util/listen-failure.js';
-import type { WorkflowReplicas } from '../../workflow/replicas.js';
+import type { ReplicaSet } from './replica-set.js';
 import { SingleHostPlacement } from '../placement.js';
 import { LocalActorRuntime } from '../runtime.js';
 import { PlacementMetrics } from './metrics.js';
@@ -12,8 +12,8 @@ import { actorPeerHandlers } from './peer-handlers.js';
 import { RoutedActorRuntime } from './routed-runtime.js';
 import { Router, type PeerCaller } from './routing.js';
 import { StorePlacement } from './store-placement.js';
-import type { MultiHostStore } from './types.js';
-import type { TransactionalStateStore } from '../../state/store.js';
+import type { MultiHostStore } from '../../state/placement-store.js';
+import type { TransactionalStateStore } from '../../components/contracts/state-store.js';
 
 type PeerHandler = (body: unknown, signal: AbortSignal) => Promise<unknown>;
 
@@ -40,7 +40,7 @@ export interface PlacedRuntime {
   readonly local: LocalActorRuntime;
   /** What every client uses: calls run where their actor is owned. */
   readonly routed: RoutedActorRuntime;
-  readonly replicas: WorkflowReplicas;
+  readonly replicas: ReplicaSet;
   start(): Promise<void>;
   stop(): Promise<void>;
   metadata(): Record<string, unknown>;

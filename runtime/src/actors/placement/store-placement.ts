@@ -3,7 +3,8 @@ import type { Logger } from '../../log/logger.js';
 import type { Placement, PlacementHooks, PlacementResult } from '../types.js';
 import { desiredOwners } from './assignment.js';
 import type { PlacementMetrics } from './metrics.js';
-import { OWNERSHIP_PARTITIONS, ownershipPartitionOf, type Fence, type HostLease, type HostRecord, type PartitionOwner, type PlacementBackend, type PlacementView } from './types.js';
+import { ownershipPartitionOf } from './partitions.js';
+import { OWNERSHIP_PARTITIONS, type Fence, type HostLease, type HostRecord, type PartitionOwner, type PlacementBackend, type PlacementView } from '../../state/placement-store.js';
 
 export interface StorePlacementOptions {
   readonly backend: PlacementBackend;

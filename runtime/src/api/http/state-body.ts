@@ -4,7 +4,7 @@
  */
 import { RuntimeError } from '../../errors/runtime-error.js';
 import type { SaveStateItem, StateOptionsInput, TransactionOperationInput } from '../../state/state-api.js';
-import type { StateMetadata } from '../../state/store.js';
+import type { StateMetadata } from '../../components/contracts/state-store.js';
 import { parseJsonBodyWithSpans, type JsonNode } from './json-body.js';
 
 /** Deepest raw value: `operations[i].request.value` in a transaction body. */

@@ -1,6 +1,6 @@
 import type { ComponentsProtoPackage } from '@svc/proto';
 import type { InvokeResponse__Output } from '@svc/proto/gen/svc/proto/components/v1/InvokeResponse.js';
-import type { InputHandler, InvokeRequest, InvokeResponse } from '../../bindings/types.js';
+import type { InputHandler, InvokeRequest, InvokeResponse } from '../contracts/bindings.js';
 import type { Logger } from '../../log/logger.js';
 import { Closables } from '../../util/closables.js';
 import { ReadStream } from './read-stream.js';

@@ -1,6 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import { decodeRichStatus, STATUS_DETAILS_TRAILER, type RichStatus } from '@svc/proto';
-import { ComponentStatusError, StateEtagError } from '../../state/store.js';
+import { ComponentStatusError, StateEtagError } from '../contracts/state-store.js';
 
 /** The google.rpc.Status a component attached to its error, if any (undecodable bytes count as none). */
 export function richStatusOf(err: grpc.ServiceError): RichStatus | undefined {

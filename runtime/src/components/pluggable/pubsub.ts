@@ -5,7 +5,7 @@ import type { FeaturesResponse__Output } from '@svc/proto/gen/svc/proto/componen
 import type { PubSubClient } from '@svc/proto/gen/svc/proto/components/v1/PubSub.js';
 import type { Logger } from '../../log/logger.js';
 import type { BulkPublishResponse__Output } from '@svc/proto/gen/svc/proto/components/v1/BulkPublishResponse.js';
-import type { BulkPublishMessage, FailedEntry, MessageHandler, PublishRequest, PubSub, SubscribeRequest, TopicSubscription } from '../../pubsub/types.js';
+import type { BulkPublishMessage, FailedEntry, MessageHandler, PublishRequest, PubSub, SubscribeRequest, TopicSubscription } from '../contracts/pubsub.js';
 import type { ComponentConnection } from './connection.js';
 import { Closables } from '../../util/closables.js';
 import { PullSubscription } from './pull-subscription.js';

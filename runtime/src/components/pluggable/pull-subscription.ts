@@ -10,7 +10,7 @@ import type { PullMessagesRequest } from '@svc/proto/gen/svc/proto/components/v1
 import type { PullMessagesResponse__Output } from '@svc/proto/gen/svc/proto/components/v1/PullMessagesResponse.js';
 import { ensureError } from '../../errors/runtime-error.js';
 import type { Logger } from '../../log/logger.js';
-import type { MessageHandler, SubscribeRequest } from '../../pubsub/types.js';
+import type { MessageHandler, SubscribeRequest } from '../contracts/pubsub.js';
 import type { ComponentConnection } from './connection.js';
 import { ReopeningStream } from './reopening-stream.js';
 

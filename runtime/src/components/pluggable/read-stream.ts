@@ -9,7 +9,7 @@ import type { ReadRequest } from '@svc/proto/gen/svc/proto/components/v1/ReadReq
 import type { ReadResponse__Output } from '@svc/proto/gen/svc/proto/components/v1/ReadResponse.js';
 import { ensureError } from '../../errors/runtime-error.js';
 import type { Logger } from '../../log/logger.js';
-import type { InputHandler } from '../../bindings/types.js';
+import type { InputHandler } from '../contracts/bindings.js';
 import type { ComponentConnection } from './connection.js';
 import { ReopeningStream } from './reopening-stream.js';
 

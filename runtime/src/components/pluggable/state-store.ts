@@ -25,7 +25,7 @@ import {
   type StateOptions,
   type TransactionalStateStore,
   type TransactionOperation,
-} from '../../state/store.js';
+} from '../contracts/state-store.js';
 import { isServiceError, type ComponentConnection } from './connection.js';
 import { componentStatusErrorOf, etagErrorOf } from './grpc-errors.js';
 

@@ -12,7 +12,7 @@ import type { SubscribeTopicEventsResponseAlpha1 } from '@svc/proto/gen/svc/prot
 import { statusOutcome, type BulkEntry, type DeliveryResult, type TopicDelivery, type TopicRoute } from '../../../app/app-events.js';
 import { ceFields } from '../../../app/topic-event-wire.js';
 import { RuntimeError, ensureError } from '../../../errors/runtime-error.js';
-import type { CloudEvent } from '../../../pubsub/cloudevents.js';
+import type { CloudEvent } from '../../../app/cloudevents.js';
 import type { Subscription } from '../../../pubsub/subscriptions.js';
 import { authorized, serviceError, UNAUTHENTICATED } from '../call-guard.js';
 import { malformedRequestError } from '../malformed-request.js';

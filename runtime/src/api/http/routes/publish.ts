@@ -1,7 +1,7 @@
 import type Router from '@koa/router';
 import type { RouterContext } from '@koa/router';
 import { RuntimeError, isRuntimeError } from '../../../errors/runtime-error.js';
-import { isJsonContentType, isCloudEventContentType } from '../../../pubsub/cloudevents.js';
+import { isJsonContentType, isCloudEventContentType } from '../../../app/cloudevents.js';
 import type { BulkPublishEntry, PublishApi } from '../../../pubsub/publish-api.js';
 import type { HttpRouteGroup } from '../app.js';
 import { metadataFromQuery, readRawBody } from '../body.js';

@@ -2,7 +2,7 @@ import type Router from '@koa/router';
 import type { RouterContext } from '@koa/router';
 import type { Context } from 'koa';
 import type { StateApi } from '../../../state/state-api.js';
-import type { BulkGetItem } from '../../../state/store.js';
+import type { BulkGetItem } from '../../../components/contracts/state-store.js';
 import type { IncomingMessage } from 'node:http';
 import type { HttpRouteGroup } from '../app.js';
 import { JSON_TYPE, type Answer } from '../fast-routes.js';

@@ -1,15 +1,15 @@
 /**
- * What the workflow engine needs from the replica set (several svcd of one app; docs/workflow-engine.md
- * "Several replicas"). On a single host it is trivial: everything is owned here and there are no peers.
+ * What the replica set (several svcd of one app; docs/workflow-engine.md "Several replicas") offers the workflow
+ * engine built on its actors. On a single host it is trivial: everything is owned here and there are no peers.
  */
-import type { Router, PeerCaller } from '../actors/placement/routing.js';
+import type { Router, PeerCaller } from './routing.js';
 
 export interface PeerWithWorkers {
   readonly hostId: string;
   readonly address: string;
 }
 
-export interface WorkflowReplicas {
+export interface ReplicaSet {
   /** Runs a call where the instance's actor is owned (here, or on the owner through the internal port). */
   readonly router: Router;
   readonly peers: PeerCaller;
@@ -24,9 +24,3 @@ export interface WorkflowReplicas {
   /** The number of workers connected here changed: tell the other replicas soon. */
   workersChanged(): void;
 }
-
-/** Internal-port methods of the workflow engine (workflow/peer-handlers.ts serves them). */
-export const WORKFLOW_PEER_METHODS = {
-  wait: 'WorkflowWait',
-  offer: 'WorkflowOffer',
-} as const;

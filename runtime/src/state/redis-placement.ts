@@ -11,8 +11,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { closeRedis } from '../stores/redis-connection.js';
 import { ChangeListeners } from './change-listeners.js';
-import { OWNERSHIP_PARTITIONS, type Fence, type HostLease, type HostRecord, type PartitionOwner, type PlacementBackend, type PlacementView } from './types.js';
+import { OWNERSHIP_PARTITIONS, type Fence, type HostLease, type HostRecord, type PartitionOwner, type PlacementBackend, type PlacementView } from './placement-store.js';
 
 export interface RedisPlacementKeys {
   /** Prefix of the lease keys: `<hostLeasePrefix><hostId>`. */
@@ -197,10 +198,4 @@ export class RedisPlacementBackend implements PlacementBackend {
     if (subscriber) await closeRedis(subscriber);
     if (this.#ownsConnection) await closeRedis(this.#redis);
   }
-}
-
-/** QUIT would wait for a reconnect that may never come: without a live connection it is just dropped. */
-export async function closeRedis(redis: Redis): Promise<void> {
-  if (redis.status === 'ready') await redis.quit().catch(() => redis.disconnect());
-  else redis.disconnect();
 }

@@ -11,7 +11,7 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 
 /** Found by package name, so svcd's bundle (one file elsewhere in dist/) starts the same worker. */
-const WORKER_FILE = createRequire(import.meta.url).resolve('@svc/runtime/state/sqlite-checkpoint-worker.js');
+const WORKER_FILE = createRequire(import.meta.url).resolve('@svc/runtime/stores/sqlite-checkpoint-worker.js');
 
 /** Rows written before a checkpoint is asked for (about the size SQLite's own 1,000-page threshold holds). */
 const ROWS_PER_CHECKPOINT = 1000;

@@ -1,5 +1,5 @@
-import type { Component, ComponentContext, ComponentRegistry } from './registry.js';
-import { metadataValue, type ComponentSpec } from './spec.js';
+import type { Component, ComponentContext, ComponentRegistry } from './components/registry.js';
+import { metadataValue, type ComponentSpec } from './components/spec.js';
 
 type BuiltinFactory = (get: (name: string) => string | undefined, spec: ComponentSpec, ctx: ComponentContext) => Promise<Component>;
 
@@ -10,35 +10,35 @@ type BuiltinFactory = (get: (name: string) => string | undefined, spec: Componen
 
 /** Built-in state stores: each factory reads `spec.metadata` and connects, so a bad address fails the init. */
 const STATE_STORES: Record<string, BuiltinFactory> = {
-  'state.in-memory': async () => new (await import('../state/in-memory.js')).InMemoryStateStore(),
+  'state.in-memory': async () => new (await import('./state/in-memory.js')).InMemoryStateStore(),
   'state.sqlite': async (get, spec, ctx) => {
-    const { SqliteStateStore, sqliteOptionsFromMetadata } = await import('../state/sqlite.js');
+    const { SqliteStateStore, sqliteOptionsFromMetadata } = await import('./state/sqlite.js');
     return SqliteStateStore.open(sqliteOptionsFromMetadata(get, { componentName: spec.name, dataDir: ctx.dataDir }));
   },
   'state.redis': async (get) => {
-    const { RedisStateStore, redisOptionsFromMetadata } = await import('../state/redis.js');
+    const [{ RedisStateStore }, { redisOptionsFromMetadata }] = await Promise.all([import('./state/redis.js'), import('./stores/redis-connection.js')]);
     return RedisStateStore.connect(redisOptionsFromMetadata(get));
   },
   'state.postgresql': async (get) => {
-    const { PostgresStateStore, postgresOptionsFromMetadata } = await import('../state/postgresql.js');
+    const { PostgresStateStore, postgresOptionsFromMetadata } = await import('./state/postgresql.js');
     return PostgresStateStore.connect(postgresOptionsFromMetadata(get));
   },
 };
 
 /** Built-in pub/subs. */
 const PUBSUBS: Record<string, BuiltinFactory> = {
-  'pubsub.in-memory': async (get) => (await import('../pubsub/in-memory.js')).InMemoryPubSub.fromMetadata(get),
-  'pubsub.redis': async (get, _spec, ctx) => (await import('../pubsub/redis-streams.js')).RedisStreamsPubSub.connect(get, ctx.log),
-  'pubsub.jetstream': async (get, _spec, ctx) => (await import('../pubsub/nats-jetstream.js')).JetStreamPubSub.connect(get, ctx.log),
+  'pubsub.in-memory': async (get) => (await import('./pubsub/in-memory.js')).InMemoryPubSub.fromMetadata(get),
+  'pubsub.redis': async (get, _spec, ctx) => (await import('./pubsub/redis-streams.js')).RedisStreamsPubSub.connect(get, ctx.log),
+  'pubsub.jetstream': async (get, _spec, ctx) => (await import('./pubsub/nats-jetstream.js')).JetStreamPubSub.connect(get, ctx.log),
   'pubsub.sqlite': async (get, spec, ctx) => {
-    const { SqlitePubSub, sqlitePubSubOptions } = await import('../pubsub/sqlite-pubsub.js');
+    const { SqlitePubSub, sqlitePubSubOptions } = await import('./pubsub/sqlite-pubsub.js');
     return SqlitePubSub.open(sqlitePubSubOptions(get, { componentName: spec.name, dataDir: ctx.dataDir }), ctx.log);
   },
 };
 
 /** Built-in bindings. */
 const BINDINGS: Record<string, BuiltinFactory> = {
-  'bindings.cron': async (get, _spec, ctx) => (await import('../bindings/cron.js')).CronBinding.fromMetadata(get, ctx.log),
+  'bindings.cron': async (get, _spec, ctx) => (await import('./bindings/cron.js')).CronBinding.fromMetadata(get, ctx.log),
 };
 
 /** Registers every built-in component type. */

@@ -2,7 +2,7 @@
  * The pub/sub building block's one interface: built-in brokers and pluggable components implement it, the
  * publish API and the subscription runner use only it.
  */
-import type { Component } from '../components/registry.js';
+import type { Component } from '../registry.js';
 
 export interface PublishRequest {
   readonly topic: string;

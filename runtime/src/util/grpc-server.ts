@@ -3,7 +3,7 @@ import type { ReflectionService } from '@grpc/reflection';
 import { loadProtoRoot, REFLECTION_VERSIONS, servedService, type Conversions, type PackageDefinition, type ReflectionVersion } from '@svc/proto';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { ensureError } from '../../errors/runtime-error.js';
+import { ensureError } from '../errors/runtime-error.js';
 
 /** @grpc/reflection's copy of the reflection protocol (svc's own holds only the ListServices part discovery uses). */
 function reflectionProtocolFile(version: ReflectionVersion): string {

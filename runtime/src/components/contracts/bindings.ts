@@ -2,7 +2,7 @@
  * The bindings building block's interfaces: output bindings are invoked by the app (`/v1.0/bindings/<name>`),
  * input bindings deliver events to the app. Built-ins and pluggable components implement them.
  */
-import type { Component } from '../components/registry.js';
+import type { Component } from '../registry.js';
 
 export interface InvokeRequest {
   readonly operation: string;

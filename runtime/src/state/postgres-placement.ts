@@ -8,10 +8,10 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { inTransaction } from '../../state/pg-transaction.js';
-import { quotedCompanionTableName } from '../../state/sql-identifier.js';
+import { inTransaction } from '../stores/pg-transaction.js';
+import { quotedCompanionTableName } from './sql-identifier.js';
 import { ChangeListeners } from './change-listeners.js';
-import { OWNERSHIP_PARTITIONS, type Fence, type HostLease, type HostRecord, type PartitionOwner, type PlacementBackend, type PlacementView } from './types.js';
+import { OWNERSHIP_PARTITIONS, type Fence, type HostLease, type HostRecord, type PartitionOwner, type PlacementBackend, type PlacementView } from './placement-store.js';
 
 export interface PostgresPlacementOptions {
   readonly connection: pg.ClientConfig;

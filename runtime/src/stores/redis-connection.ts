@@ -1,5 +1,9 @@
+/**
+ * Redis connections of every component on Redis (state store, placement, pub/sub): options from a component's
+ * metadata, connect with a bounded first PING, duplicate, close.
+ */
 import { Redis } from 'ioredis';
-import type { RedisStoreOptions } from './redis.js';
+import { RuntimeError } from '../errors/runtime-error.js';
 
 /** While Redis is away, a reconnect is tried this often at most: it is back in use within this much of its return. */
 const RECONNECT_EVERY_MS = 200;
@@ -52,4 +56,42 @@ function ignoreConnectionErrors(redis: Redis): Redis {
 /** Another connection with the options of `redis` (subscribers, blocking readers, a placement heartbeat's own). */
 export function duplicateRedis(redis: Redis): Redis {
   return ignoreConnectionErrors(redis.duplicate());
+}
+
+export interface RedisStoreOptions {
+  readonly host: string;
+  /** @default 6379 */
+  readonly port: number;
+  readonly username?: string;
+  readonly password?: string;
+  /** @default 0 */
+  readonly db: number;
+  readonly tls: boolean;
+  /** Upper bound on connecting and the first PING at init; the component init timeout usually fires first. */
+  readonly connectTimeoutMs: number;
+}
+
+/** Reads `state.redis` metadata: `redisHost` (`host:port`), `redisUsername`, `redisPassword`, `redisDB`, `enableTLS`. */
+export function redisOptionsFromMetadata(get: (name: string) => string | undefined): RedisStoreOptions {
+  const address = get('redisHost') || 'localhost:6379';
+  const m = /^(?:\[([^\]]+)\]|([^:]+))(?::(\d+))?$/.exec(address);
+  const port = Number(m?.[3] ?? 6379);
+  if (!m || port < 1 || port > 65535) throw new RuntimeError('ERR_COMPONENT_SPEC_INVALID', `metadata redisHost '${address}' must be host:port`);
+  const db = Number(get('redisDB') || 0);
+  if (!Number.isInteger(db) || db < 0) throw new RuntimeError('ERR_COMPONENT_SPEC_INVALID', `metadata redisDB '${get('redisDB')}' must be a database number`);
+  return {
+    host: (m[1] ?? m[2])!,
+    port,
+    username: get('redisUsername') || undefined,
+    password: get('redisPassword') || undefined,
+    db,
+    tls: (get('enableTLS') ?? '').toLowerCase() === 'true',
+    connectTimeoutMs: 10_000,
+  };
+}
+
+/** QUIT would wait for a reconnect that may never come: without a live connection it is just dropped. */
+export async function closeRedis(redis: Redis): Promise<void> {
+  if (redis.status === 'ready') await redis.quit().catch(() => redis.disconnect());
+  else redis.disconnect();
 }

@@ -13,19 +13,13 @@
  *   owner, or its owner has no live lease, or its owner's lease carries this host's own address (a previous
  *   incarnation: the port is ours now). Every claim bumps the epoch.
  */
-import type { TransactionOperation, TransactionalStateStore, StateStore } from '../../state/store.js';
-import { actorIdHash } from '../keys.js';
+import type { TransactionOperation, TransactionalStateStore, StateStore } from '../components/contracts/state-store.js';
 
 /**
  * Ownership partitions per app. It divides every reminder partition count ever stored (64, 1024), so the
  * reminder partition document r belongs to ownership partition r % OWNERSHIP_PARTITIONS.
  */
 export const OWNERSHIP_PARTITIONS = 64;
-
-/** Stable across processes: sha1(actorId) mod OWNERSHIP_PARTITIONS (the reminder partition hash). */
-export function ownershipPartitionOf(actorId: string): number {
-  return actorIdHash(actorId) % OWNERSHIP_PARTITIONS;
-}
 
 /** What a host publishes about itself in its lease. */
 export interface HostRecord {
