@@ -4,7 +4,7 @@ import { GrpcApiServer } from '../util/grpc-server.js';
 import type { Logger } from '../log/logger.js';
 import { decodePeerBody, encodePeerBody } from './peer-codec.js';
 import { DEFAULT_PEER_MESSAGE_BYTES, PEER_ERROR_METADATA, PEER_TOKEN_METADATA, peerServiceDefinition } from './peer-service.js';
-import { secretMatches } from '../util/api-token.js';
+import { secretMatches } from '../config/api-token.js';
 
 export type PeerHandler = (body: unknown, signal: AbortSignal) => Promise<unknown>;
 

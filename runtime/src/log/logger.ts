@@ -1,11 +1,12 @@
 import { Writable } from 'node:stream';
 import { pino, type Logger } from 'pino';
+import { API_TOKEN_NAMES } from '../config/api-token.js';
 import type { LogLevel } from '../config/config.js';
 
 export type { Logger } from 'pino';
 
 /** Keys that must never reach a log line, whatever a caller passes (no secret in logs). */
-const REDACTED_PATHS = ['apiToken', '*.apiToken', 'token', 'password', '*.password', 'headers["svc-api-token"]', 'headers["dapr-api-token"]'];
+const REDACTED_PATHS = ['apiToken', '*.apiToken', 'token', 'password', '*.password', ...API_TOKEN_NAMES.map((name) => `headers["${name}"]`)];
 
 /** Turns pino's JSON lines into `time LEVEL [scope] message key=value …` for people at a terminal. */
 function readableStream(out: NodeJS.WritableStream): Writable {

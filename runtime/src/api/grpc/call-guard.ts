@@ -6,7 +6,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { encodeRichStatus, STATUS_DETAILS_TRAILER } from '@svc/proto';
 import { ensureError, isRuntimeError } from '../../errors/runtime-error.js';
-import { API_TOKEN_NAMES, secretMatches } from '../../util/api-token.js';
+import { API_TOKEN_NAMES, secretMatches } from '../../config/api-token.js';
 
 export const ERROR_DOMAIN = 'svc.io';
 

@@ -5,7 +5,7 @@ import { RuntimeError, ensureError } from '../../errors/runtime-error.js';
 import type { Logger } from '../../log/logger.js';
 import { fastPath, JSON_TYPE, type Answer, type FastRoute } from './fast-routes.js';
 import type { RequestObserver } from './request-metrics.js';
-import { API_TOKEN_NAMES, secretMatches } from '../../util/api-token.js';
+import { API_TOKEN_NAMES, secretMatches } from '../../config/api-token.js';
 
 export interface HttpRouteGroup {
   /** Health routes are the only ones served without the API token. */

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { secretMatches } from '../../src/util/api-token.js';
+import { secretMatches } from '../../src/config/api-token.js';
 
 const SRC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../src');
 
@@ -27,6 +27,6 @@ describe('secretMatches (the one token comparison)', () => {
 
   it('is the only place svcd compares a secret (every listener goes through it)', () => {
     const comparing = sources(SRC).filter((file) => /timingSafeEqual|=== *(apiToken|token|expected)\b/.test(readFileSync(file, 'utf8')));
-    expect(comparing.map((f) => path.relative(SRC, f))).to.deep.equal(['util/api-token.ts']);
+    expect(comparing.map((f) => path.relative(SRC, f))).to.deep.equal(['config/api-token.ts']);
   });
 });
