@@ -1,11 +1,14 @@
 /**
- * The actor operations public APIs may perform (HTTP now, the gRPC runtime API later), on actor types the app
- * hosts only. svcd's own actor types (`svc.internal.…`, e.g. the workflow engine's instances) hold workflow
+ * The actor operations public APIs may perform (HTTP and the gRPC runtime API), on actor types the app hosts
+ * only, each failing with its operation's code from the catalogue (ERR_ACTOR_INVOKE_METHOD, …) unless the error
+ * carries one already, so both transports answer alike. svcd's own actor types (`svc.internal.…`, e.g. the workflow engine's instances) hold workflow
  * inputs, histories and leases: reached through `/v1.0/actors/…`, a caller with the API token could read them,
  * forge a completion or delete a timer. Every public entry point goes through this one check, and an internal
  * type answers exactly as a type this app does not host.
  */
+import type { ErrorCode } from '../errors/codes.js';
 import { RuntimeError } from '../errors/runtime-error.js';
+import { withCode } from '../errors/with-code.js';
 import type { ActorRuntime, ActorStateOperation, ReminderInfo, ReminderOptions, TimerOptions } from './types.js';
 
 /** Actor types of svcd itself start with this; an app cannot register one (`isInternalActorType`). */
@@ -21,40 +24,40 @@ export class PublicActors implements PublicActorApi {
   constructor(private readonly runtime: ActorRuntime) {}
 
   invoke(type: string, id: string, method: string, data?: Buffer): Promise<Buffer | undefined> {
-    return this.#call(type, (rt) => rt.invoke(type, id, method, data));
+    return this.#call(type, 'ERR_ACTOR_INVOKE_METHOD', `error invoking actor ${type}/${id}`, (rt) => rt.invoke(type, id, method, data));
   }
 
   createReminder(type: string, id: string, name: string, opts: ReminderOptions): Promise<void> {
-    return this.#call(type, (rt) => rt.createReminder(type, id, name, opts));
+    return this.#call(type, 'ERR_ACTOR_REMINDER_CREATE', 'error creating actor reminder', (rt) => rt.createReminder(type, id, name, opts));
   }
 
   deleteReminder(type: string, id: string, name: string): Promise<void> {
-    return this.#call(type, (rt) => rt.deleteReminder(type, id, name));
+    return this.#call(type, 'ERR_ACTOR_REMINDER_DELETE', 'error deleting actor reminder', (rt) => rt.deleteReminder(type, id, name));
   }
 
   getReminder(type: string, id: string, name: string): Promise<ReminderInfo | undefined> {
-    return this.#call(type, (rt) => rt.getReminder(type, id, name));
+    return this.#call(type, 'ERR_ACTOR_REMINDER_GET', 'error getting actor reminder', (rt) => rt.getReminder(type, id, name));
   }
 
   createTimer(type: string, id: string, name: string, opts: TimerOptions): Promise<void> {
-    return this.#call(type, (rt) => rt.createTimer(type, id, name, opts));
+    return this.#call(type, 'ERR_ACTOR_TIMER_CREATE', 'error creating actor timer', (rt) => rt.createTimer(type, id, name, opts));
   }
 
   deleteTimer(type: string, id: string, name: string): Promise<void> {
-    return this.#call(type, (rt) => rt.deleteTimer(type, id, name));
+    return this.#call(type, 'ERR_ACTOR_TIMER_DELETE', 'error deleting actor timer', (rt) => rt.deleteTimer(type, id, name));
   }
 
   getState(type: string, id: string, key: string): Promise<Buffer | undefined> {
-    return this.#call(type, (rt) => rt.getState(type, id, key));
+    return this.#call(type, 'ERR_ACTOR_STATE_GET', `error getting actor state ${key}`, (rt) => rt.getState(type, id, key));
   }
 
   applyState(type: string, id: string, ops: readonly ActorStateOperation[]): Promise<void> {
-    return this.#call(type, (rt) => rt.applyState(type, id, ops));
+    return this.#call(type, 'ERR_ACTOR_STATE_TRANSACTION_SAVE', 'error saving actor state transaction', (rt) => rt.applyState(type, id, ops));
   }
 
-  /** Runs `op` when `type` may be reached publicly. */
-  #call<T>(type: string, op: (runtime: ActorRuntime) => Promise<T>): Promise<T> {
+  /** Runs `op` when `type` may be reached publicly; a failure without a code gets `code`. */
+  #call<T>(type: string, code: ErrorCode, message: string, op: (runtime: ActorRuntime) => Promise<T>): Promise<T> {
     if (isInternalActorType(type)) return Promise.reject(new RuntimeError('ERR_ACTOR_INSTANCE_MISSING', `actor type ${type} is not registered in this app`));
-    return op(this.runtime);
+    return withCode(code, message, () => op(this.runtime));
   }
 }

@@ -18,7 +18,6 @@ import type { PublicActorApi } from '../../../actors/public-actors.js';
 import { reminderOptions, timerOptions, type ScheduleFields } from '../../../actors/schedule-options.js';
 import type { ActorStateOperation } from '../../../actors/types.js';
 import { RuntimeError } from '../../../errors/runtime-error.js';
-import { withCode } from '../../../errors/with-code.js';
 import type { Handler } from './handler.js';
 
 const malformed = (message: string) => new RuntimeError('ERR_MALFORMED_REQUEST', message);
@@ -57,27 +56,25 @@ export function actorHandlers(runtime: () => PublicActorApi) {
   const empty = {};
   return {
     InvokeActor: (async (req) => {
-      const result = await withCode('ERR_ACTOR_INVOKE_METHOD', `error invoking actor ${req.actorType}/${req.actorId}`, () =>
-        runtime().invoke(req.actorType, req.actorId, req.method, req.data.length > 0 ? req.data : undefined),
-      );
+      const result = await runtime().invoke(req.actorType, req.actorId, req.method, req.data.length > 0 ? req.data : undefined);
       return { data: result ?? Buffer.alloc(0) };
     }) satisfies Handler<InvokeActorRequest__Output, InvokeActorResponse>,
     GetActorState: (async (req) => {
-      const value = await withCode('ERR_ACTOR_STATE_GET', `error getting actor state ${req.key}`, () => runtime().getState(req.actorType, req.actorId, req.key));
+      const value = await runtime().getState(req.actorType, req.actorId, req.key);
       return { data: value ?? Buffer.alloc(0), metadata: {} };
     }) satisfies Handler<GetActorStateRequest__Output, GetActorStateResponse>,
     ExecuteActorStateTransaction: (async (req) => {
       const ops = stateOps(req);
-      await withCode('ERR_ACTOR_STATE_TRANSACTION_SAVE', 'error saving actor state transaction', () => runtime().applyState(req.actorType, req.actorId, ops));
+      await runtime().applyState(req.actorType, req.actorId, ops);
       return empty;
     }) satisfies Handler<ExecuteActorStateTransactionRequest__Output, object>,
     RegisterActorReminder: (async (req) => {
       const opts = reminderOptions(schedule(req), Date.now());
-      await withCode('ERR_ACTOR_REMINDER_CREATE', 'error creating actor reminder', () => runtime().createReminder(req.actorType, req.actorId, req.name, opts));
+      await runtime().createReminder(req.actorType, req.actorId, req.name, opts);
       return empty;
     }) satisfies Handler<RegisterActorReminderRequest__Output, object>,
     GetActorReminder: (async (req) => {
-      const r = await withCode('ERR_ACTOR_REMINDER_GET', 'error getting actor reminder', () => runtime().getReminder(req.actorType, req.actorId, req.name));
+      const r = await runtime().getReminder(req.actorType, req.actorId, req.name);
       if (!r) throw new RuntimeError('ERR_ACTOR_REMINDER_NON_EXISTENT', `reminder ${req.name} of actor ${req.actorType}/${req.actorId} does not exist`);
       return {
         actorType: r.actorType,
@@ -89,16 +86,16 @@ export function actorHandlers(runtime: () => PublicActorApi) {
       };
     }) satisfies Handler<GetActorReminderRequest__Output, GetActorReminderResponse>,
     UnregisterActorReminder: (async (req) => {
-      await withCode('ERR_ACTOR_REMINDER_DELETE', 'error deleting actor reminder', () => runtime().deleteReminder(req.actorType, req.actorId, req.name));
+      await runtime().deleteReminder(req.actorType, req.actorId, req.name);
       return empty;
     }) satisfies Handler<UnregisterActorReminderRequest__Output, object>,
     RegisterActorTimer: (async (req) => {
       const opts = timerOptions({ ...schedule(req), ...(req.callback ? { callback: req.callback } : {}) }, Date.now());
-      await withCode('ERR_ACTOR_TIMER_CREATE', 'error creating actor timer', () => runtime().createTimer(req.actorType, req.actorId, req.name, opts));
+      await runtime().createTimer(req.actorType, req.actorId, req.name, opts);
       return empty;
     }) satisfies Handler<RegisterActorTimerRequest__Output, object>,
     UnregisterActorTimer: (async (req) => {
-      await withCode('ERR_ACTOR_TIMER_DELETE', 'error deleting actor timer', () => runtime().deleteTimer(req.actorType, req.actorId, req.name));
+      await runtime().deleteTimer(req.actorType, req.actorId, req.name);
       return empty;
     }) satisfies Handler<UnregisterActorTimerRequest__Output, object>,
   };

@@ -4,7 +4,6 @@ import { formatGoDuration } from '../../../actors/durations.js';
 import type { PublicActorApi } from '../../../actors/public-actors.js';
 import type { ReminderInfo } from '../../../actors/types.js';
 import { RuntimeError } from '../../../errors/runtime-error.js';
-import { withCode } from '../../../errors/with-code.js';
 import type { HttpRouteGroup } from '../app.js';
 import { decodeActorStateTransaction, decodeReminderBody, decodeTimerBody } from '../actor-body.js';
 import { readRawBody } from '../body.js';
@@ -38,7 +37,7 @@ export function actorRoutes(runtime: () => PublicActorApi, maxBodyBytes: number)
         const rt = runtime();
         const { type, id } = p(ctx);
         const data = await readRawBody(ctx, maxBodyBytes);
-        const result = await withCode('ERR_ACTOR_INVOKE_METHOD', `error invoking actor ${type}/${id}`, () => rt.invoke(type, id, ctx.params.method!, data.length > 0 ? data : undefined));
+        const result = await rt.invoke(type, id, ctx.params.method!, data.length > 0 ? data : undefined);
         ctx.status = 200;
         ctx.type = 'application/json';
         ctx.body = result ?? Buffer.alloc(0);
@@ -48,7 +47,7 @@ export function actorRoutes(runtime: () => PublicActorApi, maxBodyBytes: number)
       router.get(`${base}/state/:key`, async (ctx) => {
         const rt = runtime();
         const { type, id } = p(ctx);
-        const value = await withCode('ERR_ACTOR_STATE_GET', `error getting actor state ${ctx.params.key}`, () => rt.getState(type, id, ctx.params.key!));
+        const value = await rt.getState(type, id, ctx.params.key!);
         if (value === undefined) {
           ctx.status = 204;
           return;
@@ -61,7 +60,7 @@ export function actorRoutes(runtime: () => PublicActorApi, maxBodyBytes: number)
         const rt = runtime();
         const { type, id } = p(ctx);
         const ops = decodeActorStateTransaction(await readRawBody(ctx, maxBodyBytes));
-        await withCode('ERR_ACTOR_STATE_TRANSACTION_SAVE', 'error saving actor state transaction', () => rt.applyState(type, id, ops));
+        await rt.applyState(type, id, ops);
         ctx.status = 204;
       };
       router.post(`${base}/state`, transaction);
@@ -71,7 +70,7 @@ export function actorRoutes(runtime: () => PublicActorApi, maxBodyBytes: number)
         const rt = runtime();
         const { type, id } = p(ctx);
         const opts = decodeReminderBody(await readRawBody(ctx, maxBodyBytes), Date.now());
-        await withCode('ERR_ACTOR_REMINDER_CREATE', 'error creating actor reminder', () => rt.createReminder(type, id, ctx.params.name!, opts));
+        await rt.createReminder(type, id, ctx.params.name!, opts);
         ctx.status = 204;
       };
       router.post(`${base}/reminders/:name`, createReminder);
@@ -79,7 +78,7 @@ export function actorRoutes(runtime: () => PublicActorApi, maxBodyBytes: number)
       router.get(`${base}/reminders/:name`, async (ctx) => {
         const rt = runtime();
         const { type, id } = p(ctx);
-        const r = await withCode('ERR_ACTOR_REMINDER_GET', 'error getting actor reminder', () => rt.getReminder(type, id, ctx.params.name!));
+        const r = await rt.getReminder(type, id, ctx.params.name!);
         if (!r) throw new RuntimeError('ERR_ACTOR_REMINDER_NON_EXISTENT', `reminder ${ctx.params.name} of actor ${type}/${id} does not exist`);
         ctx.type = 'application/json';
         ctx.body = reminderJson(r);
@@ -87,7 +86,7 @@ export function actorRoutes(runtime: () => PublicActorApi, maxBodyBytes: number)
       router.delete(`${base}/reminders/:name`, async (ctx) => {
         const rt = runtime();
         const { type, id } = p(ctx);
-        await withCode('ERR_ACTOR_REMINDER_DELETE', 'error deleting actor reminder', () => rt.deleteReminder(type, id, ctx.params.name!));
+        await rt.deleteReminder(type, id, ctx.params.name!);
         ctx.status = 204;
       });
 
@@ -95,7 +94,7 @@ export function actorRoutes(runtime: () => PublicActorApi, maxBodyBytes: number)
         const rt = runtime();
         const { type, id } = p(ctx);
         const opts = decodeTimerBody(await readRawBody(ctx, maxBodyBytes), Date.now());
-        await withCode('ERR_ACTOR_TIMER_CREATE', 'error creating actor timer', () => rt.createTimer(type, id, ctx.params.name!, opts));
+        await rt.createTimer(type, id, ctx.params.name!, opts);
         ctx.status = 204;
       };
       router.post(`${base}/timers/:name`, createTimer);
@@ -103,7 +102,7 @@ export function actorRoutes(runtime: () => PublicActorApi, maxBodyBytes: number)
       router.delete(`${base}/timers/:name`, async (ctx) => {
         const rt = runtime();
         const { type, id } = p(ctx);
-        await withCode('ERR_ACTOR_TIMER_DELETE', 'error deleting actor timer', () => rt.deleteTimer(type, id, ctx.params.name!));
+        await rt.deleteTimer(type, id, ctx.params.name!);
         ctx.status = 204;
       });
     },
