@@ -1,4 +1,4 @@
-/** Fixed names of what the injector adds to a pod (DESIGN §2). */
+/** Fixed names of what the injector adds to a pod (docs/kubernetes.md). */
 export const SIDECAR_CONTAINER_NAME = 'svcd';
 export const SOCKETS_VOLUME_NAME = 'svc-components-sockets';
 export const DATA_VOLUME_NAME = 'svc-data';

@@ -1,5 +1,5 @@
 /**
- * Store key layout of the actor runtime (docs/actors.md §State layout).
+ * Store key layout of the actor runtime (docs/actors.md, "State layout").
  *
  *   <appId>||<actorType>||<actorId>||<key>            one actor state key (the layout Dapr uses)
  *   <appId>|||reminders||<actorType>||meta             reminder partition count of a type (absent: no reminders)

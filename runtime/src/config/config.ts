@@ -70,7 +70,7 @@ function withExplicitBooleans(argv: readonly string[]): string[] {
   return out;
 }
 
-/** Flags win over env vars, env vars over defaults (DESIGN §2). */
+/** Flags win over env vars, env vars over defaults (docs/configuration.md). */
 function collectRawValues(argv: readonly string[], env: NodeJS.ProcessEnv): RawValues | 'help' | 'version' {
   const cliOptions: Record<string, { type: 'string' | 'boolean'; multiple?: boolean }> = {
     help: { type: 'boolean' },

@@ -1,6 +1,6 @@
 /**
  * The state API without a transport: store lookup, key validation and prefixing, request validation before any
- * write, and mapping store failures to coded errors. The HTTP routes (and later gRPC) only decode and encode.
+ * write, and mapping store failures to coded errors. The HTTP routes and the gRPC runtime API only decode and encode.
  */
 import { metadataValue, type ComponentSpec } from '../components/spec.js';
 import { RuntimeError, type RuntimeErrorOptions } from '../errors/runtime-error.js';

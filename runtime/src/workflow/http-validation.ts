@@ -1,6 +1,6 @@
 import { RuntimeError } from '../errors/runtime-error.js';
 
-/** The documented component segment, and the alias `@dapr/dapr`'s DaprClient hard-codes (DESIGN §3). */
+/** The documented component segment, and the alias `@dapr/dapr`'s DaprClient hard-codes (docs/workflows.md). */
 export const WORKFLOW_COMPONENT_NAMES: readonly string[] = ['svc', 'dapr'];
 
 export function checkWorkflowComponent(name: string): void {

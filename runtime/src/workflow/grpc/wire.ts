@@ -60,7 +60,7 @@ export function fromReusePolicy(p: OrchestrationIdReusePolicy__Output | null, un
 /** As a number: `encodeEventsField` encodes events as given, and protobuf enums are numbers on the wire. */
 const statusNumber = (status: CompletionStatus) => orchestrationStatusNumber(`ORCHESTRATION_STATUS_${status}`) as OrchestrationStatus;
 
-/** Never CANCELED: the SDKs cannot parse it (sdk-clients §0.7); the engine does not produce it either. */
+/** Never CANCELED: the Durable Task SDKs have no such status to parse it as; the engine does not produce it either. */
 function toWireStatus(status: RuntimeStatus): OrchestrationStatus {
   return `ORCHESTRATION_STATUS_${status === 'CANCELED' ? 'TERMINATED' : status}`;
 }
