@@ -1,18 +1,17 @@
 import type { Registry } from 'prom-client';
 import { RuntimeError, ensureError } from '../errors/runtime-error.js';
 import type { Logger } from '../log/logger.js';
-import { canListKeys, type KeyListingStore, type TransactionOperation, type TransactionalStateStore } from '../components/contracts/state-store.js';
+import type { TransactionOperation, TransactionalStateStore } from '../components/contracts/state-store.js';
 import { Activation, type ActivationHost, type Turn } from './activation.js';
 import { RealClock } from './clock.js';
 import { IdleSweeper } from './idle-sweeper.js';
-import { ActorKeys, assertValidActorId, assertValidActorType, assertValidIndexName } from './keys.js';
+import { ActorIndexes } from './actor-indexes.js';
+import { ActorKeys, assertValidActorId, assertValidActorType } from './keys.js';
 import { ActorMetrics, type TurnKind } from './metrics.js';
 import { SingleHostPlacement } from './placement.js';
-import { FencedError } from '../state/placement-store.js';
-import { ownershipPartitionOf } from './placement/partitions.js';
-import { ReminderScheduler, type ScheduledFire } from './reminder-scheduler.js';
-import { afterFire, isExpired, reminderRecord } from './reminder-schedule.js';
-import { ReminderTable, notOwnerError, type ReminderChange, type StoredReminder } from './reminder-table.js';
+import { actorKey, LiveActors } from './live-actors.js';
+import { ActorReminders } from './actor-reminders.js';
+import { notOwnerError } from './reminder-table.js';
 import { ActorStateCache } from './state-cache.js';
 import { TurnContext } from './turn-context.js';
 import type {
@@ -31,8 +30,6 @@ import type {
 } from './types.js';
 
 export const DEFAULT_ACTOR_IDLE_TIMEOUT_MS = 60 * 60_000;
-const RETRY_FIRST_MS = 100;
-const RETRY_MAX_MS = 5_000;
 const STOP_DEACTIVATION_SLICE = 256;
 
 export interface LocalActorRuntimeOptions {
@@ -59,42 +56,28 @@ interface RegisteredType {
   readonly factory: ActorFactory;
   readonly idleTimeoutMs: number;
   readonly uncachedKeyPrefixes: readonly string[];
-  /** The named indexes (`ActorTypeOptions.indexes`). */
-  readonly indexes: ReadonlySet<string>;
   readonly leaseIdle: ActorTypeOptions['leaseIdle'];
 }
 
-const actorKey = (type: string, id: string) => `${type}||${id}`;
-
 /**
- * The single-process actor runtime: activations, turns and their commits, idle deactivation, and the durable
- * reminder scheduler. See types.ts for the contract and docs/actors.md for the guarantees.
+ * The single-process actor runtime: activations, turns and their commits, idle deactivation, and ownership
+ * partitions coming and going; reminders are `ActorReminders`'. See types.ts for the contract and docs/actors.md for the guarantees.
  */
 export class LocalActorRuntime implements ActorRuntime, ActivationHost {
   readonly clock: Clock;
   readonly #store: TransactionalStateStore;
-  /** The store as a key listing, when it can list (types' indexes are written and read only then). */
-  readonly #listing: KeyListingStore | undefined;
+  readonly #indexes: ActorIndexes;
   readonly #storeName: string;
   readonly #log: Logger;
   readonly #keys: ActorKeys;
   readonly #placement: Placement;
   readonly #idleTimeoutMs: number;
   readonly #types = new Map<string, RegisteredType>();
-  readonly #actors = new Map<string, Activation>();
-  /** Kept in step with #actors, so metadata and the gauge do not walk every activation. */
-  readonly #activeByType = new Map<string, number>();
-  readonly #deactivating = new Map<string, Promise<void>>();
-  readonly #reminders: ReminderTable;
-  readonly #scheduler: ReminderScheduler;
+  readonly #actors = new LiveActors();
+  readonly #reminders: ActorReminders;
   readonly #idle: IdleSweeper<Activation>;
   readonly #metrics: ActorMetrics;
-  readonly #retryAttempts = new Map<string, number>();
-  readonly #maxReminderTurns: number;
   readonly #onFenced: (() => void) | undefined;
-  readonly #reminderBacklog: ScheduledFire[] = [];
-  #reminderBacklogHead = 0;
-  #reminderTurns = 0;
   readonly #loadingTypes = new Set<Promise<void>>();
   /** Ownership partitions this host serves (all of them on a single host). */
   readonly #ownedPartitions = new Set<number>();
@@ -107,32 +90,45 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
   constructor(opts: LocalActorRuntimeOptions) {
     this.clock = opts.clock ?? new RealClock();
     this.#store = opts.store;
-    this.#listing = canListKeys(opts.store) ? opts.store : undefined;
     this.#storeName = opts.storeName ?? 'the actor state store';
     this.#log = opts.log;
     this.#keys = new ActorKeys(opts.appId);
+    this.#indexes = new ActorIndexes(opts.store, this.#keys, this.#storeName);
     this.#placement = opts.placement ?? new SingleHostPlacement();
     this.#idleTimeoutMs = opts.idleTimeoutMs ?? DEFAULT_ACTOR_IDLE_TIMEOUT_MS;
-    this.#maxReminderTurns = opts.maxReminderTurnsInFlight ?? 512;
     this.#onFenced = opts.onFenced;
-    this.#reminders = new ReminderTable(opts.store, this.#keys, this.#placement.fencing);
-    this.#scheduler = new ReminderScheduler(this.clock, (fire) => this.#dispatchReminder(fire));
     this.#idle = new IdleSweeper<Activation>(
       this.clock,
       (a) => a.lastActive + (this.#types.get(a.type)?.idleTimeoutMs ?? this.#idleTimeoutMs),
       (a) => void this.#deactivate(a),
     );
     this.#metrics = new ActorMetrics(opts.metrics, () => this.status());
+    this.#reminders = new ActorReminders(
+      opts.store,
+      this.#keys,
+      this.#placement,
+      {
+        clock: this.clock,
+        log: this.#log,
+        metrics: this.#metrics,
+        isStopping: () => this.#stopping,
+        enqueueReminderTurn: (type, actorId, body) => this.#enqueue(type, actorId, 'reminder', body),
+        leaseIdle: (type, actorId, name) => this.#types.get(type)?.leaseIdle?.(actorId, name) === true,
+        fenced: () => {
+          this.#onFenced?.();
+          this.#placement.suspect();
+        },
+      },
+      opts.maxReminderTurnsInFlight ?? 512,
+    );
   }
 
   registerType(type: string, factory: ActorFactory, opts: ActorTypeOptions = {}): void {
     assertValidActorType(type);
     if (this.#types.has(type)) throw new RuntimeError('ERR_MALFORMED_REQUEST', `actor type ${type} is already registered`);
-    const indexes = new Set(opts.indexes ?? []);
-    for (const name of indexes) assertValidIndexName(name);
-    this.#types.set(type, { factory, idleTimeoutMs: opts.idleTimeoutMs ?? this.#idleTimeoutMs, uncachedKeyPrefixes: opts.uncachedKeyPrefixes ?? [], indexes, leaseIdle: opts.leaseIdle });
-    for (const name of ['', ...indexes]) this.#listing?.declareListedPrefix(this.#keys.indexPrefix(type, name));
-    if (this.#started) this.#trackLoad(this.#loadReminders(type));
+    this.#indexes.declare(type, opts.indexes ?? []);
+    this.#types.set(type, { factory, idleTimeoutMs: opts.idleTimeoutMs ?? this.#idleTimeoutMs, uncachedKeyPrefixes: opts.uncachedKeyPrefixes ?? [], leaseIdle: opts.leaseIdle });
+    if (this.#started) this.#trackLoad(this.#reminders.load(type, [...this.#ownedPartitions]));
   }
 
   registeredTypes(): string[] {
@@ -146,7 +142,7 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
       release: (partitions) => this.#release(partitions),
       lost: (partitions) => this.#drop(partitions),
     });
-    this.#scheduler.start();
+    this.#reminders.start();
   }
 
   /** `listener` runs whenever ownership partitions leave this host (handed over or lost). */
@@ -154,26 +150,25 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
     this.#partitionsLeftListeners.push(listener);
   }
 
-
   async stop(): Promise<void> {
     this.#stopping = true;
-    this.#scheduler.stop();
+    this.#reminders.stop();
     await Promise.allSettled([...this.#loadingTypes]);
     // Drain: queued turns finish (their callers get answers), then every actor is deactivated.
-    await Promise.all([...this.#actors.values()].map((a) => a.whenIdle()));
+    await Promise.all(this.#actors.all().map((a) => a.whenIdle()));
     // In slices: deactivating an app-hosted actor is a call to the app, and there may be 100,000s of actors.
-    const actors = [...this.#actors.values()];
+    const actors = this.#actors.all();
     for (let i = 0; i < actors.length; i += STOP_DEACTIVATION_SLICE) {
       await Promise.all(actors.slice(i, i + STOP_DEACTIVATION_SLICE).map((a) => this.#deactivate(a)));
     }
-    await Promise.all([...this.#deactivating.values()]);
+    await Promise.all(this.#actors.deactivations());
     this.#idle.stop();
     await this.#placement.stop();
     this.#started = false;
   }
 
   activeCount(type: string): number {
-    return this.#activeByType.get(type) ?? 0;
+    return this.#actors.count(type);
   }
 
   status(): ActorTypeStatus[] {
@@ -189,20 +184,17 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
 
   async createReminder(type: string, id: string, name: string, opts: ReminderOptions): Promise<void> {
     this.#requireOwned(type, id);
-    await this.#commitReminders(type, id, [{ name, reminder: reminderRecord(opts, this.clock.now()) }], []);
+    await this.#reminders.create(type, id, name, opts);
   }
 
   async deleteReminder(type: string, id: string, name: string): Promise<void> {
     this.#requireOwned(type, id);
-    await this.#commitReminders(type, id, [{ name, reminder: null }], []);
+    await this.#reminders.delete(type, id, name);
   }
 
   async getReminder(type: string, id: string, name: string): Promise<ReminderInfo | undefined> {
     this.#requireOwned(type, id);
-    const stored = await this.#reminders.get(type, id, name);
-    if (!stored) return undefined;
-    const { generation: _generation, ...info } = stored;
-    return info;
+    return this.#reminders.get(type, id, name);
   }
 
   /**
@@ -227,13 +219,13 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
     } catch (err) {
       return Promise.reject(ensureError(err));
     }
-    this.#actors.get(actorKey(type, id))?.clearTimer(name);
+    this.#actors.get(type, id)?.clearTimer(name);
     return Promise.resolve();
   }
 
   async getState(type: string, id: string, key: string): Promise<Buffer | undefined> {
     this.#requireOwned(type, id);
-    const active = this.#actors.get(actorKey(type, id));
+    const active = this.#actors.get(type, id);
     if (active) return active.cache.get(key);
     return (await this.#store.get({ key: this.#keys.state(type, id, key) }))?.data;
   }
@@ -243,7 +235,7 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
     const writes = new Map<string, Buffer | null>();
     for (const op of ops) writes.set(op.key, op.operation === 'upsert' ? op.value : null);
     // Through the reminder table's commit path, so the write carries the partition's fence like a turn's.
-    await this.#commitReminders(
+    await this.#reminders.commit(
       type,
       id,
       [],
@@ -253,24 +245,11 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
       }),
     );
     // An active actor's cache must not serve the values these writes replaced.
-    this.#actors.get(actorKey(type, id))?.cache.apply(writes);
+    this.#actors.get(type, id)?.cache.apply(writes);
   }
 
-  async listIndex(type: string, page: IndexPage): Promise<IndexEntry[]> {
-    assertValidActorType(type);
-    if (!this.#listing) throw new RuntimeError('ERR_STATE_STORE_NOT_SUPPORTED', `${this.#storeName} cannot list keys in order, which listing needs (SQLite, PostgreSQL, Redis and in-memory stores can)`);
-    const index = page.index ?? '';
-    this.#checkIndexName(type, index);
-    const prefix = this.#keys.indexPrefix(type, index);
-    const listed = await this.#listing.listKeys(prefix, { limit: page.limit, ...(page.after !== undefined ? { after: prefix + page.after } : {}) });
-    return listed.map((e) => ({ key: e.key.slice(prefix.length), value: e.value }));
-  }
-
-  /** A named index must be declared with its type: stores that keep listings (Redis) maintain declared ones only. */
-  #checkIndexName(type: string, index: string): void {
-    if (index !== '' && !this.#types.get(type)?.indexes.has(index)) {
-      throw new RuntimeError('ERR_MALFORMED_REQUEST', `actor type ${type} has no index named '${index}' (declare it in the type's options)`);
-    }
+  listIndex(type: string, page: IndexPage): Promise<IndexEntry[]> {
+    return this.#indexes.list(type, page);
   }
 
   // ---- ActivationHost ----
@@ -278,7 +257,7 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
   async runTurn(activation: Activation, turn: Turn): Promise<Buffer | undefined> {
     // Latency is real elapsed time even under a fake clock: it measures work, not schedule.
     const startedAt = performance.now();
-    const ctx = new TurnContext(activation, this.clock, this.#reminders);
+    const ctx = new TurnContext(activation, this.clock, this.#reminders.table);
     let ok = false;
     try {
       const result = await this.#startTurnBody(actorKey(activation.type, activation.id), turn, ctx);
@@ -355,14 +334,13 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
   }
 
   #activation(type: string, id: string, reg: RegisteredType): Activation {
-    const key = actorKey(type, id);
     // Asked on every call, also for an active actor: a partition being handed over takes no new turns.
     if (!this.#placement.lookup(type, id).local) throw notOwnerError(type, id, 'another replica owns it');
-    const existing = this.#actors.get(key);
+    const existing = this.#actors.get(type, id);
     if (existing) return existing;
     const activation = new Activation(type, id, reg.factory(id), this.#cacheFor(type, id, reg), this);
-    this.#track(key, activation);
-    const previous = this.#deactivating.get(key);
+    this.#actors.add(activation);
+    const previous = this.#actors.deactivation(type, id);
     if (previous || activation.actor.onActivate) {
       activation.enqueue({
         kind: 'activate',
@@ -376,7 +354,7 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
           // An actor that cannot activate serves nobody: fail the queued calls and drop the activation.
           this.#log.warn({ actorType: type, actorId: id, err: ensureError(err).message }, 'actor activation failed');
           activation.closed = true;
-          this.#untrack(key, activation);
+          this.#actors.remove(activation);
           activation.rejectQueued(err);
         },
       });
@@ -384,103 +362,44 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
     return activation;
   }
 
-  #track(key: string, activation: Activation): void {
-    this.#actors.set(key, activation);
-    this.#activeByType.set(activation.type, this.activeCount(activation.type) + 1);
-  }
-
-  #untrack(key: string, activation: Activation): void {
-    if (this.#actors.get(key) !== activation) return;
-    this.#actors.delete(key);
-    this.#activeByType.set(activation.type, this.activeCount(activation.type) - 1);
-  }
-
   #deactivate(activation: Activation): Promise<void> {
-    const key = actorKey(activation.type, activation.id);
-    if (activation.closed) return this.#deactivating.get(key) ?? Promise.resolve();
+    if (activation.closed) return this.#actors.deactivation(activation.type, activation.id) ?? Promise.resolve();
     activation.closed = true;
-    this.#untrack(key, activation);
+    this.#actors.remove(activation);
     activation.clearAllTimers();
     const done = (async () => {
       try {
-        await activation.actor.onDeactivate?.(new TurnContext(activation, this.clock, this.#reminders));
+        await activation.actor.onDeactivate?.(new TurnContext(activation, this.clock, this.#reminders.table));
       } catch (err) {
         this.#log.warn({ actorType: activation.type, actorId: activation.id, err: ensureError(err).message }, 'actor onDeactivate failed');
       }
       // The idle sweeper may reference the ended activation until its deadline surfaces: hold no state meanwhile.
       activation.cache.clear();
     })();
-    this.#deactivating.set(key, done);
-    void done.then(() => {
-      if (this.#deactivating.get(key) === done) this.#deactivating.delete(key);
-    });
+    this.#actors.deactivating(activation, done);
     return done;
   }
 
   async #commitTurn(activation: Activation, ctx: TurnContext): Promise<void> {
     const writes = ctx.state.writes;
     const stateOps = await activation.cache.toOperations(writes);
-    if (this.#listing) {
-      for (const [index, changes] of ctx.indexChanges) {
-        this.#checkIndexName(activation.type, index);
-        for (const [key, value] of changes) {
-          const storeKey = this.#keys.index(activation.type, key, index);
-          stateOps.push(value === null ? { operation: 'delete', request: { key: storeKey } } : { operation: 'upsert', request: { key: storeKey, value } });
-        }
-      }
-    }
+    stateOps.push(...this.#indexes.writes(activation.type, ctx.indexChanges));
     // Through the reminder table's group commit even without reminder changes: turns of many actors that finish
     // while a transaction is in flight share the next one.
-    if (ctx.reminderChanges.size > 0 || stateOps.length > 0) await this.#commitReminders(activation.type, activation.id, [...ctx.reminderChanges.values()], stateOps);
+    if (ctx.reminderChanges.size > 0 || stateOps.length > 0) await this.#reminders.commit(activation.type, activation.id, [...ctx.reminderChanges.values()], stateOps);
     activation.cache.apply(writes);
-  }
-
-  /** Commits reminder changes (with state operations) and brings the scheduler in step with what applied. */
-  async #commitReminders(type: string, id: string, changes: ReminderChange[], stateOps: Parameters<ReminderTable['commit']>[3]): Promise<void> {
-    let applied: Map<string, StoredReminder | null>;
-    try {
-      applied = await this.#reminders.commit(type, id, changes, stateOps);
-    } catch (err) {
-      if (!(err instanceof FencedError)) throw err;
-      // Another replica owns the partition now: nothing was written; find out at once.
-      this.#onFenced?.();
-      this.#placement.suspect();
-      throw notOwnerError(type, id, err.message);
-    }
-    for (const [name, reminder] of applied) {
-      this.#retryAttempts.delete(actorKey(type, id) + '||' + name);
-      if (reminder) this.#schedule(reminder, reminder.dueAt);
-      else this.#scheduler.unschedule({ type, actorId: id, name });
-    }
-  }
-
-  #schedule(r: StoredReminder, at: number): void {
-    this.#scheduler.schedule({ type: r.actorType, actorId: r.actorId, name: r.name, generation: r.generation, at });
-  }
-
-  async #loadReminders(type: string, partitions: readonly number[] = [...this.#ownedPartitions]): Promise<void> {
-    if (partitions.length === 0) return;
-    const reminders = await this.#reminders.loadOwned(type, partitions);
-    const now = this.clock.now();
-    for (const r of reminders) {
-      // A reminder rescheduled since the load started is already in the scheduler with its newer generation.
-      if (this.#reminders.peek(type, r.actorId, r.name)?.generation !== r.generation) continue;
-      // A lease (advanceInMemory) guards work the previous owner held in memory, which is gone: fire it at once.
-      this.#schedule(r, r.advanceInMemory ? Math.min(r.dueAt, now) : r.dueAt);
-    }
-    if (reminders.length > 0) this.#log.info({ actorType: type, reminders: reminders.length, partitions: partitions.length }, 'actor reminders loaded');
   }
 
   // ---- partitions coming and going (placement hooks) ----
 
   async #acquire(partitions: readonly number[]): Promise<void> {
     for (const p of partitions) this.#ownedPartitions.add(p);
-    await Promise.all([...this.#types.keys()].map((t) => this.#loadReminders(t, partitions)));
+    await Promise.all([...this.#types.keys()].map((t) => this.#reminders.load(t, partitions)));
   }
 
   /** Handover: the queued turns of these partitions finish, their actors deactivate, their reminders go. */
   async #release(partitions: readonly number[]): Promise<void> {
-    const actors = this.#actorsIn(partitions);
+    const actors = this.#actors.inPartitions(partitions);
     await Promise.all(actors.map((a) => a.whenIdle()));
     await Promise.all(actors.map((a) => this.#deactivate(a)));
     this.#unloadReminders(partitions);
@@ -489,9 +408,9 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
   /** Lost without handover: another replica may already run these actors; drop ours without running anything. */
   #drop(partitions: readonly number[]): void {
     const err = notOwnerError('(lost partition)', '-', 'the partition moved to another replica');
-    for (const a of this.#actorsIn(partitions)) {
+    for (const a of this.#actors.inPartitions(partitions)) {
       a.closed = true;
-      this.#untrack(actorKey(a.type, a.id), a);
+      this.#actors.remove(a);
       a.clearAllTimers();
       a.rejectQueued(err);
       a.cache.clear();
@@ -499,19 +418,11 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
     this.#unloadReminders(partitions);
   }
 
-  #actorsIn(partitions: readonly number[]): Activation[] {
-    const set = new Set(partitions);
-    return [...this.#actors.values()].filter((a) => set.has(ownershipPartitionOf(a.id)));
-  }
-
   #unloadReminders(partitions: readonly number[]): void {
     for (const p of partitions) this.#ownedPartitions.delete(p);
     const left = new Set(partitions);
     for (const listener of this.#partitionsLeftListeners) listener(left);
-    for (const r of this.#reminders.unloadOwned(partitions)) {
-      this.#scheduler.unschedule({ type: r.actorType, actorId: r.actorId, name: r.name });
-      this.#retryAttempts.delete(actorKey(r.actorType, r.actorId) + '||' + r.name);
-    }
+    this.#reminders.unload(partitions);
   }
 
   #trackLoad(p: Promise<void>): void {
@@ -520,71 +431,4 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
     void tracked.then(() => this.#loadingTypes.delete(tracked));
   }
 
-  /** Due fires wait in a FIFO (they arrive in due-time order) while too many reminder turns are in flight. */
-  #dispatchReminder(fire: ScheduledFire): void {
-    if (this.#reminderTurns >= this.#maxReminderTurns) {
-      this.#reminderBacklog.push(fire);
-      return;
-    }
-    this.#reminderTurns++;
-    void this.#runReminder(fire).finally(() => {
-      this.#reminderTurns--;
-      const next = this.#reminderBacklog[this.#reminderBacklogHead];
-      if (next === undefined || this.#stopping) return;
-      this.#reminderBacklogHead++;
-      if (this.#reminderBacklogHead === this.#reminderBacklog.length) {
-        this.#reminderBacklog.length = 0;
-        this.#reminderBacklogHead = 0;
-      }
-      this.#dispatchReminder(next);
-    });
-  }
-
-  #runReminder(fire: ScheduledFire): Promise<void> {
-    const retryKey = actorKey(fire.type, fire.actorId) + '||' + fire.name;
-    const idle = this.#idleLeaseAdvance(fire);
-    const work = idle ? this.#commitReminders(fire.type, fire.actorId, [idle], []) : this.#enqueue(fire.type, fire.actorId, 'reminder', (ctx) => this.#reminderTurn(ctx, fire));
-    return work.then(
-      () => void this.#retryAttempts.delete(retryKey),
-      (err: unknown) => {
-        if (this.#stopping) return;
-        const current = this.#reminders.peek(fire.type, fire.actorId, fire.name);
-        if (current?.generation !== fire.generation) return;
-        const attempt = (this.#retryAttempts.get(retryKey) ?? 0) + 1;
-        this.#retryAttempts.set(retryKey, attempt);
-        const delay = Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** (attempt - 1));
-        this.#log.warn({ actorType: fire.type, actorId: fire.actorId, reminder: fire.name, attempt, retryInMs: delay, err: ensureError(err).message }, 'actor reminder failed; retrying');
-        this.#schedule(current, this.clock.now() + delay);
-      },
-    );
-  }
-
-  /**
-   * The in-memory advance of a lease whose type says its work is in hand (`ActorTypeOptions.leaseIdle`), or
-   * undefined when the fire must run as a turn. Only the next due time moves, exactly as a turn's acknowledgement
-   * of such a fire would move it; the stored reminder is not written either way.
-   */
-  #idleLeaseAdvance(fire: ScheduledFire): ReminderChange | undefined {
-    const r = this.#reminders.peek(fire.type, fire.actorId, fire.name);
-    if (!r?.advanceInMemory || r.generation !== fire.generation) return undefined;
-    const now = this.clock.now();
-    if (isExpired(r, now) || this.#types.get(fire.type)?.leaseIdle?.(fire.actorId, fire.name) !== true) return undefined;
-    return { name: r.name, reminder: afterFire(r, now), ifGeneration: r.generation };
-  }
-
-  async #reminderTurn(ctx: TurnContext, fire: ScheduledFire): Promise<undefined> {
-    const r = this.#reminders.peek(fire.type, fire.actorId, fire.name);
-    // Deleted or replaced while queued: the replacement has its own schedule.
-    if (!r || r.generation !== fire.generation) return undefined;
-    const now = this.clock.now();
-    if (isExpired(r, now)) {
-      ctx.acknowledge({ name: r.name, reminder: null, ifGeneration: r.generation });
-      return undefined;
-    }
-    this.#metrics.reminderLag(r.actorType, now - r.dueAt);
-    const { generation: _generation, ...info } = r;
-    await ctx.actorReminder(r.name, r.data, info);
-    ctx.acknowledge({ name: r.name, reminder: afterFire(r, now), ifGeneration: r.generation });
-    return undefined;
-  }
 }
