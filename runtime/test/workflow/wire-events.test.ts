@@ -5,9 +5,9 @@
  */
 import { expect } from 'chai';
 import protobuf from 'protobufjs';
-import { durableTaskType, encodeEventsField } from '@svc/proto';
+import { decodeOrchestratorAction, durableTaskType, encodeEventsField } from '@svc/proto';
 import type { EventBody, HistoryEvent } from '../../src/workflow/history.js';
-import { toWireEvent } from '../../src/workflow/grpc/wire.js';
+import { fromWireAction, toWireEvent } from '../../src/workflow/grpc/wire.js';
 
 const failure = { errorType: 'Boom', errorMessage: 'it broke: ✗', stackTrace: 'at x', isNonRetriable: true, innerFailure: { errorType: 'Inner', errorMessage: 'cause' } };
 const parent = { instanceId: 'parent-1', name: 'outer', taskScheduledId: 7, generation: 2 };
@@ -34,6 +34,10 @@ const bodies: EventBody[] = [
   { type: 'SubOrchestrationInstanceCompleted', taskScheduledId: 5, result: '{}' },
   { type: 'SubOrchestrationInstanceFailed', taskScheduledId: 5, failureDetails: failure },
   { type: 'TimerCreated', fireAt: FAR },
+  { type: 'TimerCreated', fireAt: FAR, name: 'nap', origin: { kind: 'createTimer' } },
+  { type: 'TimerCreated', fireAt: FAR, fireAtNanos: 999_999, name: 'approval', origin: { kind: 'externalEvent', name: 'approval' } },
+  { type: 'TimerCreated', fireAt: FAR, origin: { kind: 'activityRetry', taskExecutionId: 'exec-1' } },
+  { type: 'TimerCreated', fireAt: FAR, origin: { kind: 'childWorkflowRetry', instanceId: 'child-1' } },
   { type: 'TimerFired', timerId: 9, fireAt: 1_700_000_000_001 },
   { type: 'OrchestratorStarted' },
   { type: 'EventSent', instanceId: 'other', name: 'ping' },
@@ -93,5 +97,20 @@ describe('history events on the wire', () => {
       isNonRetriable: true,
       innerFailure: { errorType: 'Inner', errorMessage: 'cause', isNonRetriable: false },
     });
+  });
+
+  it("gives a worker's timer back as it created it: name, origin, and the fire time to the nanosecond", () => {
+    // The "wait for ever" timer of Dapr's Go, Python, Java and .NET SDKs: they recognise it on replay by this exact time.
+    const sentinel = { seconds: 253_402_300_799, nanos: 999_999_999 };
+    const origins = [{ createTimer: {} }, { externalEvent: { name: 'approval' } }, { activityRetry: { taskExecutionId: 'exec-1' } }, { childWorkflowRetry: { instanceId: 'child-1' } }];
+    const actionType = durableTaskType('OrchestratorAction');
+    for (const origin of origins) {
+      const sent = { fireAt: sentinel, name: 'approval', ...origin };
+      const action = fromWireAction(decodeOrchestratorAction(actionType.encode(actionType.fromObject({ id: 3, createTimer: sent })).finish()));
+      if (action?.type !== 'CreateTimer') throw new Error(`not a timer: ${JSON.stringify(action)}`);
+      const { id, type: _action, ...timer } = action;
+      const [replayed] = decodeEntries(encodeEventsField(3, [toWireEvent({ eventId: id, timestamp: 1_700_000_000_000, type: 'TimerCreated', ...timer })]));
+      expect(replayed?.timerCreated).to.deep.equal(sent);
+    }
   });
 });
