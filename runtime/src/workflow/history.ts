@@ -51,7 +51,7 @@ export type EventBody =
   | { type: 'ExecutionStarted'; name: string; input?: string; instanceId: string; executionId: string; parent?: ParentInfo; scheduledStartTime?: number }
   | { type: 'ExecutionCompleted'; status: CompletionStatus; result?: string; failureDetails?: FailureDetails }
   | { type: 'ExecutionTerminated'; input?: string; recurse?: boolean }
-  | { type: 'TaskScheduled'; name: string; input?: string }
+  | { type: 'TaskScheduled'; name: string; input?: string; taskExecutionId?: string }
   | { type: 'TaskCompleted'; taskScheduledId: number; result?: string }
   | { type: 'TaskFailed'; taskScheduledId: number; failureDetails: FailureDetails }
   | { type: 'SubOrchestrationInstanceCreated'; instanceId: string; name: string; input?: string }

@@ -76,7 +76,7 @@ export interface TurnPlan {
 }
 
 export type WorkerAction = { id: number } & (
-  | { type: 'ScheduleTask'; name: string; input?: string }
+  | { type: 'ScheduleTask'; name: string; input?: string; taskExecutionId?: string }
   | { type: 'CreateSubOrchestration'; instanceId: string; name: string; input?: string }
   | ({ type: 'CreateTimer'; fireAt: number } & TimerDetails)
   | { type: 'SendEvent'; instanceId: string; name: string; data?: string }
@@ -482,7 +482,7 @@ export class Instance {
   #applyAction(a: WorkerAction, now: number, fx: SideEffects): void {
     switch (a.type) {
       case 'ScheduleTask':
-        this.#appendHistory({ eventId: a.id, timestamp: now, type: 'TaskScheduled', name: a.name, ...optional('input', a.input) });
+        this.#appendHistory({ eventId: a.id, timestamp: now, type: 'TaskScheduled', name: a.name, ...optional('input', a.input), ...optional('taskExecutionId', a.taskExecutionId) });
         if (a.name === '') this.#failTask('task', a.id, 'InvalidActivityName', 'an activity must have a name', now);
         else fx.activities.push({ taskId: a.id, name: a.name, ...optional('input', a.input) });
         return;

@@ -25,6 +25,7 @@ const bodies: EventBody[] = [
   { type: 'ExecutionTerminated', input: '"why"', recurse: true },
   { type: 'TaskScheduled', name: 'act' },
   { type: 'TaskScheduled', name: 'act', input: '""' },
+  { type: 'TaskScheduled', name: 'act', input: '1', taskExecutionId: 'exec-1' },
   { type: 'TaskCompleted', taskScheduledId: 0 },
   { type: 'TaskCompleted', taskScheduledId: 3, result: 'null' },
   { type: 'TaskFailed', taskScheduledId: 4, failureDetails: { errorType: 'E', errorMessage: '' } },
@@ -70,6 +71,12 @@ function decodeEntries(bytes: Buffer): Record<string, unknown>[] {
   return out;
 }
 
+/** An action as a worker's answer carries it, in the engine's terms. */
+function actionFromWorker(wire: object): ReturnType<typeof fromWireAction> {
+  const type = durableTaskType('OrchestratorAction');
+  return fromWireAction(decodeOrchestratorAction(type.encode(type.fromObject(wire)).finish()));
+}
+
 describe('history events on the wire', () => {
   for (const field of [3, 4] as const) {
     it(`encodes every event type as the message-building encoder does (field ${field})`, () => {
@@ -103,14 +110,21 @@ describe('history events on the wire', () => {
     // The "wait for ever" timer of Dapr's Go, Python, Java and .NET SDKs: they recognise it on replay by this exact time.
     const sentinel = { seconds: 253_402_300_799, nanos: 999_999_999 };
     const origins = [{ createTimer: {} }, { externalEvent: { name: 'approval' } }, { activityRetry: { taskExecutionId: 'exec-1' } }, { childWorkflowRetry: { instanceId: 'child-1' } }];
-    const actionType = durableTaskType('OrchestratorAction');
     for (const origin of origins) {
       const sent = { fireAt: sentinel, name: 'approval', ...origin };
-      const action = fromWireAction(decodeOrchestratorAction(actionType.encode(actionType.fromObject({ id: 3, createTimer: sent })).finish()));
+      const action = actionFromWorker({ id: 3, createTimer: sent });
       if (action?.type !== 'CreateTimer') throw new Error(`not a timer: ${JSON.stringify(action)}`);
       const { id, type: _action, ...timer } = action;
       const [replayed] = decodeEntries(encodeEventsField(3, [toWireEvent({ eventId: id, timestamp: 1_700_000_000_000, type: 'TimerCreated', ...timer })]));
       expect(replayed?.timerCreated).to.deep.equal(sent);
     }
+  });
+
+  it("gives an activity's taskExecutionId (one per call, the same for its retries) back in its TaskScheduled", () => {
+    const action = actionFromWorker({ id: 4, scheduleTask: { name: 'charge', taskExecutionId: 'exec-1' } });
+    expect(action).to.deep.equal({ id: 4, type: 'ScheduleTask', name: 'charge', taskExecutionId: 'exec-1' });
+    const [replayed] = decodeEntries(encodeEventsField(3, [toWireEvent({ eventId: 4, timestamp: 1_700_000_000_000, type: 'TaskScheduled', name: 'charge', taskExecutionId: 'exec-1' })]));
+    expect(replayed?.taskScheduled).to.deep.equal({ name: 'charge', taskExecutionId: 'exec-1' });
+    expect(actionFromWorker({ id: 4, scheduleTask: { name: 'charge' } }), 'none sent: none kept').to.deep.equal({ id: 4, type: 'ScheduleTask', name: 'charge' });
   });
 });

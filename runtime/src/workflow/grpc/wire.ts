@@ -135,7 +135,7 @@ export function toWireEvent(e: HistoryEvent): WireEvent {
     case 'ExecutionTerminated':
       return { ...head, executionTerminated: { input: sv(e.input), recurse: e.recurse === true } };
     case 'TaskScheduled':
-      return { ...head, taskScheduled: { name: e.name, input: sv(e.input) } };
+      return { ...head, taskScheduled: { name: e.name, input: sv(e.input), ...optional('taskExecutionId', e.taskExecutionId) } };
     case 'TaskCompleted':
       return { ...head, taskCompleted: { taskScheduledId: e.taskScheduledId, result: sv(e.result) } };
     case 'TaskFailed':
@@ -176,7 +176,10 @@ function fromWireCarryover(e: WireEventOut): HistoryEvent | undefined {
 /** One action of a worker's answer in the engine's terms; undefined for an action of no kind svcd knows. */
 export function fromWireAction(a: OrchestratorAction__Output): WorkerAction | undefined {
   const id = a.id;
-  if (a.scheduleTask) return { id, type: 'ScheduleTask', name: a.scheduleTask.name, ...optional('input', text(a.scheduleTask.input)) };
+  if (a.scheduleTask) {
+    const t = a.scheduleTask;
+    return { id, type: 'ScheduleTask', name: t.name, ...optional('input', text(t.input)), ...optional('taskExecutionId', t.taskExecutionId || undefined) };
+  }
   if (a.createTimer) return { id, type: 'CreateTimer', ...fromWireTimer(a.createTimer) };
   if (a.createSubOrchestration) {
     const c = a.createSubOrchestration;
