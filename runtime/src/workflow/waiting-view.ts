@@ -9,14 +9,7 @@
  */
 import { isTerminalStatus, type RuntimeStatus } from './engine.js';
 import { neverFires, type EventOf, type HistoryEvent } from './history.js';
-
-/** A worker connection as the view shows it: its id on this svcd and its client's address. */
-export interface WorkerView {
-  id: number;
-  peer?: string;
-  /** A worker of another replica of this app, reached through it. */
-  otherReplica?: true;
-}
+import type { WorkerView } from './worker-view.js';
 
 export interface PendingActivityView {
   taskId: number;

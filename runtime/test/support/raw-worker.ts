@@ -43,6 +43,15 @@ export class RawWorker {
     return this.items[count - 1] as WorkItem__Output;
   }
 
+  /** The latest orchestration batch received for `instanceId`, once one came. */
+  async orchestrationItem(instanceId: string): Promise<WorkItem__Output> {
+    for (;;) {
+      const item = this.items.findLast((i) => i.orchestratorRequest?.instanceId === instanceId);
+      if (item) return item;
+      await new Promise<void>((resolve) => this.#waiters.push(resolve));
+    }
+  }
+
   completeOrchestration(instanceId: string, actions: OrchestratorAction[], completionToken = ''): Promise<grpc.ServiceError | null> {
     return new Promise((resolve) => this.client.CompleteOrchestratorTask({ instanceId, actions, completionToken }, (err) => resolve(err)));
   }

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import type { EventBody, HistoryEvent } from '../../src/workflow/history.js';
-import { waitingView, type WaitingInputs, type WorkerView } from '../../src/workflow/waiting-view.js';
+import { waitingView, type WaitingInputs } from '../../src/workflow/waiting-view.js';
+import type { WorkerView } from '../../src/workflow/worker-view.js';
 
 const T0 = Date.UTC(2026, 0, 1);
 const FOR_EVER = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
