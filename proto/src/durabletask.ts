@@ -10,6 +10,7 @@ import { loadProtoRoot, servedService, serviceClient, type ServiceClientClass } 
 
 export type { HistoryEvent, HistoryEvent__Output } from './gen/HistoryEvent.js';
 export type { OrchestratorAction, OrchestratorAction__Output } from './gen/OrchestratorAction.js';
+export type { CreateTimerAction__Output } from './gen/CreateTimerAction.js';
 export type { OrchestratorRequest } from './gen/OrchestratorRequest.js';
 export type { OrchestratorResponse__Output } from './gen/OrchestratorResponse.js';
 export type { ActivityRequest } from './gen/ActivityRequest.js';

@@ -45,6 +45,10 @@ import { InstanceWatchers } from './watchers.js';
 /** The worker side of the engine, used by the Durable Task gRPC service. */
 export interface WorkerHub {
   readonly workerCount: number;
+  /** The connected SDK workers of this svcd (not other replicas'). */
+  readonly localWorkers: readonly WorkerConnection[];
+  /** The worker an activity is out with on this svcd (see `WorkDispatcher.activityWorker`). */
+  activityWorker(instanceId: string, taskId: number): WorkerConnection | undefined;
   connect(worker: WorkerConnection): void;
   disconnect(worker: WorkerConnection): void;
   /** The worker's stream stopped taking writes (flow control) / takes them again: blocked too long, it is unresponsive. */
@@ -332,6 +336,14 @@ export class ActorWorkflowEngine implements WorkflowEngine, WorkerHub {
 
   get workerCount(): number {
     return this.#dispatcher.workerCount;
+  }
+
+  get localWorkers(): readonly WorkerConnection[] {
+    return this.#dispatcher.localWorkers;
+  }
+
+  activityWorker(instanceId: string, taskId: number): WorkerConnection | undefined {
+    return this.#dispatcher.activityWorker(instanceId, taskId);
   }
 
   connect(worker: WorkerConnection): void {

@@ -139,7 +139,11 @@ export class WorkDispatcher {
 
   /** Local SDK workers (remote connections to other replicas not counted). */
   get workerCount(): number {
-    return this.#workers.filter((w) => !w.remote).length;
+    return this.localWorkers.length;
+  }
+
+  get localWorkers(): readonly WorkerConnection[] {
+    return this.#workers.filter((w) => !w.remote);
   }
 
   /** Is an orchestration item of this instance queued or with a worker? */
@@ -149,6 +153,11 @@ export class WorkDispatcher {
 
   hasActivity(instanceId: string, taskId: number): boolean {
     return this.#held.has(`a|${instanceId}|${taskId}`);
+  }
+
+  /** The connection an activity is out with; undefined while queued, while its answer is recorded, or not here. */
+  activityWorker(instanceId: string, taskId: number): WorkerConnection | undefined {
+    return this.#held.get(`a|${instanceId}|${taskId}`)?.worker;
   }
 
   /** Queues an item; false (and nothing queued) when an item with the same key is already here. */

@@ -44,14 +44,20 @@ function failureView(f: FailureDetails, whole: boolean): Record<string, unknown>
   return view;
 }
 
+/** RFC 3339, to the nanosecond when the time kept its nanoseconds past the millisecond (a timer's `fireAtNanos`). */
+function isoTime(ms: number, nanosPastMs: number | undefined): string {
+  const iso = new Date(ms).toISOString();
+  return nanosPastMs === undefined ? iso : `${iso.slice(0, -1)}${String(nanosPastMs).padStart(6, '0')}Z`;
+}
+
 export function historyEventView(e: HistoryEvent, index: number, whole: boolean): HistoryEventView {
   const view: HistoryEventView = { index, eventId: e.eventId, type: e.type, timestamp: new Date(e.timestamp).toISOString() };
   for (const [key, value] of Object.entries(e)) {
-    if (key === 'eventId' || key === 'type' || key === 'timestamp' || value === undefined) continue;
+    if (key === 'eventId' || key === 'type' || key === 'timestamp' || key === 'fireAtNanos' || value === undefined) continue;
     const field = RENAMED[key] ?? key;
     if (key === 'failureDetails') view[field] = failureView(value as FailureDetails, whole);
     else if (key === 'input' || key === 'result') payload(view, field, value as string, whole);
-    else if (TIME_FIELDS.has(key)) view[field] = new Date(value as number).toISOString();
+    else if (TIME_FIELDS.has(key)) view[field] = isoTime(value as number, key === 'fireAt' && e.type === 'TimerCreated' ? e.fireAtNanos : undefined);
     else view[field] = value;
   }
   return view;

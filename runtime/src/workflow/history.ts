@@ -18,17 +18,46 @@ export interface ParentInfo {
   generation: number;
 }
 
+/**
+ * Why a timer exists, as newer SDKs (Dapr's Go, Python, Java, .NET) say when they create it; older SDKs and the JS
+ * SDK say nothing. Stored as sent and handed back to the SDK in the history it replays.
+ */
+export type TimerOrigin =
+  | { kind: 'createTimer' }
+  | { kind: 'externalEvent'; name: string }
+  | { kind: 'activityRetry'; taskExecutionId: string }
+  | { kind: 'childWorkflowRetry'; instanceId: string };
+
+/** What a worker may say of a timer besides its fire time. */
+export interface TimerDetails {
+  /**
+   * Nanoseconds past `fireAt`'s millisecond (1 to 999,999; absent: none). SDKs recognise their "wait for ever"
+   * timer by its exact fire time on replay (…59.999999999), so the history must give it back to the nanosecond.
+   */
+  fireAtNanos?: number;
+  name?: string;
+  origin?: TimerOrigin;
+}
+
+/**
+ * An indefinite wait for an event is a timer due at 9999-12-31T23:59:59.999999999Z in newer SDKs: a timer due
+ * this late never fires, so it gets no reminder (every waiting instance would otherwise keep one for nothing).
+ */
+const NEVER_FIRES_FROM = Date.UTC(9999, 0, 1);
+
+export const neverFires = (fireAt: number): boolean => fireAt >= NEVER_FIRES_FROM;
+
 export type EventBody =
   | { type: 'ExecutionStarted'; name: string; input?: string; instanceId: string; executionId: string; parent?: ParentInfo; scheduledStartTime?: number }
   | { type: 'ExecutionCompleted'; status: CompletionStatus; result?: string; failureDetails?: FailureDetails }
   | { type: 'ExecutionTerminated'; input?: string; recurse?: boolean }
-  | { type: 'TaskScheduled'; name: string; input?: string }
+  | { type: 'TaskScheduled'; name: string; input?: string; taskExecutionId?: string }
   | { type: 'TaskCompleted'; taskScheduledId: number; result?: string }
   | { type: 'TaskFailed'; taskScheduledId: number; failureDetails: FailureDetails }
   | { type: 'SubOrchestrationInstanceCreated'; instanceId: string; name: string; input?: string }
   | { type: 'SubOrchestrationInstanceCompleted'; taskScheduledId: number; result?: string }
   | { type: 'SubOrchestrationInstanceFailed'; taskScheduledId: number; failureDetails: FailureDetails }
-  | { type: 'TimerCreated'; fireAt: number }
+  | ({ type: 'TimerCreated'; fireAt: number } & TimerDetails)
   | { type: 'TimerFired'; timerId: number; fireAt: number }
   | { type: 'OrchestratorStarted' }
   | { type: 'EventSent'; instanceId: string; name: string; input?: string }

@@ -13,6 +13,7 @@ import type { WorkflowEngine } from './engine.js';
 import { WorkflowMetrics } from './metrics.js';
 import { optional } from './optional.js';
 import { unavailableWorkflowEngine } from './unavailable-engine.js';
+import { workerView, type WorkerView } from './worker-view.js';
 
 export interface WorkflowHostOptions {
   readonly appId: string;
@@ -95,8 +96,14 @@ export class WorkflowHost implements Part {
     return Promise.resolve();
   }
 
-  /** `/v1.0/metadata` contribution. */
+  /** The worker an activity is out with on this svcd, if it is (the waiting view says which). */
+  activityWorker(instanceId: string, taskId: number): WorkerView | undefined {
+    const worker = this.#hub?.activityWorker(instanceId, taskId);
+    return worker ? workerView(worker) : undefined;
+  }
+
+  /** `/v1.0/metadata` contribution; `workers` (which ones) is svc's addition to Dapr's count. */
   metadata(): Record<string, unknown> {
-    return { workflows: { connectedWorkers: this.#hub?.workerCount ?? 0 } };
+    return { workflows: { connectedWorkers: this.#hub?.workerCount ?? 0, workers: (this.#hub?.localWorkers ?? []).map(workerView) } };
   }
 }

@@ -84,6 +84,13 @@ const ROUTES: readonly { method: 'get' | 'post'; path: string; run: Run }[] = [
   },
   {
     method: 'get',
+    path: '/:component/:instanceId/waiting',
+    async run(ctx, api) {
+      ctx.body = await api.waiting(param(ctx, 'component'), param(ctx, 'instanceId'));
+    },
+  },
+  {
+    method: 'get',
     path: '/:component/:instanceId/history/:index',
     async run(ctx, api) {
       ctx.body = await api.historyEvent(param(ctx, 'component'), param(ctx, 'instanceId'), param(ctx, 'index'));

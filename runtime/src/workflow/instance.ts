@@ -13,7 +13,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { FailureDetails, RuntimeStatus, WorkflowInstance } from './engine.js';
-import { answeredId, newEvent, type CompletionStatus, type EventOf, type HistoryEvent, type ParentInfo } from './history.js';
+import { answeredId, newEvent, type CompletionStatus, type EventOf, type HistoryEvent, type ParentInfo, type TimerDetails } from './history.js';
 import { inSlices, YIELD_SLICE, yieldToEventLoop } from '../util/event-loop.js';
 import { existingInstanceIdProblem } from './instance-id.js';
 import { optional } from './optional.js';
@@ -76,9 +76,9 @@ export interface TurnPlan {
 }
 
 export type WorkerAction = { id: number } & (
-  | { type: 'ScheduleTask'; name: string; input?: string }
+  | { type: 'ScheduleTask'; name: string; input?: string; taskExecutionId?: string }
   | { type: 'CreateSubOrchestration'; instanceId: string; name: string; input?: string }
-  | { type: 'CreateTimer'; fireAt: number }
+  | ({ type: 'CreateTimer'; fireAt: number } & TimerDetails)
   | { type: 'SendEvent'; instanceId: string; name: string; data?: string }
   | { type: 'CompleteOrchestration'; status: CompletionStatus; result?: string; failureDetails?: FailureDetails; carryoverEvents: HistoryEvent[] }
   | { type: 'TerminateOrchestration'; instanceId: string; reason?: string; recurse: boolean }
@@ -482,14 +482,17 @@ export class Instance {
   #applyAction(a: WorkerAction, now: number, fx: SideEffects): void {
     switch (a.type) {
       case 'ScheduleTask':
-        this.#appendHistory({ eventId: a.id, timestamp: now, type: 'TaskScheduled', name: a.name, ...optional('input', a.input) });
+        this.#appendHistory({ eventId: a.id, timestamp: now, type: 'TaskScheduled', name: a.name, ...optional('input', a.input), ...optional('taskExecutionId', a.taskExecutionId) });
         if (a.name === '') this.#failTask('task', a.id, 'InvalidActivityName', 'an activity must have a name', now);
         else fx.activities.push({ taskId: a.id, name: a.name, ...optional('input', a.input) });
         return;
-      case 'CreateTimer':
-        this.#appendHistory({ eventId: a.id, timestamp: now, type: 'TimerCreated', fireAt: a.fireAt });
-        fx.timers.push({ timerId: a.id, fireAt: a.fireAt });
+      case 'CreateTimer': {
+        // Name and origin go into history as sent: the SDK replays them, the waiting view reads them.
+        const { id, type: _action, ...timer } = a;
+        this.#appendHistory({ eventId: id, timestamp: now, type: 'TimerCreated', ...timer });
+        fx.timers.push({ timerId: id, fireAt: a.fireAt });
         return;
+      }
       case 'CreateSubOrchestration': {
         const self = this.#started?.instanceId ?? '';
         // No ID given (the Go SDK's default): named as the established engine names it, `<parent>:<id as 4+ hex>`.

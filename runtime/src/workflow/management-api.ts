@@ -13,9 +13,17 @@ import { eventIndex, historyEventView, historyPage, type HistoryEventView, type 
 import { bodyAsPayload, checkWorkflowComponent } from './http-validation.js';
 import { instanceView, propertyPrefix, type WorkflowInstanceView } from './http-view.js';
 import { checkExistingInstanceId, checkNewInstanceId } from './instance-id.js';
+import { waitingView, type WaitingView } from './waiting-view.js';
+import type { WorkerView } from './worker-view.js';
+
+/** The worker an activity is out with on this svcd (undefined: queued, or handed out by another replica). */
+export type ActivityWorkerLookup = (instanceId: string, taskId: number) => WorkerView | undefined;
 
 export class WorkflowManagementApi {
-  constructor(private readonly engine: WorkflowEngine) {}
+  constructor(
+    private readonly engine: WorkflowEngine,
+    private readonly activityWorker: ActivityWorkerLookup = () => undefined,
+  ) {}
 
   /** Starts `name`; the instance ID is the one given (checked) or a new UUID. Input and IDs are validated first. */
   start(component: string, name: string, instanceId: string | undefined, input: Buffer): Promise<string> {
@@ -99,6 +107,15 @@ export class WorkflowManagementApi {
     const history = await this.#history(component, instanceId);
     const i = eventIndex(index, history.length, 'event index');
     return historyEventView(history[i]!, i, true);
+  }
+
+  /** What the instance waits for (see `waiting-view.ts`), or 404. */
+  async waiting(component: string, instanceId: string): Promise<WaitingView> {
+    this.#check(component, instanceId);
+    const instance = existing(instanceId, await this.#run('ERR_GET_WORKFLOW', 'getting workflow', () => this.engine.get(instanceId)));
+    const history = await this.#run('ERR_GET_WORKFLOW', 'getting workflow history', () => this.engine.history(instanceId));
+    if (history === undefined) throw notFound(instanceId); // purged between the two reads
+    return waitingView(instanceId, history, { status: instance.runtimeStatus, now: Date.now(), activityWorker: (taskId) => this.activityWorker(instanceId, taskId) });
   }
 
   /**

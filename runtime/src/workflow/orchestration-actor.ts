@@ -29,7 +29,7 @@ import { decodeJsonLines, encodeJsonLines } from '../util/json-lines.js';
 import type { Logger } from '../log/logger.js';
 import { isTerminalStatus, type IdReusePolicy, type RuntimeStatus, type WorkflowInstance } from './engine.js';
 import type { WorkDispatcher, WorkItem } from './dispatcher.js';
-import { newEvent, type HistoryEvent, type ParentInfo } from './history.js';
+import { neverFires, newEvent, type HistoryEvent, type ParentInfo } from './history.js';
 import { Instance, inboxSeqsOf, type InboxEntry, type SideEffects, type TurnPlan, type WorkerAction } from './instance.js';
 import { BY_UPDATE_INDEX, encodeIndexEntry, updateOrderKey } from './instance-index.js';
 import { FinishedInstance } from './finished-instance.js';
@@ -455,7 +455,7 @@ export class OrchestrationActor implements Actor {
   /** Reminder side effects (part of this turn's transaction); returns the activity items to offer once committed. */
   #carryOutLocal(ctx: ActorContext, inst: Instance, fx: SideEffects): WorkItem[] {
     const generation = inst.meta.generation;
-    for (const t of fx.timers) ctx.createReminder(timerReminder(generation, t.timerId), { dueAt: t.fireAt });
+    for (const t of fx.timers) if (!neverFires(t.fireAt)) ctx.createReminder(timerReminder(generation, t.timerId), { dueAt: t.fireAt });
     for (const c of fx.cancelledActivities) this.deps.dispatcher.dropActivity(this.instanceId, c.id);
     for (const c of fx.cancelledTimers) ctx.deleteReminder(timerReminder(c.generation, c.id));
     const cancelled = new Set(fx.cancelledActivities.filter((c) => c.generation === generation).map((c) => c.id));

@@ -14,3 +14,4 @@ export { TcpProxy } from './tcp-proxy.js';
 export { InstanceListingClient, rpcFailure, type PurgeFilterRequest } from './instance-listing-client.js';
 export { SubscriberApp, type AppAnswer, type Delivery } from './subscriber-app.js';
 export { memoryMiB } from './process-memory.js';
+export { RawWorker, rawClient } from './raw-worker.js';

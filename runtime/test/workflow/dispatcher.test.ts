@@ -38,6 +38,24 @@ describe('workflow WorkDispatcher', () => {
     expect(w.received.map((i) => i.kind)).to.deep.equal(['orchestration', 'activity']);
   });
 
+  it('tells which worker an activity is out with: none while queued or answered, the holder meanwhile, the next after a disconnect', () => {
+    const d = new WorkDispatcher();
+    d.offer(act('a', 1));
+    expect(d.activityWorker('a', 1), 'queued').to.equal(undefined);
+    const w1 = new FakeWorker(undefined, 'ipv4:127.0.0.1:1');
+    const w2 = new FakeWorker(undefined, 'ipv4:127.0.0.1:2');
+    d.connect(w1);
+    expect(d.activityWorker('a', 1)).to.equal(w1);
+    d.connect(w2);
+    d.disconnect(w1);
+    expect(d.activityWorker('a', 1)).to.equal(w2);
+    expect(d.localWorkers).to.deep.equal([w2]);
+    const item = claimed(d.claimActivity('a', 1, { token: w2.tokens[0]! }));
+    expect(d.activityWorker('a', 1), 'its answer is being recorded').to.equal(undefined);
+    d.release(item!);
+    expect(d.activityWorker('a', 2), 'unknown here').to.equal(undefined);
+  });
+
   it('holds at most one orchestration item per instance', () => {
     const d = new WorkDispatcher();
     expect(d.offer(orch('a'))).to.equal(true);

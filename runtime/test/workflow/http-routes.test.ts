@@ -129,6 +129,7 @@ describe('workflow HTTP routes (unit, fake engine)', () => {
   describe('bad input never reaches the engine', () => {
     const instanceRoutes = (id: string) => [
       ['GET', `/v1.0/workflows/svc/${id}`],
+      ['GET', `/v1.0/workflows/svc/${id}/waiting`],
       ['POST', `/v1.0/workflows/svc/${id}/terminate`],
       ['POST', `/v1.0/workflows/svc/${id}/raiseEvent/go`],
       ['POST', `/v1.0/workflows/svc/${id}/pause`],
@@ -214,8 +215,8 @@ describe('workflow HTTP routes (unit, fake engine)', () => {
   });
 
   it('answers 404 ERR_INSTANCE_ID_NOT_FOUND for an unknown instance on every instance route', async () => {
-    for (const suffix of ['', '/terminate', '/raiseEvent/go', '/pause', '/resume', '/purge']) {
-      await expectError(await call(suffix === '' ? 'GET' : 'POST', `/v1.0/workflows/svc/nope${suffix}`), 404, 'ERR_INSTANCE_ID_NOT_FOUND');
+    for (const suffix of ['', '/waiting', '/terminate', '/raiseEvent/go', '/pause', '/resume', '/purge']) {
+      await expectError(await call(['', '/waiting'].includes(suffix) ? 'GET' : 'POST', `/v1.0/workflows/svc/nope${suffix}`), 404, 'ERR_INSTANCE_ID_NOT_FOUND');
     }
   });
 
@@ -236,6 +237,7 @@ describe('workflow HTTP routes (unit, fake engine)', () => {
     const expected: [string, string, string][] = [
       ['POST', '/v1.0/workflows/svc/order/start?instanceID=x', 'ERR_START_WORKFLOW'],
       ['GET', '/v1.0/workflows/svc/x', 'ERR_GET_WORKFLOW'],
+      ['GET', '/v1.0/workflows/svc/x/waiting', 'ERR_GET_WORKFLOW'],
       ['POST', '/v1.0/workflows/svc/x/terminate', 'ERR_TERMINATE_WORKFLOW'],
       ['POST', '/v1.0/workflows/svc/x/raiseEvent/e', 'ERR_RAISE_EVENT_WORKFLOW'],
       ['POST', '/v1.0/workflows/svc/x/pause', 'ERR_PAUSE_WORKFLOW'],

@@ -5,28 +5,22 @@
  * pings loses what it holds to the other workers, and its late answers are stale. Real svcd, real SDK workers,
  * raw gRPC streams that never read, a worker process stopped with SIGSTOP.
  */
-import * as grpc from '@grpc/grpc-js';
+import type * as grpc from '@grpc/grpc-js';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import type { ActivityContext, OrchestrationContext } from '@dapr/durabletask-js';
 import { whenAll } from '@dapr/durabletask-js/task/index.js';
-import { loadDurableTaskProto, type OrchestratorAction, type TaskHubSidecarServiceClient, type WorkItem__Output } from '@svc/proto';
+import type { OrchestratorAction, TaskHubSidecarServiceClient, WorkItem__Output } from '@svc/proto';
 import { TestChildProcess } from '../support/child-process.js';
+import { rawClient } from '../support/raw-worker.js';
 import { eventually } from '../support/eventually.js';
 import { quietConsole, restoreConsole, SDK_STATUS, WorkflowHarness } from './sdk-harness.js';
 
 type Gen = AsyncGenerator<unknown, unknown, unknown>;
 
 const STOPPABLE_WORKER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'stoppable-worker.js');
-
-/** A raw client on its own connection (a separate worker process would have one). */
-function rawClient(address: string): TaskHubSidecarServiceClient {
-  const proto = loadDurableTaskProto();
-  // A channel option no other client uses: grpc-js would otherwise share one connection between clients.
-  return new proto.grpc.TaskHubSidecarService(address, grpc.credentials.createInsecure(), { 'grpc.raw_worker_id': Math.random() });
-}
 
 async function metric(h: WorkflowHarness, line: RegExp): Promise<number> {
   const text = await (await fetch(`http://127.0.0.1:${h.svcd.ports.metrics}/metrics`)).text();

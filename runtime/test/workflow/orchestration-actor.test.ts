@@ -221,4 +221,17 @@ describe('workflow OrchestrationActor persistence (append-only, one transaction 
     expect(store.state.size).to.equal(0);
     expect(rec.remindersDeleted).to.include('run');
   });
+
+  it('a timer due in year 9999 (the SDKs\' indefinite wait for an event) gets no reminder; a timer due at a time does', async () => {
+    await run('create', { name: 'wf', instanceId: 'i1' });
+    const forEver = { fireAt: Date.UTC(9999, 11, 31, 23, 59, 59, 999), fireAtNanos: 999_999, name: 'approval', origin: { kind: 'externalEvent' as const, name: 'approval' } };
+    const rec = await answer([
+      { id: 0, type: 'CreateTimer', ...forEver },
+      { id: 1, type: 'CreateTimer', fireAt: store.clock.now() + 60_000 },
+    ]);
+    expect(rec.remindersCreated).to.deep.equal(['timer-1-1']);
+    const created = JSON.parse(store.state.get('history-000002')!.toString()) as HistoryEvent;
+    expect(created, 'stored as the worker sent it').to.deep.include({ eventId: 0, type: 'TimerCreated', ...forEver });
+  });
 });
+

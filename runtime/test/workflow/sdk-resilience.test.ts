@@ -6,16 +6,10 @@
 import * as grpc from '@grpc/grpc-js';
 import { expect } from 'chai';
 import type { ActivityContext, OrchestrationContext } from '@dapr/durabletask-js';
-import { loadDurableTaskProto, type TaskHubSidecarServiceClient } from '@svc/proto';
-import { SvcdProcess } from '../support/index.js';
+import { SvcdProcess, rawClient } from '../support/index.js';
 import { quietConsole, restoreConsole, SDK_STATUS, WorkflowHarness } from './sdk-harness.js';
 
 type Gen = AsyncGenerator<unknown, unknown, unknown>;
-
-function rawClient(address: string): TaskHubSidecarServiceClient {
-  const proto = loadDurableTaskProto();
-  return new proto.grpc.TaskHubSidecarService(address, grpc.credentials.createInsecure());
-}
 
 function deferred<T = void>(): { promise: Promise<T>; resolve: (v: T) => void } {
   let resolve!: (v: T) => void;

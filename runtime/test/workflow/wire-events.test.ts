@@ -5,9 +5,9 @@
  */
 import { expect } from 'chai';
 import protobuf from 'protobufjs';
-import { durableTaskType, encodeEventsField } from '@svc/proto';
+import { decodeOrchestratorAction, durableTaskType, encodeEventsField } from '@svc/proto';
 import type { EventBody, HistoryEvent } from '../../src/workflow/history.js';
-import { toWireEvent } from '../../src/workflow/grpc/wire.js';
+import { fromWireAction, toWireEvent } from '../../src/workflow/grpc/wire.js';
 
 const failure = { errorType: 'Boom', errorMessage: 'it broke: ✗', stackTrace: 'at x', isNonRetriable: true, innerFailure: { errorType: 'Inner', errorMessage: 'cause' } };
 const parent = { instanceId: 'parent-1', name: 'outer', taskScheduledId: 7, generation: 2 };
@@ -25,6 +25,7 @@ const bodies: EventBody[] = [
   { type: 'ExecutionTerminated', input: '"why"', recurse: true },
   { type: 'TaskScheduled', name: 'act' },
   { type: 'TaskScheduled', name: 'act', input: '""' },
+  { type: 'TaskScheduled', name: 'act', input: '1', taskExecutionId: 'exec-1' },
   { type: 'TaskCompleted', taskScheduledId: 0 },
   { type: 'TaskCompleted', taskScheduledId: 3, result: 'null' },
   { type: 'TaskFailed', taskScheduledId: 4, failureDetails: { errorType: 'E', errorMessage: '' } },
@@ -34,6 +35,10 @@ const bodies: EventBody[] = [
   { type: 'SubOrchestrationInstanceCompleted', taskScheduledId: 5, result: '{}' },
   { type: 'SubOrchestrationInstanceFailed', taskScheduledId: 5, failureDetails: failure },
   { type: 'TimerCreated', fireAt: FAR },
+  { type: 'TimerCreated', fireAt: FAR, name: 'nap', origin: { kind: 'createTimer' } },
+  { type: 'TimerCreated', fireAt: FAR, fireAtNanos: 999_999, name: 'approval', origin: { kind: 'externalEvent', name: 'approval' } },
+  { type: 'TimerCreated', fireAt: FAR, origin: { kind: 'activityRetry', taskExecutionId: 'exec-1' } },
+  { type: 'TimerCreated', fireAt: FAR, origin: { kind: 'childWorkflowRetry', instanceId: 'child-1' } },
   { type: 'TimerFired', timerId: 9, fireAt: 1_700_000_000_001 },
   { type: 'OrchestratorStarted' },
   { type: 'EventSent', instanceId: 'other', name: 'ping' },
@@ -66,6 +71,12 @@ function decodeEntries(bytes: Buffer): Record<string, unknown>[] {
   return out;
 }
 
+/** An action as a worker's answer carries it, in the engine's terms. */
+function actionFromWorker(wire: object): ReturnType<typeof fromWireAction> {
+  const type = durableTaskType('OrchestratorAction');
+  return fromWireAction(decodeOrchestratorAction(type.encode(type.fromObject(wire)).finish()));
+}
+
 describe('history events on the wire', () => {
   for (const field of [3, 4] as const) {
     it(`encodes every event type as the message-building encoder does (field ${field})`, () => {
@@ -93,5 +104,27 @@ describe('history events on the wire', () => {
       isNonRetriable: true,
       innerFailure: { errorType: 'Inner', errorMessage: 'cause', isNonRetriable: false },
     });
+  });
+
+  it("gives a worker's timer back as it created it: name, origin, and the fire time to the nanosecond", () => {
+    // The "wait for ever" timer of Dapr's Go, Python, Java and .NET SDKs: they recognise it on replay by this exact time.
+    const sentinel = { seconds: 253_402_300_799, nanos: 999_999_999 };
+    const origins = [{ createTimer: {} }, { externalEvent: { name: 'approval' } }, { activityRetry: { taskExecutionId: 'exec-1' } }, { childWorkflowRetry: { instanceId: 'child-1' } }];
+    for (const origin of origins) {
+      const sent = { fireAt: sentinel, name: 'approval', ...origin };
+      const action = actionFromWorker({ id: 3, createTimer: sent });
+      if (action?.type !== 'CreateTimer') throw new Error(`not a timer: ${JSON.stringify(action)}`);
+      const { id, type: _action, ...timer } = action;
+      const [replayed] = decodeEntries(encodeEventsField(3, [toWireEvent({ eventId: id, timestamp: 1_700_000_000_000, type: 'TimerCreated', ...timer })]));
+      expect(replayed?.timerCreated).to.deep.equal(sent);
+    }
+  });
+
+  it("gives an activity's taskExecutionId (one per call, the same for its retries) back in its TaskScheduled", () => {
+    const action = actionFromWorker({ id: 4, scheduleTask: { name: 'charge', taskExecutionId: 'exec-1' } });
+    expect(action).to.deep.equal({ id: 4, type: 'ScheduleTask', name: 'charge', taskExecutionId: 'exec-1' });
+    const [replayed] = decodeEntries(encodeEventsField(3, [toWireEvent({ eventId: 4, timestamp: 1_700_000_000_000, type: 'TaskScheduled', name: 'charge', taskExecutionId: 'exec-1' })]));
+    expect(replayed?.taskScheduled).to.deep.equal({ name: 'charge', taskExecutionId: 'exec-1' });
+    expect(actionFromWorker({ id: 4, scheduleTask: { name: 'charge' } }), 'none sent: none kept').to.deep.equal({ id: 4, type: 'ScheduleTask', name: 'charge' });
   });
 });

@@ -7,56 +7,11 @@
 import * as grpc from '@grpc/grpc-js';
 import { expect } from 'chai';
 import type { ActivityContext, OrchestrationContext } from '@dapr/durabletask-js';
-import { loadDurableTaskProto, type OrchestratorAction, type TaskHubSidecarServiceClient, type WorkItem__Output } from '@svc/proto';
+import { loadDurableTaskProto, type OrchestratorAction, type TaskHubSidecarServiceClient } from '@svc/proto';
+import { RawWorker } from '../support/index.js';
 import { quietConsole, restoreConsole, SDK_STATUS, WorkflowHarness } from './sdk-harness.js';
 
 type Gen = AsyncGenerator<unknown, unknown, unknown>;
-
-/** A raw worker on its own channel (so its own connection, as a separate SDK process would have). */
-class RawWorker {
-  readonly client: TaskHubSidecarServiceClient;
-  readonly items: WorkItem__Output[] = [];
-  #stream: grpc.ClientReadableStream<WorkItem__Output> | undefined;
-  #waiters: (() => void)[] = [];
-
-  constructor(address: string) {
-    const proto = loadDurableTaskProto();
-    // A channel option no other client uses: grpc-js would otherwise share one connection between clients.
-    this.client = new proto.grpc.TaskHubSidecarService(address, grpc.credentials.createInsecure(), { 'grpc.raw_worker_id': Math.random() });
-  }
-
-  connect(): void {
-    this.#stream = this.client.GetWorkItems({});
-    this.#stream.on('data', (item: WorkItem__Output) => {
-      this.items.push(item);
-      for (const w of this.#waiters.splice(0)) w();
-    });
-    this.#stream.on('error', () => undefined);
-  }
-
-  /** Drops the stream (as when the worker's connection breaks); the channel stays for late answers. */
-  dropStream(): void {
-    this.#stream?.cancel();
-  }
-
-  async nextItem(count: number): Promise<WorkItem__Output> {
-    while (this.items.length < count) await new Promise<void>((resolve) => this.#waiters.push(resolve));
-    return this.items[count - 1] as WorkItem__Output;
-  }
-
-  completeOrchestration(instanceId: string, actions: OrchestratorAction[], completionToken = ''): Promise<grpc.ServiceError | null> {
-    return new Promise((resolve) => this.client.CompleteOrchestratorTask({ instanceId, actions, completionToken }, (err) => resolve(err)));
-  }
-
-  completeActivity(instanceId: string, taskId: number, result: string, completionToken = ''): Promise<grpc.ServiceError | null> {
-    return new Promise((resolve) => this.client.CompleteActivityTask({ instanceId, taskId, result: { value: result }, completionToken }, (err) => resolve(err)));
-  }
-
-  close(): void {
-    this.#stream?.cancel();
-    this.client.close();
-  }
-}
 
 function start(client: TaskHubSidecarServiceClient, instanceId: string, name = 'wf'): Promise<grpc.ServiceError | null> {
   return new Promise((resolve) => client.StartInstance({ instanceId, name }, (err) => resolve(err)));

@@ -5,6 +5,7 @@
  */
 import type {
   ActivityRequest,
+  CreateTimerAction__Output,
   OrchestrationIdReusePolicy__Output,
   HistoryEvent as WireEvent,
   HistoryEvent__Output as WireEventOut,
@@ -22,7 +23,7 @@ import { YIELD_SLICE, inSlices, yieldToEventLoop } from '../../util/event-loop.j
 import { RuntimeError, ensureError } from '../../errors/runtime-error.js';
 import type { WorkItem } from '../dispatcher.js';
 import type { FailureDetails, IdReusePolicy, RuntimeStatus, WorkflowInstance } from '../engine.js';
-import type { CompletionStatus, HistoryEvent } from '../history.js';
+import type { CompletionStatus, HistoryEvent, TimerDetails, TimerOrigin } from '../history.js';
 import type { WorkerAction } from '../instance.js';
 import { optional } from '../optional.js';
 
@@ -36,15 +37,33 @@ export const text = (v: { value: string } | null | undefined): string | undefine
 /** Like `text`, but the empty string (what SDKs send for "nothing") also means absent. */
 export const nonEmptyText = (v: { value: string } | null | undefined): string | undefined => (v && v.value !== '' ? v.value : undefined);
 
-function toTimestamp(ms: number): Timestamp {
+/** `nanosPastMs`: the part of the time below the millisecond, when it was kept (see `TimerDetails.fireAtNanos`). */
+function toTimestamp(ms: number, nanosPastMs = 0): Timestamp {
   const seconds = Math.floor(ms / 1000);
-  return { seconds, nanos: Math.round((ms - seconds * 1000) * 1e6) };
+  return { seconds, nanos: Math.round((ms - seconds * 1000) * 1e6) + nanosPastMs };
 }
 
 /** Epoch ms, or undefined for an absent timestamp. */
 export function fromTimestamp(ts: Timestamp__Output | null | undefined): number | undefined {
   if (!ts) return undefined;
   return Number(ts.seconds) * 1000 + Math.floor(ts.nanos / 1e6);
+}
+
+/** A timer's name and origin on the wire (`CreateTimerAction` and `TimerCreatedEvent` share the fields). */
+function toWireTimerDetails(e: TimerDetails): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (e.name !== undefined) out.name = e.name;
+  if (e.origin) {
+    const { kind, ...fields } = e.origin;
+    out[kind] = fields;
+  }
+  return out;
+}
+
+function fromWireTimer(t: CreateTimerAction__Output): { fireAt: number } & TimerDetails {
+  const nanos = (t.fireAt?.nanos ?? 0) % 1e6;
+  const origin = t.origin ? ({ kind: t.origin, ...t[t.origin] } as TimerOrigin) : undefined;
+  return { fireAt: fromTimestamp(t.fireAt) ?? Date.now(), ...(nanos > 0 ? { fireAtNanos: nanos } : {}), ...optional('name', t.name), ...(origin ? { origin } : {}) };
 }
 
 const REUSE_ACTIONS: Record<string, IdReusePolicy['action']> = { ERROR: 'error', IGNORE: 'ignore', TERMINATE: 'terminate' };
@@ -116,7 +135,7 @@ export function toWireEvent(e: HistoryEvent): WireEvent {
     case 'ExecutionTerminated':
       return { ...head, executionTerminated: { input: sv(e.input), recurse: e.recurse === true } };
     case 'TaskScheduled':
-      return { ...head, taskScheduled: { name: e.name, input: sv(e.input) } };
+      return { ...head, taskScheduled: { name: e.name, input: sv(e.input), ...optional('taskExecutionId', e.taskExecutionId) } };
     case 'TaskCompleted':
       return { ...head, taskCompleted: { taskScheduledId: e.taskScheduledId, result: sv(e.result) } };
     case 'TaskFailed':
@@ -128,7 +147,7 @@ export function toWireEvent(e: HistoryEvent): WireEvent {
     case 'SubOrchestrationInstanceFailed':
       return { ...head, subOrchestrationInstanceFailed: { taskScheduledId: e.taskScheduledId, failureDetails: toWireFailure(e.failureDetails) } };
     case 'TimerCreated':
-      return { ...head, timerCreated: { fireAt: toTimestamp(e.fireAt) } };
+      return { ...head, timerCreated: { fireAt: toTimestamp(e.fireAt, e.fireAtNanos), ...toWireTimerDetails(e) } };
     case 'TimerFired':
       return { ...head, timerFired: { timerId: e.timerId, fireAt: toTimestamp(e.fireAt) } };
     case 'OrchestratorStarted':
@@ -157,8 +176,11 @@ function fromWireCarryover(e: WireEventOut): HistoryEvent | undefined {
 /** One action of a worker's answer in the engine's terms; undefined for an action of no kind svcd knows. */
 export function fromWireAction(a: OrchestratorAction__Output): WorkerAction | undefined {
   const id = a.id;
-  if (a.scheduleTask) return { id, type: 'ScheduleTask', name: a.scheduleTask.name, ...optional('input', text(a.scheduleTask.input)) };
-  if (a.createTimer) return { id, type: 'CreateTimer', fireAt: fromTimestamp(a.createTimer.fireAt) ?? Date.now() };
+  if (a.scheduleTask) {
+    const t = a.scheduleTask;
+    return { id, type: 'ScheduleTask', name: t.name, ...optional('input', text(t.input)), ...optional('taskExecutionId', t.taskExecutionId || undefined) };
+  }
+  if (a.createTimer) return { id, type: 'CreateTimer', ...fromWireTimer(a.createTimer) };
   if (a.createSubOrchestration) {
     const c = a.createSubOrchestration;
     return { id, type: 'CreateSubOrchestration', instanceId: c.instanceId, name: c.name, ...optional('input', text(c.input)) };
