@@ -52,9 +52,9 @@ import { loadSubscriptionResources } from './pubsub/subscription-resources.js';
 import type { Subscription } from './pubsub/subscriptions.js';
 import { StateApi } from './state/state-api.js';
 import { RUNTIME_VERSION } from './version.js';
-import { durableTaskService } from './workflow/grpc/service.js';
+import { durableTaskService } from './api/grpc/durabletask/service.js';
 import { WorkflowHost } from './workflow/host.js';
-import { workflowHttpRoutes } from './workflow/http-routes.js';
+import { workflowHttpRoutes } from './api/http/routes/workflows.js';
 import { workflowPeerHandlers } from './workflow/peer-handlers.js';
 
 /** Imported on demand: the Kubernetes client is heavy (~20 MB of heap) and standalone svcd never needs it. */

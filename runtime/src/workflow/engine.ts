@@ -18,7 +18,7 @@
 import type { HistoryEvent } from './history.js';
 import type { RerunRequest } from './rerun.js';
 
-/** Status strings exactly as the HTTP API prints them; the gRPC wire names are mapped in `grpc/wire.ts`. */
+/** Status strings exactly as the HTTP API prints them; the gRPC wire names are mapped in `api/grpc/durabletask/wire.ts`. */
 export type RuntimeStatus =
   | 'RUNNING'
   | 'COMPLETED'

@@ -1,6 +1,6 @@
 /**
  * The Durable Task history event model, transport-free. Events are stored as JSON (one per state key) and
- * converted to the protobuf wire shape only by the gRPC layer (`grpc/wire.ts`). Times are epoch milliseconds.
+ * converted to the protobuf wire shape only by the gRPC layer (`api/grpc/durabletask/wire.ts`). Times are epoch milliseconds.
  *
  * Event ids follow the protocol: events created from a worker action carry the action id (TaskScheduled,
  * TimerCreated, SubOrchestrationInstanceCreated, EventSent, ExecutionCompleted); every other event has -1.

@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHttpApp } from '../../src/api/http/app.js';
 import { pino } from 'pino';
-import { WORKFLOW_API_VERSIONS, workflowHttpRoutes } from '../../src/workflow/http-routes.js';
+import { WORKFLOW_API_VERSIONS, workflowHttpRoutes } from '../../src/api/http/routes/workflows.js';
 import { WorkflowManagementApi } from '../../src/workflow/management-api.js';
 import { FakeWorkflowEngine } from './fake-engine.js';
 

@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import protobuf from 'protobufjs';
 import { decodeOrchestratorAction, durableTaskType, encodeEventsField } from '@svc/proto';
 import type { EventBody, HistoryEvent } from '../../src/workflow/history.js';
-import { fromWireAction, toWireEvent } from '../../src/workflow/grpc/wire.js';
+import { fromWireAction, toWireEvent } from '../../src/api/grpc/durabletask/wire.js';
 
 const failure = { errorType: 'Boom', errorMessage: 'it broke: ✗', stackTrace: 'at x', isNonRetriable: true, innerFailure: { errorType: 'Inner', errorMessage: 'cause' } };
 const parent = { instanceId: 'parent-1', name: 'outer', taskScheduledId: 7, generation: 2 };

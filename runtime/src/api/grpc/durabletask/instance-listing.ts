@@ -1,8 +1,8 @@
 /** The multi-instance RPCs (`ListInstanceIDs`, `PurgeInstances` with a filter): wire ↔ engine requests. */
 import type { ListInstanceIDsRequest__Output, ListInstanceIDsResponse, PurgeInstanceFilter__Output } from '@svc/proto';
-import { RuntimeError } from '../../errors/runtime-error.js';
-import type { ListInstanceIdsRequest, PurgeFilter, RuntimeStatus } from '../engine.js';
-import { optional } from '../optional.js';
+import { RuntimeError } from '../../../errors/runtime-error.js';
+import type { ListInstanceIdsRequest, PurgeFilter, RuntimeStatus } from '../../../workflow/engine.js';
+import { optional } from '../../../workflow/optional.js';
 import { fromTimestamp } from './wire.js';
 
 const WIRE_STATUSES: Record<string, RuntimeStatus[]> = {

@@ -1,12 +1,12 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { RuntimeError } from '../errors/runtime-error.js';
-import type { HttpRouteGroup } from '../api/http/app.js';
-import { readRawBody } from '../api/http/body.js';
-import { checkWorkflowComponent } from './http-validation.js';
-import { checkExistingInstanceId } from './instance-id.js';
-import { listInstancesRequest, pageSize, single, time, type Query } from './list-query.js';
-import type { WorkflowManagementApi } from './management-api.js';
+import { RuntimeError } from '../../../errors/runtime-error.js';
+import type { HttpRouteGroup } from '../app.js';
+import { readRawBody } from '../body.js';
+import { checkWorkflowComponent } from '../../../workflow/http-validation.js';
+import { checkExistingInstanceId } from '../../../workflow/instance-id.js';
+import { listInstancesRequest, pageSize, single, time, type Query } from './workflow-list-query.js';
+import type { WorkflowManagementApi } from '../../../workflow/management-api.js';
 
 /** `/v1.0` is the documented prefix; the other two keep `@dapr/dapr` clients and older scripts working. */
 export const WORKFLOW_API_VERSIONS: readonly string[] = ['v1.0', 'v1.0-beta1', 'v1.0-alpha1'];

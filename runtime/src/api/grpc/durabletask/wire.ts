@@ -19,13 +19,13 @@ import type {
   WorkItem as WireWorkItem,
 } from '@svc/proto';
 import { decodeOrchestratorAction, encodeEventsField, encodeOrchestratorWorkItem, orchestrationStatusNumber } from '@svc/proto';
-import { YIELD_SLICE, inSlices, yieldToEventLoop } from '../../util/event-loop.js';
-import { RuntimeError, ensureError } from '../../errors/runtime-error.js';
-import type { WorkItem } from '../dispatcher.js';
-import type { FailureDetails, IdReusePolicy, RuntimeStatus, WorkflowInstance } from '../engine.js';
-import type { CompletionStatus, HistoryEvent, TimerDetails, TimerOrigin } from '../history.js';
-import type { WorkerAction } from '../instance.js';
-import { optional } from '../optional.js';
+import { YIELD_SLICE, inSlices, yieldToEventLoop } from '../../../util/event-loop.js';
+import { RuntimeError, ensureError } from '../../../errors/runtime-error.js';
+import type { WorkItem } from '../../../workflow/dispatcher.js';
+import type { FailureDetails, IdReusePolicy, RuntimeStatus, WorkflowInstance } from '../../../workflow/engine.js';
+import type { CompletionStatus, HistoryEvent, TimerDetails, TimerOrigin } from '../../../workflow/history.js';
+import type { WorkerAction } from '../../../workflow/instance.js';
+import { optional } from '../../../workflow/optional.js';
 
 type StringValue = { value: string } | null;
 

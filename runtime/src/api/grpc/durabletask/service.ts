@@ -25,15 +25,15 @@ import type {
   WorkItem as WireWorkItem,
 } from '@svc/proto';
 import { loadDurableTaskProto, splitOrchestratorResponse } from '@svc/proto';
-import { authorized as isAuthorized, serviceError, UNAUTHENTICATED } from '../../api/grpc/call-guard.js';
-import { RuntimeError, isRuntimeError, ensureError } from '../../errors/runtime-error.js';
-import type { Logger } from '../../log/logger.js';
-import type { WorkerHub } from '../actor-engine.js';
-import type { WorkerConnection } from '../dispatcher.js';
-import type { WorkflowEngine, WorkflowInstance } from '../engine.js';
-import { checkExistingInstanceId, checkNewInstanceId } from '../instance-id.js';
+import { authorized as isAuthorized, serviceError, UNAUTHENTICATED } from '../call-guard.js';
+import { RuntimeError, isRuntimeError, ensureError } from '../../../errors/runtime-error.js';
+import type { Logger } from '../../../log/logger.js';
+import type { WorkerHub } from '../../../workflow/actor-engine.js';
+import type { WorkerConnection } from '../../../workflow/dispatcher.js';
+import type { WorkflowEngine, WorkflowInstance } from '../../../workflow/engine.js';
+import { checkExistingInstanceId, checkNewInstanceId } from '../../../workflow/instance-id.js';
 import { decodeWireActions, fromReusePolicy, fromTimestamp, fromWireFailure, nonEmptyText, text, encodeWorkItem, toWireEvent, toWireState } from './wire.js';
-import { optional } from '../optional.js';
+import { optional } from '../../../workflow/optional.js';
 import { fromListRequest, fromPurgeFilter, toListResponse } from './instance-listing.js';
 
 export interface DurableTaskServiceOptions {

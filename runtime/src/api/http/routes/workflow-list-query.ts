@@ -2,8 +2,8 @@
  * The query string of `GET /v1.0/workflows/svc` (the instance list), checked strictly: an unknown parameter or
  * a malformed value is a 400 that names it, never a silently wider listing.
  */
-import { RuntimeError } from '../errors/runtime-error.js';
-import type { InstanceFilter, ListInstancesRequest, RuntimeStatus } from './engine.js';
+import { RuntimeError } from '../../../errors/runtime-error.js';
+import type { InstanceFilter, ListInstancesRequest, RuntimeStatus } from '../../../workflow/engine.js';
 
 const STATUSES: readonly RuntimeStatus[] = ['RUNNING', 'COMPLETED', 'CONTINUED_AS_NEW', 'FAILED', 'CANCELED', 'TERMINATED', 'PENDING', 'SUSPENDED'];
 
