@@ -41,6 +41,7 @@ import type { ReplicaSet } from '../actors/placement/replica-set.js';
 import { WORKFLOW_PEER_METHODS } from './peer-methods.js';
 import { rerunHistory, type RerunRequest } from './rerun.js';
 import { InstanceWatchers } from './watchers.js';
+import { workflowNotFound } from '../errors/catalogue.js';
 
 /** The worker side of the engine, used by the Durable Task gRPC service. */
 export interface WorkerHub {
@@ -184,7 +185,7 @@ export class ActorWorkflowEngine implements WorkflowEngine, WorkerHub {
     return this.#op('rerun', 'ERR_RERUN_WORKFLOW', `error rerunning workflow '${req.sourceInstanceId}' from event ${req.eventId}`, async () => {
       // One read of the source: its history says whether it finished and what it is called.
       const source = await this.history(req.sourceInstanceId);
-      if (!source) throw new RuntimeError('ERR_INSTANCE_ID_NOT_FOUND', `unable to find workflow with the provided instance ID: ${req.sourceInstanceId}`);
+      if (!source) throw workflowNotFound(req.sourceInstanceId);
       await this.#invoke(newInstanceId, 'adopt', rerunHistory(source, { ...req, newInstanceId }));
       return newInstanceId;
     });
@@ -237,7 +238,7 @@ export class ActorWorkflowEngine implements WorkflowEngine, WorkerHub {
     return this.#op('purge', 'ERR_PURGE_WORKFLOW', `error purging workflow ${instanceId}`, async () => {
       // Check the whole tree first: a refusal must leave everything in place.
       const tree = await this.#tree(instanceId, opts.recursive === true);
-      if (!tree) throw new RuntimeError('ERR_INSTANCE_ID_NOT_FOUND', `unable to find workflow with the provided instance ID: ${instanceId}`);
+      if (!tree) throw workflowNotFound(instanceId);
       const live = tree.find((n) => !n.terminal);
       if (live) {
         throw new RuntimeError(

@@ -15,6 +15,7 @@ import { instanceView, propertyPrefix, type WorkflowInstanceView } from './http-
 import { checkExistingInstanceId, checkNewInstanceId } from './instance-id.js';
 import { waitingView, type WaitingView } from './waiting-view.js';
 import type { WorkerView } from './worker-view.js';
+import { workflowNotFound } from '../errors/catalogue.js';
 
 /** The worker an activity is out with on this svcd (undefined: queued, or handed out by another replica). */
 export type ActivityWorkerLookup = (instanceId: string, taskId: number) => WorkerView | undefined;
@@ -114,7 +115,7 @@ export class WorkflowManagementApi {
     this.#check(component, instanceId);
     const instance = existing(instanceId, await this.#run('ERR_GET_WORKFLOW', 'getting workflow', () => this.engine.get(instanceId)));
     const history = await this.#run('ERR_GET_WORKFLOW', 'getting workflow history', () => this.engine.history(instanceId));
-    if (history === undefined) throw notFound(instanceId); // purged between the two reads
+    if (history === undefined) throw workflowNotFound(instanceId); // purged between the two reads
     return waitingView(instanceId, history, { status: instance.runtimeStatus, now: Date.now(), activityWorker: (taskId) => this.activityWorker(instanceId, taskId) });
   }
 
@@ -141,7 +142,7 @@ export class WorkflowManagementApi {
   async #history(component: string, instanceId: string): Promise<HistoryEvent[]> {
     this.#check(component, instanceId);
     const history = await this.#run('ERR_GET_WORKFLOW', 'getting workflow history', () => this.engine.history(instanceId));
-    if (history === undefined) throw notFound(instanceId);
+    if (history === undefined) throw workflowNotFound(instanceId);
     return history;
   }
 
@@ -155,12 +156,8 @@ export class WorkflowManagementApi {
   }
 }
 
-function notFound(instanceId: string): RuntimeError {
-  return new RuntimeError('ERR_INSTANCE_ID_NOT_FOUND', `unable to find workflow with the provided instance ID: ${instanceId}`);
-}
-
 function existing(instanceId: string, instance: WorkflowInstance | undefined): WorkflowInstance {
-  if (instance === undefined) throw notFound(instanceId);
+  if (instance === undefined) throw workflowNotFound(instanceId);
   return instance;
 }
 

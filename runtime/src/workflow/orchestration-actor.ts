@@ -37,6 +37,7 @@ import { decodeInstanceMeta } from './stored-meta.js';
 import { firedTimer, timerReminder, type FiredTimer } from './timer-reminder.js';
 import type { WorkflowMetrics } from './metrics.js';
 import { optional } from './optional.js';
+import { workflowNotFound } from '../errors/catalogue.js';
 
 /** First fire of a lease: how soon work is offered again after a crash (the stored due time never moves). */
 const LEASE_MS = 5_000;
@@ -307,7 +308,7 @@ export class OrchestrationActor implements Actor {
   async #event(ctx: ActorContext, msg: { event: HistoryEvent; generation?: number }, required: boolean): Promise<boolean> {
     const inst = await this.#peek(ctx);
     if (!inst) {
-      if (required) throw new RuntimeError('ERR_INSTANCE_ID_NOT_FOUND', `unable to find workflow with the provided instance ID: ${this.instanceId}`);
+      if (required) throw workflowNotFound(this.instanceId);
       return false;
     }
     if (inst instanceof FinishedInstance) return false;
@@ -400,7 +401,7 @@ export class OrchestrationActor implements Actor {
 
   async #purge(ctx: ActorContext): Promise<{ children: string[] }> {
     const inst = await this.#load(ctx);
-    if (!inst) throw new RuntimeError('ERR_INSTANCE_ID_NOT_FOUND', `unable to find workflow with the provided instance ID: ${this.instanceId}`);
+    if (!inst) throw workflowNotFound(this.instanceId);
     if (!inst.isTerminal) {
       throw new RuntimeError(
         'ERR_PURGE_WORKFLOW_NOT_COMPLETED',

@@ -14,7 +14,8 @@ import type { Readiness } from '../../util/readiness.js';
 import type { WorkflowManagementApi } from '../../workflow/management-api.js';
 import { decodingFailuresAsRequests } from './malformed-request.js';
 import { actorHandlers } from './runtime/actors.js';
-import { unary, type Handler, type HandlerGroup } from './runtime/handler.js';
+import type { Handler, HandlerGroup } from './runtime/handler.js';
+import { unary } from './unary.js';
 import { messagingHandlers } from './runtime/messaging.js';
 import { metadataHandlers } from './runtime/metadata.js';
 import { stateHandlers } from './runtime/state.js';
@@ -58,7 +59,12 @@ function runtimeImplementation(deps: RuntimeServiceDeps): grpc.UntypedServiceImp
     },
   ];
   const impl: grpc.UntypedServiceImplementation = unimplementedMethods();
-  for (const group of groups) for (const [name, handler] of Object.entries(group)) impl[name] = unary(handler as Handler<unknown, unknown>, deps.apiToken) as grpc.UntypedHandleCall;
+  for (const group of groups) {
+    for (const [name, handler] of Object.entries(group)) {
+      const run = handler as Handler<unknown, unknown>;
+      impl[name] = unary<unknown, unknown>(name, (req, _cancelled, call) => run(req, call), { apiToken: deps.apiToken }) as grpc.UntypedHandleCall;
+    }
+  }
   impl.SubscribeTopicEventsAlpha1 = subscribeStreamHandler(deps.subscriptions, deps.apiToken) as grpc.UntypedHandleCall;
   return impl;
 }

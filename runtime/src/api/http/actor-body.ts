@@ -1,11 +1,7 @@
 import { reminderOptions, timerOptions, type ScheduleFields } from '../../actors/schedule-options.js';
 import type { ActorStateOperation, ReminderOptions, TimerOptions } from '../../actors/types.js';
-import { RuntimeError } from '../../errors/runtime-error.js';
 import { parseJsonBody } from './body.js';
-
-function malformed(message: string): RuntimeError {
-  return new RuntimeError('ERR_MALFORMED_REQUEST', message);
-}
+import { malformedRequest } from '../../errors/catalogue.js';
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -14,7 +10,7 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 function optionalString(body: Record<string, unknown>, field: string): string | undefined {
   const v = body[field];
   if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'string') throw malformed(`${field} must be a string`);
+  if (typeof v !== 'string') throw malformedRequest(`${field} must be a string`);
   return v;
 }
 
@@ -26,7 +22,7 @@ function jsonData(body: Record<string, unknown>): Buffer | undefined {
 function objectBody(raw: Buffer): Record<string, unknown> {
   if (raw.length === 0) return {};
   const body = parseJsonBody(raw);
-  if (!isRecord(body)) throw malformed('the request body must be a JSON object');
+  if (!isRecord(body)) throw malformedRequest('the request body must be a JSON object');
   return body;
 }
 
@@ -51,16 +47,16 @@ export function decodeTimerBody(raw: Buffer, now: number): TimerOptions {
 /** `[{"operation":"upsert"|"delete","request":{"key","value"}}]` of an actor state transaction. */
 export function decodeActorStateTransaction(raw: Buffer): ActorStateOperation[] {
   const body = parseJsonBody(raw);
-  if (!Array.isArray(body)) throw malformed('the actor state transaction must be a JSON array of operations');
+  if (!Array.isArray(body)) throw malformedRequest('the actor state transaction must be a JSON array of operations');
   return body.map((op: unknown, i): ActorStateOperation => {
-    if (!isRecord(op) || !isRecord(op.request)) throw malformed(`operation ${i} must be {"operation","request":{"key",...}}`);
+    if (!isRecord(op) || !isRecord(op.request)) throw malformedRequest(`operation ${i} must be {"operation","request":{"key",...}}`);
     const key = op.request.key;
-    if (typeof key !== 'string' || key === '') throw malformed(`operation ${i}: request.key must be a non-empty string`);
+    if (typeof key !== 'string' || key === '') throw malformedRequest(`operation ${i}: request.key must be a non-empty string`);
     if (op.operation === 'upsert') {
       const value = op.request.value;
       return { operation: 'upsert', key, value: Buffer.from(value === undefined ? 'null' : JSON.stringify(value)) };
     }
     if (op.operation === 'delete') return { operation: 'delete', key };
-    throw malformed(`operation ${i}: operation must be "upsert" or "delete", got ${JSON.stringify(op.operation)}`);
+    throw malformedRequest(`operation ${i}: operation must be "upsert" or "delete", got ${JSON.stringify(op.operation)}`);
   });
 }

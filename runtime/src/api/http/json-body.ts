@@ -1,11 +1,7 @@
-import { RuntimeError } from '../../errors/runtime-error.js';
 import { locateJson, type JsonSpan } from './json-spans.js';
+import { malformedRequest } from '../../errors/catalogue.js';
 
 const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
-
-function malformed(message: string, cause?: unknown): RuntimeError {
-  return new RuntimeError('ERR_MALFORMED_REQUEST', message, { cause });
-}
 
 /**
  * A node of a parsed JSON request body that also knows where it sits in the source text, so handlers can
@@ -29,7 +25,7 @@ export class JsonNode {
    * reference system, which SDKs rely on). Undefined when absent or null.
    */
   field(name: string): JsonNode | undefined {
-    if (!this.isObject()) throw malformed(`${this.path || 'body'} must be a JSON object`);
+    if (!this.isObject()) throw malformedRequest(`${this.path || 'body'} must be a JSON object`);
     const obj = this.value as Record<string, unknown>;
     const names = Object.keys(obj);
     const actual = names.includes(name) ? name : names.find((n) => n.toLowerCase() === name.toLowerCase());
@@ -38,20 +34,20 @@ export class JsonNode {
   }
 
   items(): JsonNode[] {
-    if (!Array.isArray(this.value)) throw malformed(`${this.path || 'body'} must be a JSON array`);
+    if (!Array.isArray(this.value)) throw malformedRequest(`${this.path || 'body'} must be a JSON array`);
     return this.value.map((v, i) => new JsonNode(v, this.text, this.span?.items?.[i], `${this.path}[${i}]`));
   }
 
   string(): string {
-    if (typeof this.value !== 'string') throw malformed(`${this.path} must be a string`);
+    if (typeof this.value !== 'string') throw malformedRequest(`${this.path} must be a string`);
     return this.value;
   }
 
   /** An object whose values are all strings (metadata maps). */
   stringMap(): Record<string, string> {
-    if (!this.isObject()) throw malformed(`${this.path} must be an object of strings`);
+    if (!this.isObject()) throw malformedRequest(`${this.path} must be an object of strings`);
     const entries = Object.entries(this.value as Record<string, unknown>);
-    for (const [k, v] of entries) if (typeof v !== 'string') throw malformed(`${this.path}.${k} must be a string`);
+    for (const [k, v] of entries) if (typeof v !== 'string') throw malformedRequest(`${this.path}.${k} must be a string`);
     // fromEntries defines own properties, so even a `__proto__` name stays an ordinary entry.
     return Object.fromEntries(entries) as Record<string, string>;
   }
@@ -73,12 +69,12 @@ export function parseJsonBodyWithSpans(raw: Buffer, spanDepth: number): JsonNode
   try {
     text = STRICT_UTF8.decode(raw);
   } catch (err) {
-    throw malformed('failed deserializing HTTP body: the body is not valid UTF-8', err);
+    throw malformedRequest('failed deserializing HTTP body: the body is not valid UTF-8', err);
   }
   try {
     value = JSON.parse(text);
   } catch (err) {
-    throw malformed(`failed deserializing HTTP body: ${(err as Error).message}`, err);
+    throw malformedRequest(`failed deserializing HTTP body: ${(err as Error).message}`, err);
   }
   return new JsonNode(value, text, locateJson(text, spanDepth), '');
 }

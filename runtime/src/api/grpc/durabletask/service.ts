@@ -25,8 +25,9 @@ import type {
   WorkItem as WireWorkItem,
 } from '@svc/proto';
 import { loadDurableTaskProto, splitOrchestratorResponse } from '@svc/proto';
-import { authorized as isAuthorized, serviceError, UNAUTHENTICATED } from '../call-guard.js';
-import { RuntimeError, isRuntimeError, ensureError } from '../../../errors/runtime-error.js';
+import { authorized as isAuthorized, UNAUTHENTICATED } from '../call-guard.js';
+import { unary as sharedUnary, type UnaryBody } from '../unary.js';
+import { isRuntimeError, ensureError } from '../../../errors/runtime-error.js';
 import type { Logger } from '../../../log/logger.js';
 import type { WorkerHub } from '../../../workflow/actor-engine.js';
 import type { WorkerConnection } from '../../../workflow/dispatcher.js';
@@ -35,6 +36,7 @@ import { checkExistingInstanceId, checkNewInstanceId } from '../../../workflow/i
 import { decodeWireActions, fromReusePolicy, fromTimestamp, fromWireFailure, nonEmptyText, text, encodeWorkItem, toWireEvent, toWireState } from './wire.js';
 import { optional } from '../../../workflow/optional.js';
 import { fromListRequest, fromPurgeFilter, toListResponse } from './instance-listing.js';
+import { workflowNotFound } from '../../../errors/catalogue.js';
 
 export interface DurableTaskServiceOptions {
   readonly engine: WorkflowEngine;
@@ -72,36 +74,7 @@ export function durableTaskService(opts: DurableTaskServiceOptions): { definitio
 
   const authorized = (call: Call): boolean => isAuthorized(call, opts.apiToken);
 
-  /**
-   * Runs a unary handler: token check, error → gRPC status with the catalogue's code. `cancelled()` is the
-   * call's cancellation as a signal, made only for handlers that wait: an AbortController per call was a tenth of
-   * svcd's CPU in a 100,000-activity fan-out (one CompleteActivityTask call per result).
-   */
-  function unary<Req, Res>(name: string, body: (req: Req, cancelled: () => AbortSignal, call: grpc.ServerUnaryCall<Req, Res>) => Promise<Res>): grpc.handleUnaryCall<Req, Res> {
-    return (call, callback) => {
-      if (!authorized(call)) {
-        callback(UNAUTHENTICATED);
-        return;
-      }
-      let abort: AbortController | undefined;
-      const cancelled = (): AbortSignal => {
-        if (!abort) {
-          const controller = (abort = new AbortController());
-          if (call.cancelled) controller.abort(new Error('call cancelled'));
-          else call.on('cancelled', () => controller.abort(new Error('call cancelled')));
-        }
-        return abort.signal;
-      };
-      body(call.request, cancelled, call).then(
-        (res) => callback(null, res),
-        (err: unknown) => {
-          if (call.cancelled || abort?.signal.aborted) return;
-          if (!isRuntimeError(err)) log.warn({ rpc: name, err: ensureError(err).message }, 'workflow gRPC call failed');
-          callback(serviceError(err));
-        },
-      );
-    };
-  }
+  const unary = <Req, Res>(method: string, body: UnaryBody<Req, Res>): grpc.handleUnaryCall<Req, Res> => sharedUnary(method, body, { apiToken: opts.apiToken, log });
 
   const existingId = (id: string): string => {
     checkExistingInstanceId(id);
@@ -135,7 +108,7 @@ export function durableTaskService(opts: DurableTaskServiceOptions): { definitio
 
     GetInstanceHistory: unary<GetInstanceHistoryRequest__Output, GetInstanceHistoryResponse>('GetInstanceHistory', async (req) => {
       const events = await engine.history(existingId(req.instanceId));
-      if (!events) throw new RuntimeError('ERR_INSTANCE_ID_NOT_FOUND', `unable to find workflow with the provided instance ID: ${req.instanceId}`);
+      if (!events) throw workflowNotFound(req.instanceId);
       return { events: events.map(toWireEvent) };
     }),
 

@@ -19,8 +19,7 @@ import { reminderOptions, timerOptions, type ScheduleFields } from '../../../act
 import type { ActorStateOperation } from '../../../actors/types.js';
 import { RuntimeError } from '../../../errors/runtime-error.js';
 import type { Handler } from './handler.js';
-
-const malformed = (message: string) => new RuntimeError('ERR_MALFORMED_REQUEST', message);
+import { malformedRequest } from '../../../errors/catalogue.js';
 
 /** Reminder and timer data is JSON the app gets back as JSON: bytes that are not JSON are refused now, not at the fire. */
 function jsonData(data: Buffer): Buffer | undefined {
@@ -28,7 +27,7 @@ function jsonData(data: Buffer): Buffer | undefined {
   try {
     JSON.parse(data.toString('utf8'));
   } catch {
-    throw malformed('reminder and timer data must be JSON');
+    throw malformedRequest('reminder and timer data must be JSON');
   }
   return data;
 }
@@ -45,10 +44,10 @@ function schedule(req: { dueTime: string; period: string; ttl: string; data: Buf
 
 function stateOps(req: ExecuteActorStateTransactionRequest__Output): ActorStateOperation[] {
   return req.operations.map((op, i): ActorStateOperation => {
-    if (op.key === '') throw malformed(`operation ${i}: key must not be empty`);
+    if (op.key === '') throw malformedRequest(`operation ${i}: key must not be empty`);
     if (op.operationType === 'upsert') return { operation: 'upsert', key: op.key, value: op.value?.value.length ? Buffer.from(op.value.value) : Buffer.from('null') };
     if (op.operationType === 'delete') return { operation: 'delete', key: op.key };
-    throw malformed(`operation ${i}: operationType must be "upsert" or "delete", got ${JSON.stringify(op.operationType)}`);
+    throw malformedRequest(`operation ${i}: operationType must be "upsert" or "delete", got ${JSON.stringify(op.operationType)}`);
   });
 }
 

@@ -1,0 +1,15 @@
+/**
+ * Named errors of the catalogue whose wording is a rule of its own, so every place that raises one says it the
+ * same way (clients match on the code; people and docs read the message).
+ */
+import { RuntimeError } from './runtime-error.js';
+
+/** A request svcd cannot take as sent: 400 / INVALID_ARGUMENT. */
+export function malformedRequest(message: string, cause?: unknown): RuntimeError {
+  return new RuntimeError('ERR_MALFORMED_REQUEST', message, cause === undefined ? {} : { cause });
+}
+
+/** No workflow instance has this ID (the reference system's wording, which its SDKs and users know). */
+export function workflowNotFound(instanceId: string): RuntimeError {
+  return new RuntimeError('ERR_INSTANCE_ID_NOT_FOUND', `unable to find workflow with the provided instance ID: ${instanceId}`);
+}
