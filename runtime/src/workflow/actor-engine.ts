@@ -10,25 +10,8 @@ import { RuntimeError, ensureError, isRuntimeError } from '../errors/runtime-err
 import type { Logger } from '../log/logger.js';
 import { ownershipPartitionOf } from '../actors/placement/partitions.js';
 import { WorkDispatcher, type AnswerOrigin, type Claim, type StaleReason, type WorkItem, type WorkerConnection } from './dispatcher.js';
-import {
-  DEFAULT_LIST_PAGE_SIZE,
-  MAX_LIST_PAGE_SIZE,
-  meetsCondition,
-  statusMeets,
-  type FailureDetails,
-  type InstanceIdPage,
-  type InstanceSummaryPage,
-  type ListInstanceIdsRequest,
-  type ListInstancesRequest,
-  type PurgeFilter,
-  type RuntimeStatus,
-  type PurgeOptions,
-  type StartWorkflowRequest,
-  type TerminateOptions,
-  type WaitCondition,
-  type WorkflowEngine,
-  type WorkflowInstance,
-} from './engine.js';
+import { DEFAULT_LIST_PAGE_SIZE, MAX_LIST_PAGE_SIZE, meetsCondition, statusMeets, type InstanceIdPage, type InstanceSummaryPage, type ListInstanceIdsRequest, type ListInstancesRequest, type PurgeFilter, type RuntimeStatus, type PurgeOptions, type StartWorkflowRequest, type TerminateOptions, type WaitCondition, type WorkflowEngine, type WorkflowInstance } from './engine.js';
+import type { FailureDetails } from './history.js';
 import { newEvent, type HistoryEvent } from './history.js';
 import type { WorkerAction } from './instance.js';
 import { BY_UPDATE_INDEX, InstanceIndex, continuationToken, instanceIdAfter, matchesPurgeFilter } from './instance-index.js';

@@ -15,7 +15,7 @@
  * Transports may re-map codes to their own wire conventions (e.g. gRPC GetInstance answers `exists:false`).
  */
 
-import type { HistoryEvent } from './history.js';
+import type { FailureDetails, HistoryEvent } from './history.js';
 import type { RerunRequest } from './rerun.js';
 
 /** Status strings exactly as the HTTP API prints them; the gRPC wire names are mapped in `api/grpc/durabletask/wire.ts`. */
@@ -36,13 +36,6 @@ export function isTerminalStatus(status: RuntimeStatus): boolean {
   return TERMINAL_STATUSES.has(status);
 }
 
-export interface FailureDetails {
-  errorType: string;
-  errorMessage: string;
-  stackTrace?: string;
-  innerFailure?: FailureDetails;
-  isNonRetriable?: boolean;
-}
 
 /** A snapshot of one instance, as both APIs report it. */
 export interface WorkflowInstance {

@@ -6,7 +6,7 @@
  */
 import type { RuntimeStatus, WorkflowInstance } from './engine.js';
 import type { EventOf } from './history.js';
-import type { InstanceMeta } from './instance.js';
+import type { InstanceMeta } from './stored-meta.js';
 
 export class FinishedInstance {
   readonly isTerminal = true;

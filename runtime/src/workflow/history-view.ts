@@ -5,7 +5,7 @@
  * `GET …/history/<index>` or `?payloads=full` gives them whole.
  */
 import { RuntimeError } from '../errors/runtime-error.js';
-import type { FailureDetails } from './engine.js';
+import type { FailureDetails } from './history.js';
 import type { HistoryEvent } from './history.js';
 
 export const TRIMMED_PAYLOAD_CHARS = 1024;

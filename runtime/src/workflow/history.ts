@@ -5,7 +5,14 @@
  * Event ids follow the protocol: events created from a worker action carry the action id (TaskScheduled,
  * TimerCreated, SubOrchestrationInstanceCreated, EventSent, ExecutionCompleted); every other event has -1.
  */
-import type { FailureDetails } from './engine.js';
+
+export interface FailureDetails {
+  errorType: string;
+  errorMessage: string;
+  stackTrace?: string;
+  innerFailure?: FailureDetails;
+  isNonRetriable?: boolean;
+}
 
 export type CompletionStatus = 'COMPLETED' | 'FAILED' | 'TERMINATED' | 'CONTINUED_AS_NEW';
 

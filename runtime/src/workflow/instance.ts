@@ -12,46 +12,16 @@
  *   [ExecutionStarted, carry-over events, events not delivered yet].
  */
 import { randomUUID } from 'node:crypto';
-import type { FailureDetails, RuntimeStatus, WorkflowInstance } from './engine.js';
+import type { RuntimeStatus, WorkflowInstance } from './engine.js';
+import type { FailureDetails } from './history.js';
 import { answeredId, newEvent, type CompletionStatus, type EventOf, type HistoryEvent, type ParentInfo, type TimerDetails } from './history.js';
 import { inSlices, YIELD_SLICE, yieldToEventLoop } from '../util/event-loop.js';
 import { existingInstanceIdProblem } from './instance-id.js';
 import { optional } from './optional.js';
-import { addSeq, hasSeq, rangesOf, removeSeqs, seqsOf, type SeqRanges } from './seq-ranges.js';
+import { addSeq, hasSeq, rangesOf, removeSeqs, seqsOf } from './seq-ranges.js';
 import { snapshotOf } from './finished-instance.js';
+import type { InstanceMeta } from './stored-meta.js';
 
-export interface InstanceMeta {
-  /** Incremented by every committed turn; lets an activation detect that its in-memory copy is stale. */
-  version: number;
-  /** Run number of this instance ID: +1 on continue-as-new and on reuse of a terminal ID. */
-  generation: number;
-  name: string;
-  createdAt: number;
-  lastUpdatedAt: number;
-  scheduledStartTime?: number;
-  parent?: ParentInfo;
-  historyLength: number;
-  /** Sequence numbers of the inbox entries (`inbox-<seq>` keys), as ranges: a few bytes however many wait. */
-  inboxRanges: SeqRanges;
-  /** Metadata written before svc 0.x kept the list itself; read once and replaced by `inboxRanges`. */
-  inboxSeqs?: number[];
-  nextInboxSeq: number;
-  customStatus?: string;
-  /** Did any generation start running (continue-as-new keeps RUNNING between generations). */
-  everStarted?: boolean;
-  /**
-   * History positions of this run's ExecutionStarted and final ExecutionCompleted: a finished instance is read
-   * from these two events (`FinishedInstance`) instead of its whole history. Absent in metadata of earlier
-   * versions until the instance is next written.
-   */
-  startedIndex?: number;
-  completedIndex?: number;
-  /**
-   * The `lastUpdatedAt` under which the instance's entry in the update-ordered index was last written (in the
-   * same transaction as this metadata): the key the next write must delete. Absent: no entry yet.
-   */
-  indexedAt?: number;
-}
 
 /** The inbox sequence numbers of stored metadata (either form). */
 export function inboxSeqsOf(meta: InstanceMeta): number[] {

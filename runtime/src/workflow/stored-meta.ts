@@ -5,7 +5,42 @@
  * with ERR_WORKFLOW_STATE_CORRUPT naming the field; svcd and the other instances go on.
  */
 import { RuntimeError } from '../errors/runtime-error.js';
-import type { InstanceMeta } from './instance.js';
+import type { ParentInfo } from './history.js';
+import type { SeqRanges } from './seq-ranges.js';
+
+/** An instance's metadata as stored (`metadata` key of its actor state). */
+export interface InstanceMeta {
+  /** Incremented by every committed turn; lets an activation detect that its in-memory copy is stale. */
+  version: number;
+  /** Run number of this instance ID: +1 on continue-as-new and on reuse of a terminal ID. */
+  generation: number;
+  name: string;
+  createdAt: number;
+  lastUpdatedAt: number;
+  scheduledStartTime?: number;
+  parent?: ParentInfo;
+  historyLength: number;
+  /** Sequence numbers of the inbox entries (`inbox-<seq>` keys), as ranges: a few bytes however many wait. */
+  inboxRanges: SeqRanges;
+  /** Metadata written before svc 0.x kept the list itself; read once and replaced by `inboxRanges`. */
+  inboxSeqs?: number[];
+  nextInboxSeq: number;
+  customStatus?: string;
+  /** Did any generation start running (continue-as-new keeps RUNNING between generations). */
+  everStarted?: boolean;
+  /**
+   * History positions of this run's ExecutionStarted and final ExecutionCompleted: a finished instance is read
+   * from these two events (`FinishedInstance`) instead of its whole history. Absent in metadata of earlier
+   * versions until the instance is next written.
+   */
+  startedIndex?: number;
+  completedIndex?: number;
+  /**
+   * The `lastUpdatedAt` under which the instance's entry in the update-ordered index was last written (in the
+   * same transaction as this metadata): the key the next write must delete. Absent: no entry yet.
+   */
+  indexedAt?: number;
+}
 
 /** More events or waiting results than any instance can reach (a 100,000-activity fan-out has 200,000). */
 export const MAX_STORED_EVENTS = 10_000_000;

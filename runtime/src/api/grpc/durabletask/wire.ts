@@ -22,7 +22,8 @@ import { decodeOrchestratorAction, encodeEventsField, encodeOrchestratorWorkItem
 import { YIELD_SLICE, inSlices, yieldToEventLoop } from '../../../util/event-loop.js';
 import { RuntimeError, ensureError } from '../../../errors/runtime-error.js';
 import type { WorkItem } from '../../../workflow/dispatcher.js';
-import type { FailureDetails, IdReusePolicy, RuntimeStatus, WorkflowInstance } from '../../../workflow/engine.js';
+import type { IdReusePolicy, RuntimeStatus, WorkflowInstance } from '../../../workflow/engine.js';
+import type { FailureDetails } from '../../../workflow/history.js';
 import type { CompletionStatus, HistoryEvent, TimerDetails, TimerOrigin } from '../../../workflow/history.js';
 import type { WorkerAction } from '../../../workflow/instance.js';
 import { optional } from '../../../workflow/optional.js';
