@@ -12,7 +12,8 @@ import { ownershipPartitionOf } from '../actors/placement/partitions.js';
 import { WorkDispatcher, type AnswerOrigin, type Claim, type StaleReason, type WorkItem, type WorkerConnection } from './dispatcher.js';
 import { DEFAULT_LIST_PAGE_SIZE, MAX_LIST_PAGE_SIZE, meetsCondition, statusMeets, type InstanceIdPage, type InstanceSummaryPage, type ListInstanceIdsRequest, type ListInstancesRequest, type PurgeFilter, type RuntimeStatus, type PurgeOptions, type StartWorkflowRequest, type TerminateOptions, type WaitCondition, type WorkflowEngine, type WorkflowInstance } from './engine.js';
 import type { FailureDetails } from './history.js';
-import { newEvent, type HistoryEvent } from './history.js';
+import type { HistoryEvent } from './history.js';
+import { eventRaised, executionResumed, executionSuspended, executionTerminated, taskCompleted, taskFailed } from './history-events.js';
 import type { WorkerAction } from './instance.js';
 import { BY_UPDATE_INDEX, InstanceIndex, continuationToken, instanceIdAfter, matchesPurgeFilter } from './instance-index.js';
 import type { WorkflowMetrics } from './metrics.js';
@@ -188,33 +189,19 @@ export class ActorWorkflowEngine implements WorkflowEngine, WorkerHub {
   }
 
   async raiseEvent(instanceId: string, eventName: string, data?: string): Promise<void> {
-    await this.#addEvent('raise_event', 'ERR_RAISE_EVENT_WORKFLOW', `error raising event on workflow '${instanceId}'`, instanceId, {
-      type: 'EventRaised',
-      name: eventName,
-      ...(data !== undefined ? { input: data } : {}),
-    });
+    await this.#addEvent('raise_event', 'ERR_RAISE_EVENT_WORKFLOW', `error raising event on workflow '${instanceId}'`, instanceId, eventRaised({ timestamp: Date.now() }, eventName, data));
   }
 
   async terminate(instanceId: string, opts: TerminateOptions = {}): Promise<void> {
-    await this.#addEvent('terminate', 'ERR_TERMINATE_WORKFLOW', `error terminating workflow '${instanceId}'`, instanceId, {
-      type: 'ExecutionTerminated',
-      ...(opts.output !== undefined ? { input: opts.output } : {}),
-      recurse: opts.recursive === true,
-    });
+    await this.#addEvent('terminate', 'ERR_TERMINATE_WORKFLOW', `error terminating workflow '${instanceId}'`, instanceId, executionTerminated({ timestamp: Date.now() }, opts.output, opts.recursive === true));
   }
 
   async suspend(instanceId: string, reason?: string): Promise<void> {
-    await this.#addEvent('suspend', 'ERR_PAUSE_WORKFLOW', `error pausing workflow ${instanceId}`, instanceId, {
-      type: 'ExecutionSuspended',
-      ...(reason !== undefined ? { input: reason } : {}),
-    });
+    await this.#addEvent('suspend', 'ERR_PAUSE_WORKFLOW', `error pausing workflow ${instanceId}`, instanceId, executionSuspended({ timestamp: Date.now() }, reason));
   }
 
   async resume(instanceId: string, reason?: string): Promise<void> {
-    await this.#addEvent('resume', 'ERR_RESUME_WORKFLOW', `error resuming workflow ${instanceId}`, instanceId, {
-      type: 'ExecutionResumed',
-      ...(reason !== undefined ? { input: reason } : {}),
-    });
+    await this.#addEvent('resume', 'ERR_RESUME_WORKFLOW', `error resuming workflow ${instanceId}`, instanceId, executionResumed({ timestamp: Date.now() }, reason));
   }
 
   async purge(instanceId: string, opts: PurgeOptions = {}): Promise<number> {
@@ -388,8 +375,8 @@ export class ActorWorkflowEngine implements WorkflowEngine, WorkerHub {
     if ('failureDetails' in outcome && isNotRegistered(outcome.failureDetails) && this.#refused(item, worker)) return;
     const event =
       'failureDetails' in outcome
-        ? newEvent({ type: 'TaskFailed', taskScheduledId: taskId, failureDetails: outcome.failureDetails }, Date.now())
-        : newEvent({ type: 'TaskCompleted', taskScheduledId: taskId, ...(outcome.result !== undefined ? { result: outcome.result } : {}) }, Date.now());
+        ? taskFailed({ timestamp: Date.now() }, taskId, outcome.failureDetails)
+        : taskCompleted({ timestamp: Date.now() }, taskId, outcome.result);
     try {
       await this.#results.add(instanceId, { event, generation: item.generation });
     } catch (err) {
@@ -481,8 +468,8 @@ export class ActorWorkflowEngine implements WorkflowEngine, WorkerHub {
     return this.#runtime.invoke(this.actorType, instanceId, method, payload === undefined ? undefined : encode(payload));
   }
 
-  async #addEvent(operation: string, code: ErrorCode, context: string, instanceId: string, body: Parameters<typeof newEvent>[0]): Promise<void> {
-    await this.#op(operation, code, context, () => this.#invoke(instanceId, 'event', { event: newEvent(body, Date.now()) }));
+  async #addEvent(operation: string, code: ErrorCode, context: string, instanceId: string, event: HistoryEvent): Promise<void> {
+    await this.#op(operation, code, context, () => this.#invoke(instanceId, 'event', { event }));
   }
 
   /** The instance and (when recursive) its sub-workflows, parents first; undefined when the root is unknown. */

@@ -78,11 +78,6 @@ export type EventType = EventBody['type'];
 
 export type EventOf<T extends EventType> = Extract<HistoryEvent, { type: T }>;
 
-/** An engine-made event (id -1). */
-export function newEvent(body: EventBody, timestamp: number): HistoryEvent {
-  return { eventId: -1, timestamp, ...body };
-}
-
 /** Results that answer an earlier event of this instance, keyed by the id they answer. */
 export function answeredId(e: HistoryEvent): { kind: 'task' | 'child' | 'timer'; id: number } | undefined {
   switch (e.type) {

@@ -11,11 +11,11 @@
  * - events for a completed instance are dropped; continue-as-new starts a new generation whose inbox is
  *   [ExecutionStarted, carry-over events, events not delivered yet].
  */
-import { randomUUID } from 'node:crypto';
 import type { RuntimeStatus, WorkflowInstance } from './engine.js';
 import type { FailureDetails } from './history.js';
-import { answeredId, newEvent, type CompletionStatus, type EventOf, type HistoryEvent, type ParentInfo, type TimerDetails } from './history.js';
+import { answeredId, type CompletionStatus, type EventOf, type HistoryEvent, type ParentInfo, type TimerDetails } from './history.js';
 import { inSlices, YIELD_SLICE, yieldToEventLoop } from '../util/event-loop.js';
+import { childCompleted, childCreated, childFailed, eventRaised, eventSent, executionCompleted, executionStarted, executionTerminated, orchestratorStarted, taskFailed, taskScheduled, timerCreated } from './history-events.js';
 import { existingInstanceIdProblem } from './instance-id.js';
 import { optional } from './optional.js';
 import { addSeq, hasSeq, rangesOf, removeSeqs, seqsOf } from './seq-ranges.js';
@@ -155,20 +155,7 @@ export class Instance {
       inst.#changes.deleteHistoryFrom = { from: 0, to: previous.historyLength };
       inst.#changes.removedInbox = inboxSeqsOf(previous);
     }
-    inst.addToInbox(
-      newEvent(
-        {
-          type: 'ExecutionStarted',
-          name: req.name,
-          instanceId: req.instanceId,
-          executionId: randomUUID(),
-          ...(req.input !== undefined ? { input: req.input } : {}),
-          ...(req.parent ? { parent: req.parent } : {}),
-          ...(meta.scheduledStartTime !== undefined ? { scheduledStartTime: meta.scheduledStartTime } : {}),
-        },
-        now,
-      ),
-    );
+    inst.addToInbox(executionStarted({ timestamp: now }, { name: req.name, instanceId: req.instanceId, input: req.input, parent: req.parent, scheduledStartTime: meta.scheduledStartTime }));
     return inst;
   }
 
@@ -399,7 +386,7 @@ export class Instance {
         generation: this.meta.generation,
         historyLength: this.history.length,
         pastEvents: this.history.slice(),
-        newEvents: [newEvent({ type: 'OrchestratorStarted' }, now), ...selected.map((s) => s.event)],
+        newEvents: [orchestratorStarted({ timestamp: now }), ...selected.map((s) => s.event)],
         seqs: selected.map((s) => s.seq),
       };
     }
@@ -452,22 +439,20 @@ export class Instance {
   #applyAction(a: WorkerAction, now: number, fx: SideEffects): void {
     switch (a.type) {
       case 'ScheduleTask':
-        this.#appendHistory({ eventId: a.id, timestamp: now, type: 'TaskScheduled', name: a.name, ...optional('input', a.input), ...optional('taskExecutionId', a.taskExecutionId) });
+        this.#appendHistory(taskScheduled({ timestamp: now, eventId: a.id }, a.name, a.input, a.taskExecutionId));
         if (a.name === '') this.#failTask('task', a.id, 'InvalidActivityName', 'an activity must have a name', now);
         else fx.activities.push({ taskId: a.id, name: a.name, ...optional('input', a.input) });
         return;
       case 'CreateTimer': {
-        // Name and origin go into history as sent: the SDK replays them, the waiting view reads them.
-        const { id, type: _action, ...timer } = a;
-        this.#appendHistory({ eventId: id, timestamp: now, type: 'TimerCreated', ...timer });
-        fx.timers.push({ timerId: id, fireAt: a.fireAt });
+        this.#appendHistory(timerCreated({ timestamp: now, eventId: a.id }, a.fireAt, a));
+        fx.timers.push({ timerId: a.id, fireAt: a.fireAt });
         return;
       }
       case 'CreateSubOrchestration': {
         const self = this.#started?.instanceId ?? '';
         // No ID given (the Go SDK's default): named as the established engine names it, `<parent>:<id as 4+ hex>`.
         const instanceId = a.instanceId !== '' ? a.instanceId : `${self}:${a.id.toString(16).padStart(4, '0')}`;
-        this.#appendHistory({ eventId: a.id, timestamp: now, type: 'SubOrchestrationInstanceCreated', instanceId, name: a.name, ...optional('input', a.input) });
+        this.#appendHistory(childCreated({ timestamp: now, eventId: a.id }, instanceId, a.name, a.input));
         const problem = a.name === '' ? 'a sub-workflow must have a name' : existingInstanceIdProblem(instanceId)?.message;
         if (problem !== undefined) {
           this.#failTask('child', a.id, a.name === '' ? 'InvalidWorkflowName' : 'InvalidInstanceId', problem, now);
@@ -483,10 +468,10 @@ export class Instance {
       }
       case 'SendEvent':
         if (this.#invalidTarget(a.instanceId, 'an event', now, fx)) return;
-        this.#appendHistory({ eventId: a.id, timestamp: now, type: 'EventSent', instanceId: a.instanceId, name: a.name, ...optional('input', a.data) });
+        this.#appendHistory(eventSent({ timestamp: now, eventId: a.id }, a.instanceId, a.name, a.data));
         fx.messages.push({
           instanceId: a.instanceId,
-          event: newEvent({ type: 'EventRaised', name: a.name, ...optional('input', a.data) }, now),
+          event: eventRaised({ timestamp: now }, a.name, a.data),
           key: `sent|${this.meta.generation}|${a.id}`,
         });
         return;
@@ -494,13 +479,13 @@ export class Instance {
         if (this.#invalidTarget(a.instanceId, 'a terminate request', now, fx)) return;
         fx.messages.push({
           instanceId: a.instanceId,
-          event: newEvent({ type: 'ExecutionTerminated', ...optional('input', a.reason), recurse: a.recurse }, now),
+          event: executionTerminated({ timestamp: now }, a.reason, a.recurse),
           key: `terminate|${this.meta.generation}|${a.id}`,
         });
         return;
       case 'CompleteOrchestration':
         if (a.status === 'CONTINUED_AS_NEW') this.#continueAsNew(a.result, a.carryoverEvents, now, fx);
-        else this.#complete({ eventId: a.id, timestamp: now, type: 'ExecutionCompleted', status: a.status, ...optional('result', a.result), ...failure(a) }, fx);
+        else this.#complete(executionCompleted({ timestamp: now, eventId: a.id }, a.status, { result: a.result, failureDetails: failureOf(a) }), fx);
         return;
     }
   }
@@ -508,9 +493,7 @@ export class Instance {
   /** A task the worker asked for that cannot exist: its failure goes to the inbox, so the workflow sees it. */
   #failTask(kind: 'task' | 'child', taskScheduledId: number, errorType: string, errorMessage: string, now: number): void {
     const failureDetails = { errorType, errorMessage, isNonRetriable: true };
-    this.addToInbox(
-      newEvent(kind === 'task' ? { type: 'TaskFailed', taskScheduledId, failureDetails } : { type: 'SubOrchestrationInstanceFailed', taskScheduledId, failureDetails }, now),
-    );
+    this.addToInbox(kind === 'task' ? taskFailed({ timestamp: now }, taskScheduledId, failureDetails) : childFailed({ timestamp: now }, taskScheduledId, failureDetails));
   }
 
   /** An event or terminate request for an ID that cannot exist has no task to fail: the run fails, visibly. */
@@ -522,7 +505,7 @@ export class Instance {
   }
 
   #failRun(errorType: string, errorMessage: string, now: number, fx: SideEffects): void {
-    this.#complete({ eventId: -1, timestamp: now, type: 'ExecutionCompleted', status: 'FAILED', failureDetails: { errorType, errorMessage } }, fx);
+    this.#complete(executionCompleted({ timestamp: now }, 'FAILED', { failureDetails: { errorType, errorMessage } }), fx);
   }
 
   #complete(event: EventOf<'ExecutionCompleted'>, fx: SideEffects): void {
@@ -531,15 +514,16 @@ export class Instance {
     this.#consume(this.inbox.map((i) => i.seq));
     const parent = this.meta.parent;
     if (parent) {
-      const body =
+      const at = { timestamp: event.timestamp };
+      const done =
         event.status === 'COMPLETED'
-          ? { type: 'SubOrchestrationInstanceCompleted' as const, taskScheduledId: parent.taskScheduledId, ...optional('result', event.result) }
-          : {
-              type: 'SubOrchestrationInstanceFailed' as const,
-              taskScheduledId: parent.taskScheduledId,
-              failureDetails: event.failureDetails ?? { errorType: 'Workflow' + titleCase(event.status), errorMessage: `sub-workflow ${this.#started?.instanceId ?? ''} ended with status ${event.status}` },
-            };
-      fx.messages.push({ instanceId: parent.instanceId, event: newEvent(body, event.timestamp), generation: parent.generation, key: `done|${parent.generation}|${parent.taskScheduledId}` });
+          ? childCompleted(at, parent.taskScheduledId, event.result)
+          : childFailed(
+              at,
+              parent.taskScheduledId,
+              event.failureDetails ?? { errorType: 'Workflow' + titleCase(event.status), errorMessage: `sub-workflow ${this.#started?.instanceId ?? ''} ended with status ${event.status}` },
+            );
+      fx.messages.push({ instanceId: parent.instanceId, event: done, generation: parent.generation, key: `done|${parent.generation}|${parent.taskScheduledId}` });
     }
   }
 
@@ -549,10 +533,10 @@ export class Instance {
     this.#appendHistory({ ...term, timestamp: now });
     if (term.recurse) {
       for (const child of this.openChildren()) {
-        fx.messages.push({ instanceId: child, event: newEvent({ type: 'ExecutionTerminated', ...optional('input', term.input), recurse: true }, now), key: `cascade-terminate|${this.meta.generation}` });
+        fx.messages.push({ instanceId: child, event: executionTerminated({ timestamp: now }, term.input, true), key: `cascade-terminate|${this.meta.generation}` });
       }
     }
-    this.#complete({ eventId: -1, timestamp: now, type: 'ExecutionCompleted', status: 'TERMINATED', ...optional('result', term.input) }, fx);
+    this.#complete(executionCompleted({ timestamp: now }, 'TERMINATED', { result: term.input }), fx);
     this.meta.lastUpdatedAt = Math.max(this.meta.lastUpdatedAt, now);
   }
 
@@ -583,19 +567,7 @@ export class Instance {
     this.meta.generation += 1;
     this.meta.everStarted = true;
     this.#changes.meta = true;
-    this.addToInbox(
-      newEvent(
-        {
-          type: 'ExecutionStarted',
-          name: this.meta.name,
-          instanceId: start?.instanceId ?? '',
-          executionId: randomUUID(),
-          ...optional('input', input),
-          ...(this.meta.parent ? { parent: this.meta.parent } : {}),
-        },
-        now,
-      ),
-    );
+    this.addToInbox(executionStarted({ timestamp: now }, { name: this.meta.name, instanceId: start?.instanceId ?? '', input, parent: this.meta.parent }));
     for (const e of carryover) this.addToInbox({ ...e, eventId: -1 });
     for (const r of remaining) {
       // Results of the previous generation answer nothing in the new one.
@@ -731,11 +703,11 @@ function duplicateActionId(actions: readonly WorkerAction[]): number | undefined
   return undefined;
 }
 
-function failure(a: { status: CompletionStatus; failureDetails?: FailureDetails; result?: string }): { failureDetails?: FailureDetails } {
-  if (a.failureDetails) return { failureDetails: a.failureDetails };
-  if (a.status !== 'FAILED') return {};
+function failureOf(a: { status: CompletionStatus; failureDetails?: FailureDetails; result?: string }): FailureDetails | undefined {
+  if (a.failureDetails) return a.failureDetails;
+  if (a.status !== 'FAILED') return undefined;
   // Worker-level failures of some SDKs carry no details, only text in `result`.
-  return { failureDetails: { errorType: 'WorkflowFailed', errorMessage: a.result && a.result !== '' ? a.result : 'the workflow failed without failure details' } };
+  return { errorType: 'WorkflowFailed', errorMessage: a.result && a.result !== '' ? a.result : 'the workflow failed without failure details' };
 }
 
 function titleCase(s: string): string {

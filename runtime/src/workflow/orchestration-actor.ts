@@ -29,7 +29,8 @@ import { decodeJsonLines, encodeJsonLines } from '../util/json-lines.js';
 import type { Logger } from '../log/logger.js';
 import { isTerminalStatus, type IdReusePolicy, type RuntimeStatus, type WorkflowInstance } from './engine.js';
 import type { WorkDispatcher, WorkItem } from './dispatcher.js';
-import { neverFires, newEvent, type HistoryEvent, type ParentInfo } from './history.js';
+import { neverFires, type HistoryEvent, type ParentInfo } from './history.js';
+import { childFailed, timerFired } from './history-events.js';
 import { Instance, inboxSeqsOf, type InboxEntry, type SideEffects, type TurnPlan, type WorkerAction } from './instance.js';
 import { BY_UPDATE_INDEX, encodeIndexEntry, updateOrderKey } from './instance-index.js';
 import { FinishedInstance } from './finished-instance.js';
@@ -263,14 +264,7 @@ export class OrchestrationActor implements Actor {
         await this.#send(parent.instanceId, `exists|${this.instanceId}|${parent.instanceId}|${parent.generation}|${parent.taskScheduledId}`, {
           kind: 'event',
           generation: parent.generation,
-          event: newEvent(
-            {
-              type: 'SubOrchestrationInstanceFailed',
-              taskScheduledId: parent.taskScheduledId,
-              failureDetails: { errorType: 'WorkflowAlreadyExists', errorMessage: `an active workflow with ID '${this.instanceId}' already exists` },
-            },
-            now,
-          ),
+          event: childFailed({ timestamp: now }, parent.taskScheduledId, { errorType: 'WorkflowAlreadyExists', errorMessage: `an active workflow with ID '${this.instanceId}' already exists` }),
         });
         return;
       }
@@ -372,7 +366,7 @@ export class OrchestrationActor implements Actor {
   async #onTimer(ctx: ActorContext, t: FiredTimer): Promise<void> {
     const inst = await this.#peek(ctx);
     if (!inst || inst instanceof FinishedInstance) return;
-    if (inst.accept(newEvent({ type: 'TimerFired', timerId: t.timerId, fireAt: t.fireAt }, ctx.clock.now()), t.generation)) await this.#settle(ctx, inst, []);
+    if (inst.accept(timerFired({ timestamp: ctx.clock.now() }, t.timerId, t.fireAt), t.generation)) await this.#settle(ctx, inst, []);
   }
 
   /** An activity reminder of an earlier svcd version: the activity is offered if still open, the `run` lease takes over. */

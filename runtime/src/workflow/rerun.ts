@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { RuntimeError } from '../errors/runtime-error.js';
 import type { HistoryEvent } from './history.js';
+import { taskScheduled } from './history-events.js';
 
 export interface RerunRequest {
   sourceInstanceId: string;
@@ -53,7 +54,7 @@ export function rerunHistory(source: readonly HistoryEvent[], req: RerunRequest 
       }
       case 'TaskScheduled':
         if (i !== at || !req.overwriteInput) return e;
-        return { eventId: e.eventId, timestamp: e.timestamp, type: 'TaskScheduled', name: e.name, ...(req.input !== undefined ? { input: req.input } : {}) };
+        return taskScheduled(e, e.name, req.input);
       case 'SubOrchestrationInstanceCreated':
         return { ...e, instanceId: i === at && req.newChildInstanceId ? req.newChildInstanceId : childIdOf(req.newInstanceId, e.eventId) };
       default:

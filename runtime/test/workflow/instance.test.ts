@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { newEvent, type HistoryEvent } from '../../src/workflow/history.js';
+import type { HistoryEvent } from '../../src/workflow/history.js';
+import { eventRaised, executionResumed, executionSuspended, executionTerminated, taskCompleted, timerFired } from '../../src/workflow/history-events.js';
 import { Instance, type SideEffects, type TurnPlan, type WorkerAction } from '../../src/workflow/instance.js';
 
 const T0 = 1_700_000_000_000;
@@ -92,8 +93,8 @@ describe('workflow Instance (history/inbox rules)', () => {
   it('thousands of pending results keep the metadata small: inbox sequence numbers are stored as ranges', async () => {
     const inst = started();
     await turn(inst, Array.from({ length: 5000 }, (_, i) => ({ id: i, type: 'ScheduleTask' as const, name: 'a' })));
-    for (let i = 0; i < 5000; i++) expect(inst.accept(newEvent({ type: 'TaskCompleted', taskScheduledId: i, result: '1' }, T0 + 3))).to.equal(true);
-    expect(inst.accept(newEvent({ type: 'TaskCompleted', taskScheduledId: 7 }, T0 + 3)), 'a duplicate of a waiting result').to.equal(false);
+    for (let i = 0; i < 5000; i++) expect(inst.accept(taskCompleted({ timestamp: T0 + 3 }, i, '1'))).to.equal(true);
+    expect(inst.accept(taskCompleted({ timestamp: T0 + 3 }, 7, undefined)), 'a duplicate of a waiting result').to.equal(false);
     expect(inst.meta.inboxRanges).to.have.length(1);
     expect(JSON.stringify(inst.meta).length).to.be.below(400);
     const { batch } = await inst.plan(T0 + 4);
@@ -107,7 +108,7 @@ describe('workflow Instance (history/inbox rules)', () => {
     expect(first.historyFrom).to.equal(0);
     expect(inst.history.length).to.equal(3);
     expect(first.removedInbox).to.have.length(1);
-    inst.accept(newEvent({ type: 'TaskCompleted', taskScheduledId: 1, result: '"r"' }, T0 + 2));
+    inst.accept(taskCompleted({ timestamp: T0 + 2 }, 1, '"r"'));
     await turn(inst, [], T0 + 3);
     const second = inst.takeChanges();
     expect(second.historyFrom).to.equal(3);
@@ -118,9 +119,9 @@ describe('workflow Instance (history/inbox rules)', () => {
   it('records an activity result once: duplicates in the inbox or in history are refused', async () => {
     const inst = started();
     await turn(inst, [{ id: 1, type: 'ScheduleTask', name: 'act' }]);
-    const done = newEvent({ type: 'TaskCompleted', taskScheduledId: 1, result: '1' }, T0 + 2);
+    const done = taskCompleted({ timestamp: T0 + 2 }, 1, '1');
     expect(inst.accept(done)).to.equal(true);
-    expect(inst.accept(newEvent({ type: 'TaskCompleted', taskScheduledId: 1, result: '2' }, T0 + 3))).to.equal(false);
+    expect(inst.accept(taskCompleted({ timestamp: T0 + 3 }, 1, '2'))).to.equal(false);
     await turn(inst, []);
     expect(inst.accept(done)).to.equal(false);
     expect(inst.history.filter((e) => e.type === 'TaskCompleted')).to.have.length(1);
@@ -129,7 +130,7 @@ describe('workflow Instance (history/inbox rules)', () => {
   it('keeps a result whose request is not in history yet in the inbox instead of delivering it', async () => {
     const inst = started();
     await turn(inst, []);
-    expect(inst.accept(newEvent({ type: 'TaskCompleted', taskScheduledId: 7 }, T0 + 2))).to.equal(true);
+    expect(inst.accept(taskCompleted({ timestamp: T0 + 2 }, 7, undefined))).to.equal(true);
     const r = await inst.plan(T0 + 3);
     expect(r.batch).to.equal(undefined);
     expect(inst.inbox).to.have.length(1);
@@ -137,7 +138,7 @@ describe('workflow Instance (history/inbox rules)', () => {
 
   it('delivers an event raised before the workflow waits for it', async () => {
     const inst = started();
-    inst.accept(newEvent({ type: 'EventRaised', name: 'Approval', input: 'true' }, T0));
+    inst.accept(eventRaised({ timestamp: T0 }, 'Approval', 'true'));
     const { plan } = await turn(inst, []);
     expect(types(plan.newEvents)).to.deep.equal(['OrchestratorStarted', 'ExecutionStarted', 'EventRaised']);
     expect(inst.history.some((e) => e.type === 'EventRaised')).to.equal(true);
@@ -146,9 +147,9 @@ describe('workflow Instance (history/inbox rules)', () => {
   it('delivers raised events after the other events, one per name per batch, in arrival order', async () => {
     const inst = started();
     await turn(inst, [{ id: 1, type: 'ScheduleTask', name: 'a' }]);
-    inst.accept(newEvent({ type: 'EventRaised', name: 'item', input: '1' }, T0 + 2));
-    inst.accept(newEvent({ type: 'TaskCompleted', taskScheduledId: 1 }, T0 + 3));
-    inst.accept(newEvent({ type: 'EventRaised', name: 'item', input: '2' }, T0 + 4));
+    inst.accept(eventRaised({ timestamp: T0 + 2 }, 'item', '1'));
+    inst.accept(taskCompleted({ timestamp: T0 + 3 }, 1, undefined));
+    inst.accept(eventRaised({ timestamp: T0 + 4 }, 'item', '2'));
     const { plan } = await turn(inst, [], T0 + 5);
     expect(plan.newEvents.map((e) => (e.type === 'EventRaised' ? `item${e.input}` : e.type))).to.deep.equal(['OrchestratorStarted', 'TaskCompleted', 'item1']);
     const second = (await inst.plan(T0 + 6)).batch!;
@@ -158,14 +159,14 @@ describe('workflow Instance (history/inbox rules)', () => {
   it('suspends at once, holds new events while suspended, and delivers them after resume', async () => {
     const inst = started();
     await turn(inst, []);
-    inst.accept(newEvent({ type: 'ExecutionSuspended' }, T0 + 2));
+    inst.accept(executionSuspended({ timestamp: T0 + 2 }, undefined));
     expect(inst.status).to.equal('SUSPENDED');
     expect((await inst.plan(T0 + 3)).batch).to.equal(undefined);
     expect(types(inst.history).at(-1)).to.equal('ExecutionSuspended');
-    inst.accept(newEvent({ type: 'EventRaised', name: 'x' }, T0 + 4));
+    inst.accept(eventRaised({ timestamp: T0 + 4 }, 'x', undefined));
     expect((await inst.plan(T0 + 5)).batch).to.equal(undefined);
     expect(inst.inbox).to.have.length(1);
-    inst.accept(newEvent({ type: 'ExecutionResumed' }, T0 + 6));
+    inst.accept(executionResumed({ timestamp: T0 + 6 }, undefined));
     expect(inst.status).to.equal('RUNNING');
     const { batch } = await inst.plan(T0 + 7);
     expect(types(inst.history).at(-1)).to.equal('ExecutionResumed');
@@ -175,19 +176,19 @@ describe('workflow Instance (history/inbox rules)', () => {
   it('terminates without a worker, recursively messaging open children, and then drops events', async () => {
     const inst = started();
     await turn(inst, [{ id: 1, type: 'CreateSubOrchestration', instanceId: 'c1', name: 'child' }, { id: 2, type: 'ScheduleTask', name: 'a' }]);
-    inst.accept(newEvent({ type: 'ExecutionTerminated', input: '"stop"', recurse: true }, T0 + 5));
+    inst.accept(executionTerminated({ timestamp: T0 + 5 }, '"stop"', true));
     const r = await inst.plan(T0 + 6);
     expect(r.batch).to.equal(undefined);
     expect(inst.status).to.equal('TERMINATED');
     expect(inst.snapshot('i1').output).to.equal('"stop"');
     expect(r.effects.messages.map((m) => [m.instanceId, m.event.type])).to.deep.equal([['c1', 'ExecutionTerminated']]);
     expect(r.effects.cancelledActivities).to.deep.equal([{ generation: 1, id: 2 }]);
-    expect(inst.accept(newEvent({ type: 'EventRaised', name: 'late' }, T0 + 7))).to.equal(false);
+    expect(inst.accept(eventRaised({ timestamp: T0 + 7 }, 'late', undefined))).to.equal(false);
   });
 
   it('terminates a PENDING instance (never run) keeping its name and input', async () => {
     const inst = started('"x"');
-    inst.accept(newEvent({ type: 'ExecutionTerminated' }, T0 + 1));
+    inst.accept(executionTerminated({ timestamp: T0 + 1 }, undefined, false));
     await inst.plan(T0 + 2);
     const snap = inst.snapshot('i1');
     expect(snap.runtimeStatus).to.equal('TERMINATED');
@@ -201,10 +202,10 @@ describe('workflow Instance (history/inbox rules)', () => {
     inst.takeChanges();
     const { batch } = await inst.plan(T0 + 2);
     expect(batch).to.equal(undefined);
-    inst.accept(newEvent({ type: 'TimerFired', timerId: 1, fireAt: T0 + 1000 }, T0 + 1000));
+    inst.accept(timerFired({ timestamp: T0 + 1000 }, 1, T0 + 1000));
     const b = (await inst.plan(T0 + 1001)).batch!;
-    inst.accept(newEvent({ type: 'EventRaised', name: 'late', input: '9' }, T0 + 1002));
-    const carried = newEvent({ type: 'EventRaised', name: 'kept', input: '8' }, T0 + 500);
+    inst.accept(eventRaised({ timestamp: T0 + 1002 }, 'late', '9'));
+    const carried = eventRaised({ timestamp: T0 + 500 }, 'kept', '8');
     const { effects: fx } = await inst.applyWorkerResult({ seqs: b.seqs, orchestratorStarted: b.newEvents[0]! }, [{ id: 2, type: 'CompleteOrchestration', status: 'CONTINUED_AS_NEW', result: '2', carryoverEvents: [carried] }], '', T0 + 1003);
     expect(inst.meta.generation).to.equal(2);
     expect(inst.history).to.deep.equal([]);
@@ -216,7 +217,7 @@ describe('workflow Instance (history/inbox rules)', () => {
     expect(changes.deleteHistoryFrom).to.deep.equal({ from: 0, to: oldLength + 2 });
     expect(fx.cancelledTimers).to.deep.equal([]);
     // A result for the previous generation is stale.
-    expect(inst.accept(newEvent({ type: 'TaskCompleted', taskScheduledId: 1 }, T0), 1)).to.equal(false);
+    expect(inst.accept(taskCompleted({ timestamp: T0 }, 1, undefined), 1)).to.equal(false);
   });
 
   it('a finished child reports to its parent with the parent task id and generation', async () => {

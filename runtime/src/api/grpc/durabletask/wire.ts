@@ -27,6 +27,7 @@ import type { FailureDetails } from '../../../workflow/history.js';
 import type { CompletionStatus, HistoryEvent, TimerDetails, TimerOrigin } from '../../../workflow/history.js';
 import type { WorkerAction } from '../../../workflow/instance.js';
 import { optional } from '../../../workflow/optional.js';
+import { eventRaised } from '../../../workflow/history-events.js';
 
 type StringValue = { value: string } | null;
 
@@ -167,8 +168,7 @@ export function toWireEvent(e: HistoryEvent): WireEvent {
 /** Only events a worker may hand back (continue-as-new carry-over): raised events. Others are ignored. */
 function fromWireCarryover(e: WireEventOut): HistoryEvent | undefined {
   if (e.eventRaised) {
-    const input = text(e.eventRaised.input);
-    return { eventId: -1, timestamp: fromTimestamp(e.timestamp) ?? Date.now(), type: 'EventRaised', name: e.eventRaised.name, ...(input !== undefined ? { input } : {}) };
+    return eventRaised({ timestamp: fromTimestamp(e.timestamp) ?? Date.now() }, e.eventRaised.name, text(e.eventRaised.input));
   }
   return undefined;
 }
