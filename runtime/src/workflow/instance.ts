@@ -1,7 +1,7 @@
 /**
- * One workflow instance in memory: its metadata, history (append-only) and inbox (events not yet in history),
- * plus the pure rules that move events from the inbox to the history. No I/O here: the orchestration actor
- * loads an `Instance`, calls these methods inside a turn and persists what `takeChanges()` reports.
+ * One workflow instance in memory (its record: instance-record.ts) and the pure rules that move events from the
+ * inbox to the history. No I/O here: the orchestration actor loads an `Instance`, calls these methods inside a
+ * turn and persists what `takeChanges()` reports.
  *
  * Rules (docs/workflows.md):
  * - a turn delivers inbox events to a worker as `newEvents` after an OrchestratorStarted; results answering an
@@ -11,29 +11,18 @@
  * - events for a completed instance are dropped; continue-as-new starts a new generation whose inbox is
  *   [ExecutionStarted, carry-over events, events not delivered yet].
  */
-import type { RuntimeStatus, WorkflowInstance } from './engine.js';
 import type { FailureDetails } from './history.js';
 import { answeredId, type CompletionStatus, type EventOf, type HistoryEvent, type ParentInfo, type TimerDetails } from './history.js';
 import { inSlices, YIELD_SLICE, yieldToEventLoop } from '../util/event-loop.js';
 import { childCompleted, childCreated, childFailed, eventRaised, eventSent, executionCompleted, executionStarted, executionTerminated, orchestratorStarted, taskFailed, taskScheduled, timerCreated } from './history-events.js';
 import { existingInstanceIdProblem } from './instance-id.js';
 import { optional } from './optional.js';
-import { addSeq, hasSeq, rangesOf, removeSeqs, seqsOf } from './seq-ranges.js';
-import { snapshotOf } from './finished-instance.js';
+import { hasSeq } from './seq-ranges.js';
 import type { InstanceMeta } from './stored-meta.js';
 
 
 /** The inbox sequence numbers of stored metadata (either form). */
-export function inboxSeqsOf(meta: InstanceMeta): number[] {
-  return meta.inboxRanges ? seqsOf(meta.inboxRanges) : (meta.inboxSeqs ?? []);
-}
-
-export interface InboxEntry {
-  seq: number;
-  event: HistoryEvent;
-}
-
-/** What a worker must run next: the full history plus a batch of inbox events. */
+import { InstanceRecord, inboxSeqsOf, workKey, type InboxEntry } from './instance-record.js';
 export interface TurnPlan {
   generation: number;
   /** History length the batch was built on; a completion for another length is stale. */
@@ -83,53 +72,7 @@ export function emptyEffects(): SideEffects {
   return { activities: [], timers: [], children: [], messages: [], cancelledActivities: [], cancelledTimers: [] };
 }
 
-export interface Changes {
-  meta: boolean;
-  /** History entries from this index on are new (or rewritten). */
-  historyFrom: number;
-  /** History keys at or after this length must be deleted (history got shorter: continue-as-new, reset). */
-  deleteHistoryFrom?: { from: number; to: number };
-  addedInbox: InboxEntry[];
-  removedInbox: number[];
-}
-
-const key = (kind: string, id: number) => `${kind}:${id}`;
-
-export class Instance {
-  readonly history: HistoryEvent[];
-  inbox: InboxEntry[];
-  meta: InstanceMeta;
-  #started: EventOf<'ExecutionStarted'> | undefined;
-  #completed: EventOf<'ExecutionCompleted'> | undefined;
-  #suspended = false;
-  /** `kind:id` of TaskScheduled / SubOrchestrationInstanceCreated / TimerCreated events in history. */
-  readonly #opened = new Map<string, HistoryEvent>();
-  /** `kind:id` of the results recorded in history. */
-  readonly #answered = new Set<string>();
-  /** Ids of this generation's activities without a recorded result. */
-  readonly #openTasks = new Set<number>();
-  /**
-   * Control events waiting in the inbox, kept in step with it so the status and `settle` never scan an inbox
-   * of thousands of results: the last suspend/resume (its effect on the status) and the number of terminates.
-   */
-  #inboxSuspension: boolean | undefined;
-  #inboxTerminates = 0;
-  /** `kind:id` of the results waiting in the inbox: a duplicate is refused without scanning the inbox. */
-  readonly #inboxAnswers = new Set<string>();
-  #changes: Changes;
-
-  constructor(meta: InstanceMeta, history: HistoryEvent[], inbox: InboxEntry[]) {
-    if (!meta.inboxRanges) meta.inboxRanges = rangesOf(meta.inboxSeqs ?? []);
-    delete meta.inboxSeqs;
-    this.meta = meta;
-    this.history = history;
-    this.inbox = inbox;
-    this.#changes = { meta: false, historyFrom: history.length, addedInbox: [], removedInbox: [] };
-    history.forEach((e, i) => this.#index(e, i));
-    for (const entry of inbox) this.#noteInboxAnswer(entry.event, true);
-    this.#recountInboxControl();
-  }
-
+export class Instance extends InstanceRecord {
   /** A new instance (or a new run of a terminal ID: `previous` is its metadata). */
   static create(
     req: { name: string; instanceId: string; input?: string; scheduledStartTime?: number; parent?: ParentInfo },
@@ -150,10 +93,10 @@ export class Instance {
     if (req.scheduledStartTime !== undefined && req.scheduledStartTime > now) meta.scheduledStartTime = req.scheduledStartTime;
     if (req.parent) meta.parent = req.parent;
     const inst = new Instance(meta, [], []);
-    inst.#changes.meta = true;
+    inst.changes.meta = true;
     if (previous) {
-      inst.#changes.deleteHistoryFrom = { from: 0, to: previous.historyLength };
-      inst.#changes.removedInbox = inboxSeqsOf(previous);
+      inst.changes.deleteHistoryFrom = { from: 0, to: previous.historyLength };
+      inst.changes.removedInbox = inboxSeqsOf(previous);
     }
     inst.addToInbox(executionStarted({ timestamp: now }, { name: req.name, instanceId: req.instanceId, input: req.input, parent: req.parent, scheduledStartTime: meta.scheduledStartTime }));
     return inst;
@@ -177,17 +120,17 @@ export class Instance {
       everStarted: true,
     };
     const inst = new Instance(meta, history, []);
-    inst.#changes = { meta: true, historyFrom: 0, addedInbox: [], removedInbox: previous ? inboxSeqsOf(previous) : [] };
-    if (previous && previous.historyLength > history.length) inst.#changes.deleteHistoryFrom = { from: history.length, to: previous.historyLength };
+    inst.changes = { meta: true, historyFrom: 0, addedInbox: [], removedInbox: previous ? inboxSeqsOf(previous) : [] };
+    if (previous && previous.historyLength > history.length) inst.changes.deleteHistoryFrom = { from: history.length, to: previous.historyLength };
     return inst;
   }
 
   /** The work an adopted history left open (activities, timers, sub-workflows without a result), to start again. */
   reopenedWork(): SideEffects {
     const fx = emptyEffects();
-    const self = this.#started?.instanceId ?? '';
-    for (const [k, e] of this.#opened) {
-      if (this.#answered.has(k)) continue;
+    const self = this.started?.instanceId ?? '';
+    for (const [k, e] of this.opened) {
+      if (this.answered.has(k)) continue;
       if (e.type === 'TaskScheduled') fx.activities.push({ taskId: e.eventId, name: e.name, ...optional('input', e.input) });
       else if (e.type === 'TimerCreated') fx.timers.push({ timerId: e.eventId, fireAt: e.fireAt });
       else if (e.type === 'SubOrchestrationInstanceCreated') {
@@ -202,101 +145,6 @@ export class Instance {
     return fx;
   }
 
-  get started(): EventOf<'ExecutionStarted'> | undefined {
-    return this.#started;
-  }
-
-  get completed(): EventOf<'ExecutionCompleted'> | undefined {
-    return this.#completed;
-  }
-
-  get isTerminal(): boolean {
-    return this.#completed !== undefined;
-  }
-
-  get pendingStart(): EventOf<'ExecutionStarted'> | undefined {
-    const head = this.inbox[0]?.event;
-    return head?.type === 'ExecutionStarted' ? head : undefined;
-  }
-
-  /** Status as reported to clients; suspend/resume requests count as soon as they are accepted. */
-  get status(): RuntimeStatus {
-    if (this.#completed) return this.#completed.status === 'CONTINUED_AS_NEW' ? 'RUNNING' : this.#completed.status;
-    if (!this.#started && !this.meta.everStarted) return 'PENDING';
-    return (this.#inboxSuspension ?? this.#suspended) ? 'SUSPENDED' : 'RUNNING';
-  }
-
-  /** Is a terminate request waiting in the inbox (the engine applies it without a worker)? */
-  get terminating(): boolean {
-    return this.#inboxTerminates > 0;
-  }
-
-  snapshot(instanceId: string): WorkflowInstance {
-    return snapshotOf(instanceId, this.meta, this.status, this.#started ?? this.pendingStart, this.#completed);
-  }
-
-  /** Child instance IDs recorded in history that have not reported completion. */
-  openChildren(): string[] {
-    const out: string[] = [];
-    for (const [k, e] of this.#opened) {
-      if (e.type === 'SubOrchestrationInstanceCreated' && !this.#answered.has(k)) out.push(e.instanceId);
-    }
-    return out;
-  }
-
-  /** Every child instance ID recorded in history. */
-  allChildren(): string[] {
-    return this.history.flatMap((e) => (e.type === 'SubOrchestrationInstanceCreated' ? [e.instanceId] : []));
-  }
-
-  /** The TaskScheduled event of an activity of this generation whose result is not recorded yet. */
-  openActivity(taskId: number): EventOf<'TaskScheduled'> | undefined {
-    if (this.isTerminal || !this.#openTasks.has(taskId)) return undefined;
-    const e = this.#opened.get(key('task', taskId));
-    return e?.type === 'TaskScheduled' ? e : undefined;
-  }
-
-  openActivities(): number[] {
-    return this.isTerminal ? [] : [...this.#openTasks];
-  }
-
-  hasOpenActivities(): boolean {
-    return !this.isTerminal && this.#openTasks.size > 0;
-  }
-
-  openTimers(): number[] {
-    return [...this.#opened.values()].filter((e) => e.type === 'TimerCreated' && !this.#answered.has(key('timer', e.eventId))).map((e) => e.eventId);
-  }
-
-  /**
-   * Accepts an event from outside. Returns false when it is dropped: the instance is terminal, or the event is a
-   * result already recorded (or already waiting in the inbox) — that is how duplicate activity completions are
-   * ignored.
-   */
-  accept(event: HistoryEvent, generation?: number): boolean {
-    if (this.isTerminal) return false;
-    if (generation !== undefined && generation !== this.meta.generation) return false;
-    const answer = answeredId(event);
-    if (answer) {
-      const k = key(answer.kind, answer.id);
-      if (this.#answered.has(k) || this.#inboxAnswers.has(k)) return false;
-    }
-    this.addToInbox(event);
-    return true;
-  }
-
-  addToInbox(event: HistoryEvent): void {
-    const entry = { seq: this.meta.nextInboxSeq++, event };
-    this.inbox.push(entry);
-    addSeq(this.meta.inboxRanges, entry.seq);
-    this.#noteInboxAnswer(event, true);
-    if (event.type === 'ExecutionSuspended' || event.type === 'ExecutionResumed') this.#inboxSuspension = event.type === 'ExecutionSuspended';
-    else if (event.type === 'ExecutionTerminated') this.#inboxTerminates++;
-    this.meta.lastUpdatedAt = Math.max(this.meta.lastUpdatedAt, event.timestamp);
-    this.#changes.addedInbox.push(entry);
-    this.#changes.meta = true;
-  }
-
   /**
    * Applies what the engine applies itself (terminate; suspend/resume at the head of the inbox; drops of
    * duplicates and of events for a terminal instance) and returns the batch a worker must run next, if any.
@@ -308,7 +156,7 @@ export class Instance {
     const result: PlanResult = { effects: emptyEffects(), changed: false };
     if (this.isTerminal) {
       if (this.inbox.length > 0) {
-        this.#consume(this.inbox.map((i) => i.seq));
+        this.consume(this.inbox.map((i) => i.seq));
         result.changed = true;
       }
       return result;
@@ -320,7 +168,7 @@ export class Instance {
       return result;
     }
     const start = this.pendingStart;
-    if (!this.#started) {
+    if (!this.started) {
       if (!start) return result;
       if ((start.scheduledStartTime ?? 0) > now) {
         result.startAt = start.scheduledStartTime;
@@ -342,22 +190,22 @@ export class Instance {
         const entry = this.inbox[i] as InboxEntry;
         const e = entry.event;
         if (e.type === 'ExecutionSuspended' || e.type === 'ExecutionResumed') {
-          if (selected.length > 0 || !this.#started) break; // applied at the head of a later turn, after this batch
-          if ((e.type === 'ExecutionSuspended') !== this.#suspended) this.#appendHistory({ ...e, timestamp: now });
-          this.#consume([entry.seq]);
+          if (selected.length > 0 || !this.started) break; // applied at the head of a later turn, after this batch
+          if ((e.type === 'ExecutionSuspended') !== this.suspended) this.appendHistory({ ...e, timestamp: now });
+          this.consume([entry.seq]);
           result.changed = true;
           rescan = true; // events held by a suspension may be deliverable now
           break;
         }
-        if (this.#suspended) continue;
+        if (this.suspended) continue;
         const answer = answeredId(e);
         if (answer) {
-          const k = key(answer.kind, answer.id);
-          if (this.#answered.has(k) || answers.has(k)) {
+          const k = workKey(answer.kind, answer.id);
+          if (this.answered.has(k) || answers.has(k)) {
             duplicates.push(entry.seq); // a duplicate result
             continue;
           }
-          if (!this.#opened.has(k)) continue; // its request is not in history yet
+          if (!this.opened.has(k)) continue; // its request is not in history yet
           answers.add(k);
         }
         if (e.type === 'EventRaised') {
@@ -372,7 +220,7 @@ export class Instance {
       }
     }
     if (duplicates.length > 0) {
-      this.#consume(duplicates);
+      this.consume(duplicates);
       result.changed = true;
     }
     // Raised events: at most one per name per batch, after the other events. The JS SDKs drop an event whose
@@ -414,14 +262,14 @@ export class Instance {
     const fx = emptyEffects();
     const bySeq = new Map<number, HistoryEvent>();
     await inSlices(this.inbox, (i) => void bySeq.set(i.seq, i.event));
-    this.#appendHistory(plan.orchestratorStarted);
+    this.appendHistory(plan.orchestratorStarted);
     await inSlices(plan.seqs, (seq) => {
       const e = bySeq.get(seq);
-      if (e) this.#appendHistory(e);
+      if (e) this.appendHistory(e);
     });
-    await this.#consumeInSlices(plan.seqs);
+    await this.consumeInSlices(plan.seqs);
     this.meta.customStatus = customStatus === undefined || customStatus === '' ? undefined : customStatus;
-    this.#changes.meta = true;
+    this.changes.meta = true;
     this.meta.everStarted = true;
     this.meta.lastUpdatedAt = Math.max(this.meta.lastUpdatedAt, now);
     const duplicate = duplicateActionId(actions);
@@ -439,20 +287,20 @@ export class Instance {
   #applyAction(a: WorkerAction, now: number, fx: SideEffects): void {
     switch (a.type) {
       case 'ScheduleTask':
-        this.#appendHistory(taskScheduled({ timestamp: now, eventId: a.id }, a.name, a.input, a.taskExecutionId));
+        this.appendHistory(taskScheduled({ timestamp: now, eventId: a.id }, a.name, a.input, a.taskExecutionId));
         if (a.name === '') this.#failTask('task', a.id, 'InvalidActivityName', 'an activity must have a name', now);
         else fx.activities.push({ taskId: a.id, name: a.name, ...optional('input', a.input) });
         return;
       case 'CreateTimer': {
-        this.#appendHistory(timerCreated({ timestamp: now, eventId: a.id }, a.fireAt, a));
+        this.appendHistory(timerCreated({ timestamp: now, eventId: a.id }, a.fireAt, a));
         fx.timers.push({ timerId: a.id, fireAt: a.fireAt });
         return;
       }
       case 'CreateSubOrchestration': {
-        const self = this.#started?.instanceId ?? '';
+        const self = this.started?.instanceId ?? '';
         // No ID given (the Go SDK's default): named as the established engine names it, `<parent>:<id as 4+ hex>`.
         const instanceId = a.instanceId !== '' ? a.instanceId : `${self}:${a.id.toString(16).padStart(4, '0')}`;
-        this.#appendHistory(childCreated({ timestamp: now, eventId: a.id }, instanceId, a.name, a.input));
+        this.appendHistory(childCreated({ timestamp: now, eventId: a.id }, instanceId, a.name, a.input));
         const problem = a.name === '' ? 'a sub-workflow must have a name' : existingInstanceIdProblem(instanceId)?.message;
         if (problem !== undefined) {
           this.#failTask('child', a.id, a.name === '' ? 'InvalidWorkflowName' : 'InvalidInstanceId', problem, now);
@@ -468,7 +316,7 @@ export class Instance {
       }
       case 'SendEvent':
         if (this.#invalidTarget(a.instanceId, 'an event', now, fx)) return;
-        this.#appendHistory(eventSent({ timestamp: now, eventId: a.id }, a.instanceId, a.name, a.data));
+        this.appendHistory(eventSent({ timestamp: now, eventId: a.id }, a.instanceId, a.name, a.data));
         fx.messages.push({
           instanceId: a.instanceId,
           event: eventRaised({ timestamp: now }, a.name, a.data),
@@ -510,8 +358,8 @@ export class Instance {
 
   #complete(event: EventOf<'ExecutionCompleted'>, fx: SideEffects): void {
     this.#cancelOpenWork(fx);
-    this.#appendHistory(event);
-    this.#consume(this.inbox.map((i) => i.seq));
+    this.appendHistory(event);
+    this.consume(this.inbox.map((i) => i.seq));
     const parent = this.meta.parent;
     if (parent) {
       const at = { timestamp: event.timestamp };
@@ -521,16 +369,16 @@ export class Instance {
           : childFailed(
               at,
               parent.taskScheduledId,
-              event.failureDetails ?? { errorType: 'Workflow' + titleCase(event.status), errorMessage: `sub-workflow ${this.#started?.instanceId ?? ''} ended with status ${event.status}` },
+              event.failureDetails ?? { errorType: 'Workflow' + titleCase(event.status), errorMessage: `sub-workflow ${this.started?.instanceId ?? ''} ended with status ${event.status}` },
             );
       fx.messages.push({ instanceId: parent.instanceId, event: done, generation: parent.generation, key: `done|${parent.generation}|${parent.taskScheduledId}` });
     }
   }
 
   #applyTerminate(term: EventOf<'ExecutionTerminated'>, now: number, fx: SideEffects): void {
-    const start = this.#started ? undefined : this.pendingStart;
-    if (start) this.#appendHistory(start);
-    this.#appendHistory({ ...term, timestamp: now });
+    const start = this.started ? undefined : this.pendingStart;
+    if (start) this.appendHistory(start);
+    this.appendHistory({ ...term, timestamp: now });
     if (term.recurse) {
       for (const child of this.openChildren()) {
         fx.messages.push({ instanceId: child, event: executionTerminated({ timestamp: now }, term.input, true), key: `cascade-terminate|${this.meta.generation}` });
@@ -541,32 +389,14 @@ export class Instance {
   }
 
   #continueAsNew(input: string | undefined, carryover: HistoryEvent[], now: number, fx: SideEffects): void {
-    const start = this.#started;
+    const start = this.started;
     this.#cancelOpenWork(fx);
     const remaining = this.inbox.slice();
-    for (const entry of this.inbox) this.#changes.removedInbox.push(entry.seq);
-    const oldLength = this.history.length;
-    this.history.length = 0;
-    this.#opened.clear();
-    this.#answered.clear();
-    this.#openTasks.clear();
-    this.#started = undefined;
-    this.#completed = undefined;
-    delete this.meta.startedIndex;
-    delete this.meta.completedIndex;
-    this.#suspended = false;
-    this.#changes.historyFrom = 0;
-    this.#changes.deleteHistoryFrom = { from: 0, to: Math.max(oldLength, this.#changes.deleteHistoryFrom?.to ?? 0) };
-    this.#changes.addedInbox = [];
-    this.inbox = [];
-    this.#inboxAnswers.clear();
-    this.#inboxSuspension = undefined;
-    this.#inboxTerminates = 0;
-    this.meta.inboxRanges = [];
-    this.meta.historyLength = 0;
+    for (const entry of this.inbox) this.changes.removedInbox.push(entry.seq);
+    this.startNewGeneration();
     this.meta.generation += 1;
     this.meta.everStarted = true;
-    this.#changes.meta = true;
+    this.changes.meta = true;
     this.addToInbox(executionStarted({ timestamp: now }, { name: this.meta.name, instanceId: start?.instanceId ?? '', input, parent: this.meta.parent }));
     for (const e of carryover) this.addToInbox({ ...e, eventId: -1 });
     for (const r of remaining) {
@@ -582,117 +412,9 @@ export class Instance {
     for (const id of this.openTimers()) fx.cancelledTimers.push({ generation, id });
   }
 
-  /** Rare (a control event left the inbox): scans it once. */
-  #recountInboxControl(): void {
-    this.#inboxSuspension = undefined;
-    this.#inboxTerminates = 0;
-    for (const { event } of this.inbox) {
-      if (event.type === 'ExecutionSuspended' || event.type === 'ExecutionResumed') this.#inboxSuspension = event.type === 'ExecutionSuspended';
-      else if (event.type === 'ExecutionTerminated') this.#inboxTerminates++;
-    }
-  }
-
-  #noteInboxAnswer(e: HistoryEvent, waiting: boolean): void {
-    const answer = answeredId(e);
-    if (!answer) return;
-    if (waiting) this.#inboxAnswers.add(key(answer.kind, answer.id));
-    else this.#inboxAnswers.delete(key(answer.kind, answer.id));
-  }
-
-  #appendHistory(e: HistoryEvent): void {
-    this.#index(e, this.history.length);
-    this.history.push(e);
-    this.meta.historyLength = this.history.length;
-    this.#changes.meta = true;
-  }
-
-  /** Notes what the event at history position `position` opens, answers or decides. */
-  #index(e: HistoryEvent, position: number): void {
-    switch (e.type) {
-      case 'ExecutionStarted':
-        this.#started = e;
-        this.meta.startedIndex = position;
-        break;
-      case 'ExecutionCompleted':
-        this.#completed = e;
-        if (e.status !== 'CONTINUED_AS_NEW') this.meta.completedIndex = position;
-        break;
-      case 'ExecutionSuspended':
-        this.#suspended = true;
-        break;
-      case 'ExecutionResumed':
-        this.#suspended = false;
-        break;
-      case 'TaskScheduled':
-        this.#opened.set(key('task', e.eventId), e);
-        this.#openTasks.add(e.eventId);
-        break;
-      case 'TimerCreated':
-        this.#opened.set(key('timer', e.eventId), e);
-        break;
-      case 'SubOrchestrationInstanceCreated':
-        this.#opened.set(key('child', e.eventId), e);
-        break;
-      default: {
-        const answer = answeredId(e);
-        if (answer) this.#answered.add(key(answer.kind, answer.id));
-        if (answer?.kind === 'task') this.#openTasks.delete(answer.id);
-      }
-    }
-  }
-
-  #consume(seqs: number[]): void {
-    if (seqs.length === 0) return;
-    const gone = new Set(seqs);
-    const kept: InboxEntry[] = [];
-    let control = false;
-    for (const entry of this.inbox) control = this.#sortInboxEntry(entry, gone, kept) || control;
-    this.#consumed(seqs, gone, kept, control);
-  }
-
-  /** `#consume` of a worker's batch (a fan-out's is 100,000 entries), yielding between slices of the inbox. */
-  async #consumeInSlices(seqs: number[]): Promise<void> {
-    if (seqs.length === 0) return;
-    const gone = new Set(seqs);
-    const kept: InboxEntry[] = [];
-    let control = false;
-    await inSlices(this.inbox, (entry) => void (control = this.#sortInboxEntry(entry, gone, kept) || control));
-    this.#consumed(seqs, gone, kept, control);
-  }
-
-  /** Keeps `entry` or lets it go; true when a control event (suspend/resume/terminate) went. */
-  #sortInboxEntry(entry: InboxEntry, gone: ReadonlySet<number>, kept: InboxEntry[]): boolean {
-    if (!gone.has(entry.seq)) {
-      kept.push(entry);
-      return false;
-    }
-    this.#noteInboxAnswer(entry.event, false);
-    return isControl(entry.event);
-  }
-
-  #consumed(seqs: readonly number[], gone: ReadonlySet<number>, kept: InboxEntry[], control: boolean): void {
-    this.inbox = kept;
-    if (control) this.#recountInboxControl();
-    this.meta.inboxRanges = removeSeqs(this.meta.inboxRanges, gone);
-    // Entries added and consumed within this turn were never written: nothing to delete for them.
-    const added = new Set(this.#changes.addedInbox.map((a) => a.seq));
-    for (const s of seqs) if (!added.has(s)) this.#changes.removedInbox.push(s);
-    this.#changes.addedInbox = this.#changes.addedInbox.filter((a) => !gone.has(a.seq));
-    this.#changes.meta = true;
-  }
-
-  /** What changed since the last call (or load); resets the record. */
-  takeChanges(): Changes {
-    const c = this.#changes;
-    this.#changes = { meta: false, historyFrom: this.history.length, addedInbox: [], removedInbox: [] };
-    return c;
-  }
 }
 
 
-function isControl(e: HistoryEvent): boolean {
-  return e.type === 'ExecutionSuspended' || e.type === 'ExecutionResumed' || e.type === 'ExecutionTerminated';
-}
 
 function duplicateActionId(actions: readonly WorkerAction[]): number | undefined {
   const seen = new Set<number>();

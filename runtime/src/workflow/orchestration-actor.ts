@@ -31,7 +31,8 @@ import { isTerminalStatus, type IdReusePolicy, type RuntimeStatus, type Workflow
 import type { WorkDispatcher, WorkItem } from './dispatcher.js';
 import { neverFires, type HistoryEvent, type ParentInfo } from './history.js';
 import { childFailed, timerFired } from './history-events.js';
-import { Instance, inboxSeqsOf, type InboxEntry, type SideEffects, type TurnPlan, type WorkerAction } from './instance.js';
+import { Instance, type SideEffects, type TurnPlan, type WorkerAction } from './instance.js';
+import { inboxSeqsOf, type InboxEntry } from './instance-record.js';
 import { BY_UPDATE_INDEX, encodeIndexEntry, updateOrderKey } from './instance-index.js';
 import { FinishedInstance } from './finished-instance.js';
 import { decodeInstanceMeta } from './stored-meta.js';
