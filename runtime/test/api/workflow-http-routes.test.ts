@@ -5,7 +5,7 @@ import { createHttpApp } from '../../src/api/http/app.js';
 import { pino } from 'pino';
 import { WORKFLOW_API_VERSIONS, workflowHttpRoutes } from '../../src/api/http/routes/workflows.js';
 import { WorkflowManagementApi } from '../../src/workflow/management-api.js';
-import { FakeWorkflowEngine } from './fake-engine.js';
+import { FakeWorkflowEngine } from '../workflow/fake-engine.js';
 
 const LIMIT = 1024;
 
