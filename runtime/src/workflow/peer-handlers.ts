@@ -1,6 +1,6 @@
 import { RuntimeError } from '../errors/runtime-error.js';
 import type { ActorWorkflowEngine } from './actor-engine.js';
-import type { WorkItem } from './dispatcher.js';
+import type { WorkItem } from './work-items.js';
 import type { WaitCondition } from './engine.js';
 import { WORKFLOW_PEER_METHODS } from './peer-methods.js';
 

@@ -1,4 +1,4 @@
-import type { WorkerConnection } from './dispatcher.js';
+import type { WorkerConnection } from './work-items.js';
 
 /** A worker connection as the HTTP API shows it (metadata, waiting view): its id on this svcd and its client's address. */
 export interface WorkerView {

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { WorkDispatcher, type ActivityItem, type Claim, type OrchestrationItem, type WorkItem, type WorkerConnection } from '../../src/workflow/dispatcher.js';
+import { WorkDispatcher } from '../../src/workflow/dispatcher.js';
+import type { ActivityItem, Claim, OrchestrationItem, WorkItem, WorkerConnection } from '../../src/workflow/work-items.js';
 
 class FakeWorker implements WorkerConnection {
   static next = 1;

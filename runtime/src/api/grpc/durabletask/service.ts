@@ -30,7 +30,7 @@ import { unary as sharedUnary, type UnaryBody } from '../unary.js';
 import { isRuntimeError, ensureError } from '../../../errors/runtime-error.js';
 import type { Logger } from '../../../log/logger.js';
 import type { WorkerHub } from '../../../workflow/actor-engine.js';
-import type { WorkerConnection } from '../../../workflow/dispatcher.js';
+import type { WorkerConnection } from '../../../workflow/work-items.js';
 import type { WorkflowEngine, WorkflowInstance } from '../../../workflow/engine.js';
 import { checkExistingInstanceId, checkNewInstanceId } from '../../../workflow/instance-id.js';
 import { decodeWireActions, fromReusePolicy, fromTimestamp, fromWireFailure, nonEmptyText, text, encodeWorkItem, toWireEvent, toWireState } from './wire.js';

@@ -21,7 +21,7 @@ import type {
 import { decodeOrchestratorAction, encodeEventsField, encodeOrchestratorWorkItem, orchestrationStatusNumber } from '@svc/proto';
 import { YIELD_SLICE, inSlices, yieldToEventLoop } from '../../../util/event-loop.js';
 import { RuntimeError, ensureError } from '../../../errors/runtime-error.js';
-import type { WorkItem } from '../../../workflow/dispatcher.js';
+import type { WorkItem } from '../../../workflow/work-items.js';
 import type { IdReusePolicy, RuntimeStatus, WorkflowInstance } from '../../../workflow/engine.js';
 import type { FailureDetails } from '../../../workflow/history.js';
 import type { CompletionStatus, HistoryEvent, TimerDetails, TimerOrigin } from '../../../workflow/history.js';
