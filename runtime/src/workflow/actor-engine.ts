@@ -12,7 +12,6 @@ import { ownershipPartitionOf } from '../actors/placement/partitions.js';
 import { WorkDispatcher } from './dispatcher.js';
 import type { AnswerOrigin, Claim, StaleReason, WorkItem, WorkerConnection } from './work-items.js';
 import { DEFAULT_LIST_PAGE_SIZE, MAX_LIST_PAGE_SIZE, meetsCondition, statusMeets, type InstanceIdPage, type InstanceSummaryPage, type ListInstanceIdsRequest, type ListInstancesRequest, type PurgeFilter, type RuntimeStatus, type PurgeOptions, type StartWorkflowRequest, type TerminateOptions, type WaitCondition, type WorkflowEngine, type WorkflowInstance } from './engine.js';
-import type { FailureDetails } from './history.js';
 import type { HistoryEvent } from './history.js';
 import { eventRaised, executionResumed, executionSuspended, executionTerminated, taskCompleted, taskFailed } from './history-events.js';
 import type { WorkerAction } from './instance.js';
@@ -24,45 +23,11 @@ import { INTERNAL_ACTOR_TYPE_PREFIX } from '../actors/public-actors.js';
 import { DECODED_KEY_PREFIXES, RUN, OrchestrationActor, decode, decodeHistory, encodeActivityResults, encodeCompletion, type ActivityResultPayload, encode, fromSnapshot, toSnapshot, type CompletionPayload, type InstanceSnapshot } from './orchestration-actor.js';
 import type { ReplicaSet } from '../actors/placement/replica-set.js';
 import { WORKFLOW_PEER_METHODS } from './peer-methods.js';
+import { PeerWorkers } from './peer-workers.js';
 import { rerunHistory, type RerunRequest } from './rerun.js';
 import { InstanceWatchers } from './watchers.js';
 import { workflowNotFound } from '../errors/catalogue.js';
-
-/** The worker side of the engine, used by the Durable Task gRPC service. */
-export interface WorkerHub {
-  readonly workerCount: number;
-  /** The connected SDK workers of this svcd (not other replicas'). */
-  readonly localWorkers: readonly WorkerConnection[];
-  /** The worker an activity is out with on this svcd (see `WorkDispatcher.activityWorker`). */
-  activityWorker(instanceId: string, taskId: number): WorkerConnection | undefined;
-  connect(worker: WorkerConnection): void;
-  disconnect(worker: WorkerConnection): void;
-  /** The worker's stream stopped taking writes (flow control) / takes them again: blocked too long, it is unresponsive. */
-  writeBlocked(worker: WorkerConnection): void;
-  writeDrained(worker: WorkerConnection): void;
-  /**
-   * Records a worker's orchestration result; unknown or stale results (another completion token, another client)
-   * are ignored and counted. A malformed answer fails the instance and rejects with ERR_MALFORMED_REQUEST.
-   */
-  completeOrchestration(instanceId: string, actions: WorkerAction[], customStatus: string | undefined, origin?: AnswerOrigin): Promise<void>;
-  /** Records an activity result (exactly once per scheduled task); unknown or stale results are ignored and counted. */
-  completeActivity(instanceId: string, taskId: number, outcome: ActivityOutcome, origin?: AnswerOrigin): Promise<void>;
-  /** Ends every worker stream cleanly and ends pending waits (before the gRPC server stops). */
-  closeWorkers(): void;
-}
-
-export type ActivityOutcome = { result?: string } | { failureDetails: NonNullable<WorkflowInstance['failureDetails']> };
-
-/**
- * Failure types the SDKs answer with when they have not registered the workflow or activity: durabletask-js
- * (the error's class name) and durabletask-go (activities by type; workflows only by message).
- */
-const NOT_REGISTERED_TYPES = new Set(['OrchestratorNotRegisteredError', 'ActivityNotRegisteredError', 'TaskActivityNotRegistered']);
-const NOT_REGISTERED_MESSAGE = /^orchestrator named '.*' is not registered$/;
-
-function isNotRegistered(f: FailureDetails | undefined): boolean {
-  return f !== undefined && (NOT_REGISTERED_TYPES.has(f.errorType) || NOT_REGISTERED_MESSAGE.test(f.errorMessage));
-}
+import { isNotRegistered, type ActivityOutcome, type WorkerHub } from './worker-hub.js';
 
 /**
  * Idle time after which a running instance's activation (its history in memory) ends: an instance waiting on a
@@ -95,9 +60,8 @@ export class ActorWorkflowEngine implements WorkflowEngine, WorkerHub {
   readonly #replicas: ReplicaSet;
   /** Per ownership partition: aborted when the partition leaves this replica, so local waits move to the owner. */
   readonly #partitionWaits = new Map<number, AbortController>();
-  /** Connections to other replicas' workers, used while none is connected here (see dispatcher.ts). */
-  readonly #peerWorkers = new Map<string, WorkerConnection>();
-  #nextPeerWorkerId = -1;
+  /** Other replicas' workers, used while none is connected here. */
+  readonly #peerWorkers: PeerWorkers;
   /** Activity results go to their instance in batches: one turn and one commit for all that arrived meanwhile. */
   readonly #results = new ResultBatcher<ActivityResultPayload>(async (instanceId, results) => {
     await this.#runtime.invoke(this.actorType, instanceId, 'activityResults', await encodeActivityResults(results));
@@ -146,7 +110,8 @@ export class ActorWorkflowEngine implements WorkflowEngine, WorkerHub {
     });
     this.#index = new InstanceIndex(this.#runtime, this.actorType);
     this.#replicas.onPartitionsLeft((partitions) => this.#partitionsLeft(partitions));
-    void this.#followPeerWorkers();
+    this.#peerWorkers = new PeerWorkers(this.#replicas, this.#dispatcher, this.#log);
+    void this.#peerWorkers.follow(this.#closing.signal);
   }
 
   // ---- client side ----
@@ -335,7 +300,7 @@ export class ActorWorkflowEngine implements WorkflowEngine, WorkerHub {
   }
 
   closeWorkers(): void {
-    this.#peerWorkers.clear();
+    this.#peerWorkers.forgetAll();
     this.#dispatcher.closeAll();
     this.#closing.abort(new RuntimeError('ERROR', 'svcd is shutting down', { grpcStatus: grpcStatus.UNAVAILABLE, httpStatus: 503 }));
   }
@@ -418,49 +383,6 @@ export class ActorWorkflowEngine implements WorkflowEngine, WorkerHub {
       this.#partitionWaits.delete(p);
     }
     this.#dispatcher.withdrawQueued((instanceId) => partitions.has(ownershipPartitionOf(instanceId)));
-  }
-
-  /** Keeps one remote connection per other replica that advertises workers, following the placement view. */
-  async #followPeerWorkers(): Promise<void> {
-    while (!this.#closing.signal.aborted) {
-      const wanted = new Map(this.#replicas.peersWithWorkers().map((p) => [p.hostId, p]));
-      for (const [hostId, conn] of this.#peerWorkers) {
-        if (!wanted.has(hostId)) this.#dropPeerWorker(hostId, conn);
-      }
-      for (const peer of wanted.values()) {
-        if (!this.#peerWorkers.has(peer.hostId)) this.#addPeerWorker(peer.hostId, peer.address);
-      }
-      await this.#replicas.changed(5_000, this.#closing.signal);
-    }
-  }
-
-  #addPeerWorker(hostId: string, address: string): void {
-    const conn: WorkerConnection = {
-      id: this.#nextPeerWorkerId--,
-      remote: true,
-      send: (item) => {
-        this.#replicas.peers.call<{ accepted: boolean }>(address, WORKFLOW_PEER_METHODS.offer, item).then(
-          (r) => {
-            if (!r.accepted) this.#dropPeerWorker(hostId, conn);
-          },
-          (err: unknown) => {
-            this.#log.debug({ peer: address, err: ensureError(err).message }, 'handing a work item to another replica failed');
-            this.#dropPeerWorker(hostId, conn);
-          },
-        );
-        return true;
-      },
-      close: () => undefined,
-    };
-    this.#peerWorkers.set(hostId, conn);
-    this.#dispatcher.connect(conn);
-  }
-
-  /** What that replica held goes back to the queue (and to another worker); the view may bring it back later. */
-  #dropPeerWorker(hostId: string, conn: WorkerConnection): void {
-    if (this.#peerWorkers.get(hostId) !== conn) return;
-    this.#peerWorkers.delete(hostId);
-    this.#dispatcher.disconnect(conn);
   }
 
   // ---- helpers ----

@@ -29,7 +29,7 @@ import { authorized as isAuthorized, UNAUTHENTICATED } from '../call-guard.js';
 import { unary as sharedUnary, type UnaryBody } from '../unary.js';
 import { isRuntimeError, ensureError } from '../../../errors/runtime-error.js';
 import type { Logger } from '../../../log/logger.js';
-import type { WorkerHub } from '../../../workflow/actor-engine.js';
+import type { WorkerHub } from '../../../workflow/worker-hub.js';
 import type { WorkerConnection } from '../../../workflow/work-items.js';
 import type { WorkflowEngine, WorkflowInstance } from '../../../workflow/engine.js';
 import { checkExistingInstanceId, checkNewInstanceId } from '../../../workflow/instance-id.js';
