@@ -1,8 +1,9 @@
 /**
  * Instance-ID rules, the same on every transport (HTTP, the Durable Task gRPC service) and for the IDs workers
- * choose for sub-workflows.
+ * choose for sub-workflows; and what a start does with an ID already in use.
  */
 import { RuntimeError } from '../errors/runtime-error.js';
+import { isTerminalStatus, type IdReusePolicy, type RuntimeStatus } from './engine.js';
 
 /** Limit for IDs a user chooses (start). */
 export const MAX_INSTANCE_ID_LENGTH = 64;
@@ -70,4 +71,13 @@ export function checkExistingInstanceId(id: string): void {
 /** Like `checkExistingInstanceId`, for IDs a worker chose (sub-workflows, event targets): the problem, not a throw. */
 export function existingInstanceIdProblem(id: string): RuntimeError | undefined {
   return problemWith(id, EXISTING_RULE);
+}
+
+/** What a start does with the existing instance of its ID (see `IdReusePolicy`). */
+export function reuseDecision(status: RuntimeStatus, policy: IdReusePolicy | undefined): 'replace' | 'ignore' | 'refuse' {
+  if (!policy) return isTerminalStatus(status) ? 'replace' : 'refuse';
+  if (policy.unique) return 'refuse';
+  if (!policy.statuses?.includes(status)) return 'refuse';
+  if (policy.action === 'ignore') return 'ignore';
+  return policy.action === 'terminate' ? 'replace' : 'refuse';
 }

@@ -21,18 +21,16 @@
  * Work items go to the dispatcher only once the turn that created them committed (`afterCommit`): work whose
  * turn failed is never handed out, and the lease offers what a committed turn left pending.
  */
-import { createHash } from 'node:crypto';
 import type { ActorContext, ActorRuntime, Actor, ReminderInfo } from '../actors/types.js';
 import { RuntimeError } from '../errors/runtime-error.js';
 import { inSlices, YIELD_SLICE, yieldToEventLoop } from '../util/event-loop.js';
-import { decodeJsonLines, encodeJsonLines } from '../util/json-lines.js';
 import type { Logger } from '../log/logger.js';
-import { isTerminalStatus, type IdReusePolicy, type RuntimeStatus, type WorkflowInstance } from './engine.js';
+import type { RuntimeStatus } from './engine.js';
 import type { WorkDispatcher } from './dispatcher.js';
 import type { WorkItem } from './work-items.js';
 import { neverFires, type HistoryEvent, type ParentInfo } from './history.js';
 import { childFailed, timerFired } from './history-events.js';
-import { Instance, type SideEffects, type TurnPlan, type WorkerAction } from './instance.js';
+import { Instance, type SideEffects, type TurnPlan } from './instance.js';
 import { inboxSeqsOf, type InboxEntry } from './instance-record.js';
 import { BY_UPDATE_INDEX, encodeIndexEntry, updateOrderKey } from './instance-index.js';
 import { FinishedInstance } from './finished-instance.js';
@@ -41,6 +39,8 @@ import { firedTimer, timerReminder, type FiredTimer } from './timer-reminder.js'
 import type { WorkflowMetrics } from './metrics.js';
 import { optional } from './optional.js';
 import { workflowNotFound } from '../errors/catalogue.js';
+import { decode, decodeActivityResults, decodeCompletion, encode, encodeHistory, messageReminderName, toSnapshot, type ActivityResultPayload, type CompletionPayload, type InstanceMessage, type StartRequest } from './orchestration-messages.js';
+import { reuseDecision } from './instance-id.js';
 
 /** First fire of a lease: how soon work is offered again after a crash (the stored due time never moves). */
 const LEASE_MS = 5_000;
@@ -62,36 +62,6 @@ const inboxKey = (seq: number) => `inbox-${seq}`;
 /** Keys an activation holds as decoded events (`Instance`): the actor runtime need not cache their stored form. */
 export const DECODED_KEY_PREFIXES = ['history-', 'inbox-'] as const;
 
-export interface StartRequest {
-  name: string;
-  instanceId: string;
-  input?: string;
-  scheduledStartTime?: number;
-  parent?: ParentInfo;
-  reuse?: IdReusePolicy;
-}
-
-/** Messages between instances, carried in `msg-*` reminders. */
-export type InstanceMessage = { kind: 'start'; request: StartRequest } | { kind: 'event'; event: HistoryEvent; generation?: number };
-
-export interface CompletionPayload {
-  plan: Pick<TurnPlan, 'generation' | 'historyLength' | 'seqs'> & { orchestratorStarted: HistoryEvent };
-  actions: WorkerAction[];
-  customStatus?: string;
-}
-
-export interface ActivityResultPayload {
-  event: HistoryEvent;
-  generation: number;
-}
-
-/** JSON form of `WorkflowInstance` (dates as epoch ms). */
-export type InstanceSnapshot = Omit<WorkflowInstance, 'createdAt' | 'lastUpdatedAt' | 'scheduledStartTime'> & {
-  createdAt: number;
-  lastUpdatedAt: number;
-  scheduledStartTime?: number;
-};
-
 export interface OrchestrationDeps {
   readonly actorType: string;
   readonly runtime: ActorRuntime;
@@ -103,38 +73,6 @@ export interface OrchestrationDeps {
    * queued after the turn see the committed state.
    */
   readonly changed: (instanceId: string, status?: RuntimeStatus) => void;
-}
-
-export const encode = (v: unknown): Buffer => Buffer.from(JSON.stringify(v));
-export const decode = <T>(b: Buffer | undefined): T | undefined => (b === undefined || b.length === 0 ? undefined : (JSON.parse(b.toString('utf8')) as T));
-
-/** A worker's answer for the `complete` method, its actions line by line (a fan-out's answer has 100,000). */
-export function encodeCompletion(p: CompletionPayload): Promise<Buffer> {
-  const { actions, ...head } = p;
-  return encodeJsonLines(head, actions);
-}
-
-async function decodeCompletion(b: Buffer): Promise<CompletionPayload> {
-  const { head, items } = await decodeJsonLines<Omit<CompletionPayload, 'actions'>, WorkerAction>(b);
-  return { ...head, actions: items };
-}
-
-/** Activity results for the `activityResults` method, one per line. */
-export function encodeActivityResults(results: readonly ActivityResultPayload[]): Promise<Buffer> {
-  return encodeJsonLines(null, results);
-}
-
-/** What the `history` method answers: the events line by line, or nothing for an unknown instance. */
-function encodeHistory(events: readonly HistoryEvent[]): Promise<Buffer> {
-  return encodeJsonLines(null, events);
-}
-
-export async function decodeHistory(b: Buffer | undefined): Promise<HistoryEvent[] | undefined> {
-  return b === undefined || b.length === 0 ? undefined : (await decodeJsonLines<null, HistoryEvent>(b)).items;
-}
-
-function messageReminderName(identity: string): string {
-  return `msg-${createHash('sha256').update(identity).digest('hex').slice(0, 32)}`;
 }
 
 export class OrchestrationActor implements Actor {
@@ -156,7 +94,7 @@ export class OrchestrationActor implements Actor {
         case 'complete':
           return encode(await this.#complete(ctx, await decodeCompletion(data ?? Buffer.alloc(0))));
         case 'activityResults':
-          await this.#activityResults(ctx, (await decodeJsonLines<null, ActivityResultPayload>(data ?? Buffer.alloc(0))).items);
+          await this.#activityResults(ctx, await decodeActivityResults(data ?? Buffer.alloc(0)));
           return undefined;
         case 'activityResult': // sent by replicas of earlier svcd versions
           await this.#activityResults(ctx, [decode<ActivityResultPayload>(data)!]);
@@ -474,8 +412,8 @@ export class OrchestrationActor implements Actor {
   }
 
   /** `target` is a valid instance ID: the instance checked the IDs its worker chose (`Instance.applyWorkerResult`). */
-  async #send(target: string, identity: string, msg: InstanceMessage): Promise<void> {
-    await this.deps.runtime.createReminder(this.deps.actorType, target, messageReminderName(identity), { dueTimeMs: 0, data: encode(msg) });
+  #send(target: string, identity: string, msg: InstanceMessage): Promise<void> {
+    return this.deps.runtime.createReminder(this.deps.actorType, target, messageReminderName(identity), { dueTimeMs: 0, data: encode(msg) });
   }
 
   /** Writes the turn's changes; false when there were none. */
@@ -501,35 +439,6 @@ export class OrchestrationActor implements Actor {
   }
 }
 
-/** What a start does with the existing instance of its ID (see `IdReusePolicy`). */
-function reuseDecision(status: RuntimeStatus, policy: IdReusePolicy | undefined): 'replace' | 'ignore' | 'refuse' {
-  if (!policy) return isTerminalStatus(status) ? 'replace' : 'refuse';
-  if (policy.unique) return 'refuse';
-  if (!policy.statuses?.includes(status)) return 'refuse';
-  if (policy.action === 'ignore') return 'ignore';
-  return policy.action === 'terminate' ? 'replace' : 'refuse';
-}
-
 function sameParent(a: ParentInfo | undefined, b: ParentInfo | undefined): boolean {
   return a !== undefined && b !== undefined && a.instanceId === b.instanceId && a.generation === b.generation && a.taskScheduledId === b.taskScheduledId;
-}
-
-export function toSnapshot(w: WorkflowInstance): InstanceSnapshot {
-  const { createdAt, lastUpdatedAt, scheduledStartTime, ...rest } = w;
-  return {
-    ...rest,
-    createdAt: createdAt.getTime(),
-    lastUpdatedAt: lastUpdatedAt.getTime(),
-    ...(scheduledStartTime ? { scheduledStartTime: scheduledStartTime.getTime() } : {}),
-  };
-}
-
-export function fromSnapshot(s: InstanceSnapshot): WorkflowInstance {
-  const { createdAt, lastUpdatedAt, scheduledStartTime, ...rest } = s;
-  return {
-    ...rest,
-    createdAt: new Date(createdAt),
-    lastUpdatedAt: new Date(lastUpdatedAt),
-    ...(scheduledStartTime !== undefined ? { scheduledStartTime: new Date(scheduledStartTime) } : {}),
-  };
 }

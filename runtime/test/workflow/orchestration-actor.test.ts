@@ -11,7 +11,8 @@ import { WorkDispatcher } from '../../src/workflow/dispatcher.js';
 import type { WorkItem, WorkerConnection } from '../../src/workflow/work-items.js';
 import type { HistoryEvent } from '../../src/workflow/history.js';
 import { WorkflowMetrics } from '../../src/workflow/metrics.js';
-import { OrchestrationActor, encodeCompletion, type CompletionPayload, type OrchestrationDeps } from '../../src/workflow/orchestration-actor.js';
+import { OrchestrationActor, type OrchestrationDeps } from '../../src/workflow/orchestration-actor.js';
+import { encodeCompletion, type CompletionPayload } from '../../src/workflow/orchestration-messages.js';
 
 interface TurnRecord {
   /** One entry per `deactivateWhenIdle` call. */
