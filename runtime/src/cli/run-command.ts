@@ -168,9 +168,8 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
     ...['--resources-path', resources, '--data-dir', path.resolve(setting(values, 'data-dir', '.svc/data'))],
   ];
   if (appPort !== 0) svcdArgs.push('--app-port', String(appPort));
-  // The replica-to-replica port (opened on a Redis or PostgreSQL actor store) is advertised in the placement lease,
-  // so any port does; svcd's fixed 50002 made a second svc run on one host fail on "address already in use".
-  svcdArgs.push('--internal-grpc-port', String(port(values, 'internal-grpc-port', '0')));
+  // Unless given, svcd opens the replica-to-replica port (on a Redis or PostgreSQL actor store) on a free port.
+  if (setting(values, 'internal-grpc-port') !== '') svcdArgs.push('--internal-grpc-port', String(port(values, 'internal-grpc-port')));
   if (values['log-level'] !== undefined) svcdArgs.push('--log-level', String(values['log-level']));
   await ensureFree(setting(values, 'listen-address'), [
     { flag: 'http-port', port: httpPort },

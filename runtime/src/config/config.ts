@@ -57,6 +57,9 @@ export type ParsedCommandLine =
 
 type RawValues = Map<OptionFlag, string | string[]>;
 
+/** The internal port in kubernetes mode: the injector's `svc.io/internal-grpc-port` default, which its NetworkPolicy opens. */
+const KUBERNETES_INTERNAL_GRPC_PORT = 50002;
+
 const BOOL_FLAGS = new Set((OPTIONS as readonly OptionDef[]).filter((d) => d.kind === 'bool').map((d) => `--${d.flag}`));
 
 /** A boolean flag may stand alone (`--log-as-json`) or take a value (`--log-as-json false`, `--log-as-json=false`). */
@@ -137,7 +140,9 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
     mode: typed(raw, 'mode', oneOf<'standalone' | 'kubernetes'>('mode')),
     httpPort: typed(raw, 'http-port', parsePort),
     grpcPort: typed(raw, 'grpc-port', parsePort),
-    internalGrpcPort: typed(raw, 'internal-grpc-port', parsePort),
+    // Kubernetes: the port the injector's NetworkPolicy opens between pods. Standalone: any free port, advertised in
+    // the placement lease, so two svcd on one host never collide on it.
+    internalGrpcPort: typed(raw, 'internal-grpc-port', str) === '' ? (typed(raw, 'mode', str) === 'kubernetes' ? KUBERNETES_INTERNAL_GRPC_PORT : 0) : typed(raw, 'internal-grpc-port', parsePort),
     internalAddress: typed(raw, 'internal-address', str),
     placementLeaseTtlMs: typed(raw, 'placement-lease-ttl', parseDuration),
     placementHeartbeatIntervalMs: typed(raw, 'placement-heartbeat-interval', parseDuration),

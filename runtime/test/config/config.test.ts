@@ -18,7 +18,7 @@ describe('config', () => {
     const c = run([]);
     expect(c.httpPort).to.equal(3500);
     expect(c.grpcPort).to.equal(50001);
-    expect(c.internalGrpcPort).to.equal(50002);
+    expect(c.internalGrpcPort).to.equal(0);
     expect(c.metricsPort).to.equal(9090);
     expect(c.componentsSocketsFolder).to.equal('/tmp/svc-components-sockets');
     expect(c.maxRequestSizeBytes).to.equal(4 * 1024 * 1024);
@@ -31,6 +31,13 @@ describe('config', () => {
     expect(run(['--mode', 'kubernetes', '--listen-address', '0.0.0.0']).metricsListenAddress).to.equal('0.0.0.0');
     expect(run(['--listen-address', '0.0.0.0'], { SVC_METRICS_LISTEN_ADDRESS: '0.0.0.0' }).metricsListenAddress).to.equal('0.0.0.0');
     expect(run(['--mode', 'kubernetes', '--metrics-listen-address', '127.0.0.1']).metricsListenAddress).to.equal('127.0.0.1');
+  });
+
+  it('opens the replica-to-replica port on a free port standalone (two svcd on one host), on 50002 in kubernetes mode', () => {
+    expect(run([]).internalGrpcPort).to.equal(0);
+    expect(run(['--mode', 'kubernetes']).internalGrpcPort).to.equal(50002);
+    expect(run(['--internal-grpc-port', '7000']).internalGrpcPort).to.equal(7000);
+    expect(run(['--mode', 'kubernetes'], { SVC_INTERNAL_GRPC_PORT: '7001' }).internalGrpcPort).to.equal(7001);
   });
 
   it('lets flags win over env vars, and env vars over defaults', () => {

@@ -78,8 +78,6 @@ export class SvcdProcess extends TestChildProcess {
         '--data-dir', dataDir,
         '--components-sockets-folder', opts.socketsFolder ?? path.join(work, 'sockets'),
         '--log-as-json',
-        // An ephemeral replica port unless the test chooses one: a fixed default collides with any other svcd here.
-        ...(opts.args?.includes('--internal-grpc-port') ? [] : ['--internal-grpc-port', '0']),
         ...(opts.args ?? []),
       ];
       const child = spawn(process.execPath, args, { env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
