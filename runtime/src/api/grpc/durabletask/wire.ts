@@ -173,7 +173,6 @@ function fromWireCarryover(e: WireEventOut): HistoryEvent | undefined {
   return undefined;
 }
 
-/** Worker actions in the engine's model; unknown action kinds are skipped. */
 /** One action of a worker's answer in the engine's terms; undefined for an action of no kind svcd knows. */
 export function fromWireAction(a: OrchestratorAction__Output): WorkerAction | undefined {
   const id = a.id;
