@@ -23,7 +23,7 @@ run: build
 	node runtime/bin/svc.js run --app-id $${SVC_APP_ID:-myapp} --resources-path $(RESOURCES) --data-dir $(DATA_DIR)
 
 # The package users install: dist/svc-<version>-<platform>-<arch>-node<major>.tgz (svcd, svc, the UI and the compiled
-# SQLite addon; no dependency to fetch): `npm install -g dist/svc-….tgz`.
+# SQLite addon; no dependency to fetch): `npm install -g ./dist/svc-….tgz`.
 package: build
 	node scripts/package.mjs
 

@@ -28,8 +28,9 @@ describe('the installable package (npm pack tarball, installed outside the repos
     const made = await run(process.execPath, [path.join(REPOSITORY, 'scripts', 'package.mjs'), '--out', work], { cwd: REPOSITORY });
     tarball = made.stdout.trim();
     const prefix = path.join(work, 'prefix');
-    // A cache of its own: an offline install can only use what the tarball holds.
-    await run('npm', ['install', '--global', '--prefix', prefix, '--offline', '--cache', path.join(work, 'npm-cache'), '--no-audit', '--no-fund', tarball], { cwd: work });
+    // As the README says: a path starting with ./ (npm reads `dist/x.tgz` as a GitHub repository). A cache of its
+    // own: an offline install can only use what the tarball holds.
+    await run('npm', ['install', '--global', '--prefix', prefix, '--offline', '--cache', path.join(work, 'npm-cache'), '--no-audit', '--no-fund', `./${path.basename(tarball)}`], { cwd: path.dirname(tarball) });
     env = { PATH: `${path.join(prefix, 'bin')}:${path.dirname(process.execPath)}:/usr/bin:/bin`, HOME: work };
   });
   after(() => removeTempFolder(work));
