@@ -5,6 +5,7 @@
 import type { InstanceListView } from '@svc/runtime/workflow/management-api.js';
 import type { WorkflowInstanceView } from '@svc/runtime/workflow/http-view.js';
 import type { HistoryEventView, HistoryPageView } from '@svc/runtime/workflow/history-view.js';
+import type { WaitingView } from '@svc/runtime/workflow/waiting-view.js';
 
 const TOKEN_KEY = 'svc-api-token';
 const BASE = '/v1.0/workflows/svc';
@@ -44,17 +45,19 @@ async function call<T>(method: string, path: string, body?: string): Promise<T> 
   return (text === '' ? undefined : JSON.parse(text)) as T;
 }
 
-
 /** The wire shapes are svcd's own (type-only imports: nothing of the runtime is bundled). */
 export type { InstanceListView as InstanceList, InstanceSummaryView as InstanceSummary } from '@svc/runtime/workflow/management-api.js';
 export type { WorkflowInstanceView as Instance } from '@svc/runtime/workflow/http-view.js';
 export type { HistoryEventView as HistoryEvent, HistoryPageView as HistoryPage } from '@svc/runtime/workflow/history-view.js';
+export type { WaitingView as Waiting, TimerPurpose } from '@svc/runtime/workflow/waiting-view.js';
+export type { WorkerView as Worker } from '@svc/runtime/workflow/worker-view.js';
 
 const id = (instanceId: string) => `${BASE}/${encodeURIComponent(instanceId)}`;
 
 export const api = {
   list: (query: URLSearchParams) => call<InstanceListView>('GET', `${BASE}?${query.toString()}`),
   get: (instanceId: string) => call<WorkflowInstanceView>('GET', id(instanceId)),
+  waiting: (instanceId: string) => call<WaitingView>('GET', `${id(instanceId)}/waiting`),
   history: (instanceId: string, continuationToken: string | null) =>
     call<HistoryPageView>('GET', `${id(instanceId)}/history?pageSize=5000${continuationToken !== null ? `&continuationToken=${continuationToken}` : ''}`),
   event: (instanceId: string, index: number) => call<HistoryEventView>('GET', `${id(instanceId)}/history/${index}`),

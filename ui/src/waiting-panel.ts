@@ -1,0 +1,64 @@
+/**
+ * The "Waiting for" panel of an instance, from svcd's waiting view: the activities it waits for (attempt, and the
+ * worker that has each or that it is queued), its timers (what for, time left), the events it waits for (since
+ * when, until when) and its unfinished sub-workflows. Events are named only by SDKs that send timer origins.
+ */
+import type { TimerPurpose, Waiting, Worker } from './api.js';
+import { duration, el, time } from './dom.js';
+
+export function waitingPanel(w: Waiting): Node[] {
+  const items = [
+    ...w.activities.map((a) =>
+      item(
+        'activity',
+        'Activity ',
+        el('strong', {}, a.name),
+        ` (task ${a.taskId})`,
+        a.attempt !== undefined ? `, attempt ${a.attempt}` : '',
+        a.worker ? [', running on ', workerText(a.worker)] : ', queued: no worker has taken it yet',
+        ` — for ${duration(a.waitingMs)}`,
+      ),
+    ),
+    ...w.events.map((e) =>
+      item('event', 'Event ', el('strong', { class: 'event-name' }, e.name), ' since ', time(e.since), ` (${duration(e.waitingMs)})`, e.timeoutAt !== undefined ? [', times out at ', time(e.timeoutAt)] : ', no timeout'),
+    ),
+    ...w.timers.map((t) => item('timer', purposeText(t.purpose), ` fires in ${duration(t.dueInMs)}, at `, time(t.fireAt))),
+    ...w.children.map((c) =>
+      item('child', 'Sub-workflow ', el('strong', {}, c.name), ' ', el('a', { href: `#/instances/${encodeURIComponent(c.instanceId)}` }, c.instanceId), ` — for ${duration(c.waitingMs)}`),
+    ),
+  ];
+  if (w.unnamedEvent) {
+    items.push(item('unnamed', 'An external event: the workflow runs and has nothing else pending. Its SDK does not say which event (the Dapr JS SDK never does): see the workflow\'s code.'));
+  }
+  const heading = el('h2', {}, 'Waiting for');
+  if (w.runtimeStatus === 'SUSPENDED') return [heading, el('p', { class: 'muted' }, 'Suspended: nothing runs until it is resumed. Then it waits for:'), list(items)];
+  if (w.runtimeStatus === 'PENDING') return [heading, el('p', { class: 'muted' }, 'Not started yet: its first step waits for a worker (or for its scheduled start).')];
+  return [heading, items.length > 0 ? list(items) : el('p', { class: 'muted' }, 'Nothing: its next step is being run.')];
+}
+
+type Part = Node | string | Part[];
+
+function item(kind: string, ...parts: Part[]): HTMLElement {
+  return el('li', { 'data-kind': kind }, ...(parts.flat(2) as (Node | string)[]));
+}
+
+function list(items: HTMLElement[]): HTMLElement {
+  return el('ul', { class: 'waiting-list' }, ...items);
+}
+
+function workerText(w: Worker): string {
+  return `worker #${w.id}${w.peer !== undefined ? ` (${w.peer})` : ''}${w.otherReplica ? ' of another replica' : ''}`;
+}
+
+function purposeText(p: TimerPurpose): string {
+  switch (p.kind) {
+    case 'timer':
+      return p.name !== undefined ? `Timer ${p.name}` : 'Timer';
+    case 'eventTimeout':
+      return `Timeout of event ${p.event}`;
+    case 'activityRetry':
+      return `Retry of activity ${p.activity ?? p.taskExecutionId}`;
+    case 'childWorkflowRetry':
+      return `Retry of sub-workflow ${p.instanceId}`;
+  }
+}
