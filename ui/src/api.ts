@@ -58,6 +58,13 @@ export const api = {
   list: (query: URLSearchParams) => call<InstanceListView>('GET', `${BASE}?${query.toString()}`),
   get: (instanceId: string) => call<WorkflowInstanceView>('GET', id(instanceId)),
   waiting: (instanceId: string) => call<WaitingView>('GET', `${id(instanceId)}/waiting`),
+  /** An empty instance ID lets svcd generate one; an empty input starts without input. */
+  start: (workflowName: string, instanceId: string, input: string) =>
+    call<{ instanceID: string }>(
+      'POST',
+      `${BASE}/${encodeURIComponent(workflowName)}/start${instanceId !== '' ? `?instanceID=${encodeURIComponent(instanceId)}` : ''}`,
+      input === '' ? undefined : input,
+    ),
   history: (instanceId: string, continuationToken: string | null) =>
     call<HistoryPageView>('GET', `${id(instanceId)}/history?pageSize=5000${continuationToken !== null ? `&continuationToken=${continuationToken}` : ''}`),
   event: (instanceId: string, index: number) => call<HistoryEventView>('GET', `${id(instanceId)}/history/${index}`),
