@@ -6,6 +6,8 @@ import type { InstanceListView } from '@svc/runtime/workflow/management-api.js';
 import type { WorkflowInstanceView } from '@svc/runtime/workflow/http-view.js';
 import type { HistoryEventView, HistoryPageView } from '@svc/runtime/workflow/history-view.js';
 import type { WaitingView } from '@svc/runtime/workflow/waiting-view.js';
+import type { ComponentMetadata } from '@svc/runtime/components/metadata.js';
+import type { WorkerView } from '@svc/runtime/workflow/worker-view.js';
 
 const TOKEN_KEY = 'svc-api-token';
 const BASE = '/v1.0/workflows/svc';
@@ -52,6 +54,16 @@ export type { HistoryEventView as HistoryEvent, HistoryPageView as HistoryPage }
 export type { WaitingView as Waiting, TimerPurpose } from '@svc/runtime/workflow/waiting-view.js';
 export type { WorkerView as Worker } from '@svc/runtime/workflow/worker-view.js';
 
+/** The parts of `/v1.0/metadata` the UI shows (each part of svcd contributes its own; see RuntimeMetadata). */
+export interface RuntimeMetadata {
+  id: string;
+  runtimeVersion: string;
+  components: ComponentMetadata[];
+  actors?: { type: string; count: number }[];
+  subscriptions?: { pubsubname: string; topic: string; type: string; deadLetterTopic?: string; rules: { match: string; path: string }[] }[];
+  workflows?: { connectedWorkers: number; workers?: WorkerView[] };
+}
+
 const id = (instanceId: string) => `${BASE}/${encodeURIComponent(instanceId)}`;
 
 export const api = {
@@ -65,6 +77,7 @@ export const api = {
       `${BASE}/${encodeURIComponent(workflowName)}/start${instanceId !== '' ? `?instanceID=${encodeURIComponent(instanceId)}` : ''}`,
       input === '' ? undefined : input,
     ),
+  metadata: () => call<RuntimeMetadata>('GET', '/v1.0/metadata'),
   history: (instanceId: string, continuationToken: string | null) =>
     call<HistoryPageView>('GET', `${id(instanceId)}/history?pageSize=5000${continuationToken !== null ? `&continuationToken=${continuationToken}` : ''}`),
   event: (instanceId: string, index: number) => call<HistoryEventView>('GET', `${id(instanceId)}/history/${index}`),
