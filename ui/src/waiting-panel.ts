@@ -1,13 +1,17 @@
 /**
- * The "Waiting for" panel of an instance, from svcd's waiting view: the activities it waits for (attempt, and the
- * worker that has each or that it is queued), its timers (what for, time left), the events it waits for (since
- * when, until when) and its unfinished sub-workflows. Events are named only by SDKs that send timer origins.
+ * The "Waiting for" panel of an instance, from svcd's waiting view: its next step when a worker has it or it waits
+ * for one, the activities it waits for (attempt, and the worker that has each or that it is queued), its timers
+ * (what for, time left), the events it waits for (since when, until when) and its unfinished sub-workflows.
+ * Events are named only by SDKs that send timer origins.
  */
 import type { TimerPurpose, Waiting, Worker } from './api.js';
 import { duration, el, time } from './dom.js';
 
 export function waitingPanel(w: Waiting): Node[] {
   const items = [
+    ...(w.turn
+      ? [item('turn', 'Its next step (new events for the workflow code), ', w.turn.worker ? ['being run on ', workerText(w.turn.worker)] : 'queued until a worker that registered the workflow takes it')]
+      : []),
     ...w.activities.map((a) =>
       item(
         'activity',
@@ -32,7 +36,7 @@ export function waitingPanel(w: Waiting): Node[] {
   }
   const heading = el('h2', {}, 'Waiting for');
   if (w.runtimeStatus === 'SUSPENDED') return [heading, el('p', { class: 'muted' }, 'Suspended: nothing runs until it is resumed. Then it waits for:'), list(items)];
-  if (w.runtimeStatus === 'PENDING') return [heading, el('p', { class: 'muted' }, 'Not started yet: its first step waits for a worker (or for its scheduled start).')];
+  if (w.runtimeStatus === 'PENDING') return [heading, items.length > 0 ? list(items) : el('p', { class: 'muted' }, 'Not started yet: it waits for its scheduled start time, or for a worker of another replica of the app.')];
   return [heading, items.length > 0 ? list(items) : el('p', { class: 'muted' }, 'Nothing: its next step is being run.')];
 }
 

@@ -48,6 +48,8 @@ export interface WorkerHub {
   readonly localWorkers: readonly WorkerConnection[];
   /** The worker an activity is out with on this svcd (see `WorkDispatcher.activityWorker`). */
   activityWorker(instanceId: string, taskId: number): WorkerConnection | undefined;
+  /** The instance's next turn, when this svcd holds its batch: queued (no worker) or out with a worker. */
+  pendingTurn(instanceId: string): { worker?: WorkerConnection } | undefined;
   connect(worker: WorkerConnection): void;
   disconnect(worker: WorkerConnection): void;
   /** The worker's stream stopped taking writes (flow control) / takes them again: blocked too long, it is unresponsive. */
@@ -343,6 +345,12 @@ export class ActorWorkflowEngine implements WorkflowEngine, WorkerHub {
 
   activityWorker(instanceId: string, taskId: number): WorkerConnection | undefined {
     return this.#dispatcher.activityWorker(instanceId, taskId);
+  }
+
+  pendingTurn(instanceId: string): { worker?: WorkerConnection } | undefined {
+    if (!this.#dispatcher.hasOrchestration(instanceId)) return undefined;
+    const worker = this.#dispatcher.orchestrationWorker(instanceId);
+    return worker ? { worker } : {};
   }
 
   connect(worker: WorkerConnection): void {

@@ -1,7 +1,8 @@
 /**
  * What a running instance waits for (`GET /v1.0/workflows/svc/<id>/waiting`), read from its history: activities
- * without a result, timers not fired, events it waits for, sub-workflows not finished. Transport-free and pure:
- * the caller gives the history, the status, the time, and where this svcd's dispatcher has each activity.
+ * without a result, timers not fired, events it waits for, sub-workflows not finished, and its next turn when one
+ * waits for a worker. Transport-free and pure: the caller gives the history, the status, the time, and where this
+ * svcd's dispatcher has each activity and the next turn.
  *
  * Only newer SDKs (Dapr's Go, Python, Java, .NET) name the events they wait for, through the origin of the timer
  * each wait creates; the Dapr JS SDK creates none for a wait without timeout. A running instance with nothing
@@ -55,11 +56,16 @@ export interface PendingChildView {
 export interface WaitingView {
   instanceID: string;
   runtimeStatus: RuntimeStatus;
+  /**
+   * Its next turn (new events for the workflow code), when this svcd holds it: queued until a worker that
+   * registered the workflow takes it (a PENDING instance's first step, too), or being run by `worker`.
+   */
+  turn?: { state: 'queued' | 'with-worker'; worker?: WorkerView };
   activities: PendingActivityView[];
   timers: PendingTimerView[];
   events: AwaitedEventView[];
   children: PendingChildView[];
-  /** Running with nothing of the above: it waits for an event its SDK did not name (the Dapr JS SDK names none). */
+  /** Running with nothing of the above, no turn either: it waits for an event its SDK did not name (the Dapr JS SDK names none). */
   unnamedEvent: boolean;
 }
 
@@ -68,6 +74,8 @@ export interface WaitingInputs {
   readonly now: number;
   /** The worker this svcd's dispatcher handed the activity to; undefined while queued (or unknown here). */
   readonly activityWorker: (taskId: number) => WorkerView | undefined;
+  /** The instance's next turn when this svcd holds its batch (see `WaitingView.turn`). */
+  readonly turn: { worker?: WorkerView } | undefined;
 }
 
 type Opened = EventOf<'TaskScheduled'> | EventOf<'TimerCreated'> | EventOf<'SubOrchestrationInstanceCreated'>;
@@ -78,6 +86,7 @@ export function waitingView(instanceId: string, history: readonly HistoryEvent[]
   const view: WaitingView = { instanceID: instanceId, runtimeStatus: inputs.status, activities: [], timers: [], events: [], children: [], unnamedEvent: false };
   // A finished instance waits for nothing: what it left open was abandoned.
   if (isTerminalStatus(inputs.status)) return view;
+  if (inputs.turn) view.turn = inputs.turn.worker ? { state: 'with-worker', worker: inputs.turn.worker } : { state: 'queued' };
   const { open, answeredWaits, attempts, activityNames } = readHistory(history);
   const since = (ms: number) => Math.max(0, inputs.now - ms);
   for (const e of open.values()) {
@@ -106,7 +115,7 @@ export function waitingView(instanceId: string, history: readonly HistoryEvent[]
     }
   }
   const waitsForSomething = view.activities.length + view.timers.length + view.events.length + view.children.length > 0;
-  view.unnamedEvent = inputs.status === 'RUNNING' && !waitsForSomething;
+  view.unnamedEvent = inputs.status === 'RUNNING' && !waitsForSomething && !view.turn;
   return view;
 }
 

@@ -16,7 +16,7 @@ const started: [number, number, EventBody][] = [
 ];
 
 function inputs(over: Partial<WaitingInputs> = {}): WaitingInputs {
-  return { status: 'RUNNING', now: T0 + 100_000, activityWorker: () => undefined, ...over };
+  return { status: 'RUNNING', now: T0 + 100_000, activityWorker: () => undefined, turn: undefined, ...over };
 }
 
 describe('workflow waiting view (what an instance waits for, from its history)', () => {
@@ -105,6 +105,14 @@ describe('workflow waiting view (what an instance waits for, from its history)',
     expect(waitingView('i', h, inputs()).unnamedEvent).to.equal(true);
     expect(waitingView('i', h, inputs({ status: 'SUSPENDED' })).unnamedEvent, 'suspended: waits for resume').to.equal(false);
     expect(waitingView('i', [], inputs({ status: 'PENDING' })).unnamedEvent, 'not started').to.equal(false);
+  });
+
+  it('names the next turn this svcd holds, queued or with its worker: then the instance waits for that, not for an event', () => {
+    const worker: WorkerView = { id: 2, peer: 'ipv4:127.0.0.1:5001' };
+    const h = history(...started);
+    expect(waitingView('i', h, inputs({ turn: { worker } }))).to.deep.include({ turn: { state: 'with-worker', worker }, unnamedEvent: false });
+    expect(waitingView('i', [], inputs({ status: 'PENDING', turn: {} }))).to.deep.include({ turn: { state: 'queued' }, unnamedEvent: false });
+    expect(waitingView('i', h, inputs())).to.not.have.property('turn');
   });
 
   it('shows nothing for a finished instance: what it left open was abandoned', () => {
