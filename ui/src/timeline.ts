@@ -120,7 +120,7 @@ export function renderTimeline(steps: readonly Step[], from: number, to: number,
   return el(
     'table',
     { class: 'timeline', id: 'timeline' },
-    el('thead', {}, el('tr', {}, ...['Kind', 'Step', 'Took'].map((h) => el('th', {}, h)), el('th', { class: 'track' }, axis(scale)), el('th', {}))),
+    el('thead', {}, el('tr', {}, ...['Kind', 'Step', 'Took'].map((h) => el('th', {}, h)), el('th', { class: 'track' }, rows.length > 0 ? axis(scale) : ''), el('th', {}))),
     el('tbody', {}, ...(rows.length > 0 ? rows : [el('tr', {}, el('td', { colspan: '5', class: 'muted' }, 'No activities, timers, events or sub-workflows yet.'))])),
   );
 }
