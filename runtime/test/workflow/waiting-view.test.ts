@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { EventBody, HistoryEvent } from '../../src/workflow/history.js';
-import { waitingView, type WaitingInputs } from '../../src/workflow/waiting-view.js';
+import { LISTED_PER_KIND, waitingView, type WaitingInputs } from '../../src/workflow/waiting-view.js';
 import type { WorkerView } from '../../src/workflow/worker-view.js';
 
 const T0 = Date.UTC(2026, 0, 1);
@@ -124,7 +124,17 @@ describe('workflow waiting view (what an instance waits for, from its history)',
       timers: [],
       events: [],
       children: [],
+      totals: { activities: 0, timers: 0, events: 0, children: 0 },
       unnamedEvent: false,
     });
+  });
+
+  it('lists the oldest 100 of a fan-out and counts them all, asking for the workers of the listed ones only', () => {
+    const asked: number[] = [];
+    const fanOut = Array.from({ length: 150 }, (_, i): [number, number, EventBody] => [i, 1, { type: 'TaskScheduled', name: 'part' }]);
+    const view = waitingView('i', history(...started, ...fanOut), inputs({ activityWorker: (taskId) => void asked.push(taskId) }));
+    expect(view.activities.map((a) => a.taskId)).to.deep.equal([...Array(LISTED_PER_KIND).keys()]);
+    expect(view.totals).to.deep.equal({ activities: 150, timers: 0, events: 0, children: 0 });
+    expect(asked).to.have.length(LISTED_PER_KIND);
   });
 });
