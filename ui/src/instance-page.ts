@@ -35,6 +35,7 @@ export function renderInstancePage(root: HTMLElement, instanceId: string): () =>
   /** Kept across redraws of the page: it is refreshed on its own, every REFRESH_MS. */
   const waitingSection = el('section', { class: 'waiting', id: 'waiting' });
   let waiting: Waiting | undefined;
+  let waitingReadAt = 0;
 
   async function refresh(): Promise<void> {
     if (timer) clearTimeout(timer);
@@ -42,11 +43,18 @@ export function renderInstancePage(root: HTMLElement, instanceId: string): () =>
       const instance = await api.get(instanceId);
       if (stopped) return;
       const running = !TERMINAL.has(instance.runtimeStatus);
-      waiting = running ? await api.waiting(instanceId) : undefined;
+      const changed = instance.lastUpdatedAt !== shownUpdate;
+      // What it waits for is read from its history: again when the instance changed, or while a worker may take
+      // an activity or its next step (that changes nothing in the instance); in between, its times move on.
+      if (!running) waiting = undefined;
+      else if (changed || !waiting || waiting.activities.length > 0 || waiting.turn) {
+        waiting = await api.waiting(instanceId);
+        waitingReadAt = Date.now();
+      }
       if (stopped) return;
-      waitingSection.replaceChildren(...(waiting ? waitingPanel(waiting) : []));
+      waitingSection.replaceChildren(...(waiting ? waitingPanel(waiting, Date.now() - waitingReadAt) : []));
       waitingSection.hidden = waiting === undefined;
-      if (instance.lastUpdatedAt !== shownUpdate) {
+      if (changed) {
         const history = await loadHistory(instanceId);
         if (stopped) return;
         shownUpdate = instance.lastUpdatedAt;

@@ -2,12 +2,14 @@
  * The "Waiting for" panel of an instance, from svcd's waiting view: its next step when a worker has it or it waits
  * for one, the activities it waits for (attempt, and the worker that has each or that it is queued), its timers
  * (what for, time left), the events it waits for (since when, until when) and its unfinished sub-workflows.
- * Events are named only by SDKs that send timer origins.
+ * Events are named only by SDKs that send timer origins. `elapsed`: time since svcd answered, added to its
+ * durations (so they move on between two reads, and the browser's clock need not agree with svcd's).
  */
 import type { TimerPurpose, Waiting, Worker } from './api.js';
 import { duration, el, time } from './dom.js';
 
-export function waitingPanel(w: Waiting): Node[] {
+export function waitingPanel(w: Waiting, elapsed: number): Node[] {
+  const since = (ms: number) => duration(ms + elapsed);
   const items = [
     ...(w.turn
       ? [item('turn', 'Its next step (new events for the workflow code), ', w.turn.worker ? ['being run on ', workerText(w.turn.worker)] : 'queued until a worker that registered the workflow takes it')]
@@ -20,17 +22,21 @@ export function waitingPanel(w: Waiting): Node[] {
         ` (task ${a.taskId})`,
         a.attempt !== undefined ? `, attempt ${a.attempt}` : '',
         a.worker ? [', running on ', workerText(a.worker)] : ', queued: no worker has taken it yet',
-        ` — for ${duration(a.waitingMs)}`,
+        ` — for ${since(a.waitingMs)}`,
       ),
     ),
+    more(w.totals.activities - w.activities.length, 'activities'),
     ...w.events.map((e) =>
-      item('event', 'Event ', el('strong', { class: 'event-name' }, e.name), ' since ', time(e.since), ` (${duration(e.waitingMs)})`, e.timeoutAt !== undefined ? [', times out at ', time(e.timeoutAt)] : ', no timeout'),
+      item('event', 'Event ', el('strong', { class: 'event-name' }, e.name), ' since ', time(e.since), ` (${since(e.waitingMs)})`, e.timeoutAt !== undefined ? [', times out at ', time(e.timeoutAt)] : ', no timeout'),
     ),
-    ...w.timers.map((t) => item('timer', purposeText(t.purpose), ` fires in ${duration(t.dueInMs)}, at `, time(t.fireAt))),
+    more(w.totals.events - w.events.length, 'events'),
+    ...w.timers.map((t) => item('timer', purposeText(t.purpose), ` fires in ${duration(Math.max(0, t.dueInMs - elapsed))}, at `, time(t.fireAt))),
+    more(w.totals.timers - w.timers.length, 'timers'),
     ...w.children.map((c) =>
-      item('child', 'Sub-workflow ', el('strong', {}, c.name), ' ', el('a', { href: `#/instances/${encodeURIComponent(c.instanceId)}` }, c.instanceId), ` — for ${duration(c.waitingMs)}`),
+      item('child', 'Sub-workflow ', el('strong', {}, c.name), ' ', el('a', { href: `#/instances/${encodeURIComponent(c.instanceId)}` }, c.instanceId), ` — for ${since(c.waitingMs)}`),
     ),
-  ];
+    more(w.totals.children - w.children.length, 'sub-workflows'),
+  ].filter((i): i is HTMLElement => i !== null);
   if (w.unnamedEvent) {
     items.push(item('unnamed', 'An external event: the workflow runs and has nothing else pending. Its SDK does not say which event (the Dapr JS SDK never does): see the workflow\'s code.'));
   }
@@ -44,6 +50,11 @@ type Part = Node | string | Part[];
 
 function item(kind: string, ...parts: Part[]): HTMLElement {
   return el('li', { 'data-kind': kind }, ...(parts.flat(2) as (Node | string)[]));
+}
+
+/** svcd lists the oldest 100 of each kind: the rest is counted. */
+function more(n: number, what: string): HTMLElement | null {
+  return n > 0 ? item('more', `… and ${n} more ${what}`) : null;
 }
 
 function list(items: HTMLElement[]): HTMLElement {
