@@ -72,7 +72,8 @@ function purposeText(p: TimerPurpose): string {
     case 'eventTimeout':
       return `Timeout of event ${p.event}`;
     case 'activityRetry':
-      return `Retry of activity ${p.activity ?? p.taskExecutionId}`;
+      // An SDK that read no taskExecutionId from the failure names the call with '' (svcd does not stamp failures yet).
+      return p.activity !== undefined ? `Retry of activity ${p.activity}` : p.taskExecutionId !== '' ? `Retry of activity call ${p.taskExecutionId}` : 'Retry of an activity';
     case 'childWorkflowRetry':
       return `Retry of sub-workflow ${p.instanceId}`;
   }
