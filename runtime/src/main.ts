@@ -164,7 +164,7 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
   const publishApi = new PublishApi(pubsubs, config.appId, pubsubMetrics);
   const bindingApi = new OutputBindingApi(components);
   const publicActors = () => new PublicActors(actors.requireRuntime());
-  const workflowApi = new WorkflowManagementApi(workflows.engine, (instanceId, taskId) => workflows.activityWorker(instanceId, taskId));
+  const workflowApi = new WorkflowManagementApi(workflows.engine, workflows);
   const outboundHealth = new OutboundHealth(components, { pingTimeoutMs: OUTBOUND_PING_TIMEOUT_MS, cacheMs: OUTBOUND_HEALTH_CACHE_MS });
 
   const httpApp = createHttpApp({

@@ -5,6 +5,9 @@
 import type { InstanceListView } from '@svc/runtime/workflow/management-api.js';
 import type { WorkflowInstanceView } from '@svc/runtime/workflow/http-view.js';
 import type { HistoryEventView, HistoryPageView } from '@svc/runtime/workflow/history-view.js';
+import type { WaitingView } from '@svc/runtime/workflow/waiting-view.js';
+import type { ComponentMetadata } from '@svc/runtime/components/metadata.js';
+import type { WorkerView } from '@svc/runtime/workflow/worker-view.js';
 
 const TOKEN_KEY = 'svc-api-token';
 const BASE = '/v1.0/workflows/svc';
@@ -44,17 +47,37 @@ async function call<T>(method: string, path: string, body?: string): Promise<T> 
   return (text === '' ? undefined : JSON.parse(text)) as T;
 }
 
-
 /** The wire shapes are svcd's own (type-only imports: nothing of the runtime is bundled). */
 export type { InstanceListView as InstanceList, InstanceSummaryView as InstanceSummary } from '@svc/runtime/workflow/management-api.js';
 export type { WorkflowInstanceView as Instance } from '@svc/runtime/workflow/http-view.js';
 export type { HistoryEventView as HistoryEvent, HistoryPageView as HistoryPage } from '@svc/runtime/workflow/history-view.js';
+export type { WaitingView as Waiting, TimerPurpose } from '@svc/runtime/workflow/waiting-view.js';
+export type { WorkerView as Worker } from '@svc/runtime/workflow/worker-view.js';
+
+/** The parts of `/v1.0/metadata` the UI shows (each part of svcd contributes its own; see RuntimeMetadata). */
+export interface RuntimeMetadata {
+  id: string;
+  runtimeVersion: string;
+  components: ComponentMetadata[];
+  actors?: { type: string; count: number }[];
+  subscriptions?: { pubsubname: string; topic: string; type: string; deadLetterTopic?: string; rules: { match: string; path: string }[] }[];
+  workflows?: { connectedWorkers: number; workers?: WorkerView[] };
+}
 
 const id = (instanceId: string) => `${BASE}/${encodeURIComponent(instanceId)}`;
 
 export const api = {
   list: (query: URLSearchParams) => call<InstanceListView>('GET', `${BASE}?${query.toString()}`),
   get: (instanceId: string) => call<WorkflowInstanceView>('GET', id(instanceId)),
+  waiting: (instanceId: string) => call<WaitingView>('GET', `${id(instanceId)}/waiting`),
+  /** An empty instance ID lets svcd generate one; an empty input starts without input. */
+  start: (workflowName: string, instanceId: string, input: string) =>
+    call<{ instanceID: string }>(
+      'POST',
+      `${BASE}/${encodeURIComponent(workflowName)}/start${instanceId !== '' ? `?instanceID=${encodeURIComponent(instanceId)}` : ''}`,
+      input === '' ? undefined : input,
+    ),
+  metadata: () => call<RuntimeMetadata>('GET', '/v1.0/metadata'),
   history: (instanceId: string, continuationToken: string | null) =>
     call<HistoryPageView>('GET', `${id(instanceId)}/history?pageSize=5000${continuationToken !== null ? `&continuationToken=${continuationToken}` : ''}`),
   event: (instanceId: string, index: number) => call<HistoryEventView>('GET', `${id(instanceId)}/history/${index}`),

@@ -43,14 +43,23 @@ export function duration(ms: number): string {
   return `${(ms / 3_600_000).toFixed(1)} h`;
 }
 
+export interface DialogField {
+  name: string;
+  label: string;
+  multiline?: boolean;
+  value?: string;
+  /** Values offered as the field is typed in (a datalist). */
+  suggestions?: readonly string[];
+}
+
 /**
  * Asks before an action: a modal with the action's description, optional fields and Confirm/Cancel. Resolves
  * with the fields' values, or undefined when cancelled.
  */
-export function confirmAction(title: string, text: string, fields: { name: string; label: string; multiline?: boolean; value?: string }[] = []): Promise<Record<string, string> | undefined> {
+export function confirmAction(title: string, text: string, fields: DialogField[] = []): Promise<Record<string, string> | undefined> {
   return new Promise((resolve) => {
     const inputs = fields.map((f) => {
-      const input = f.multiline ? el('textarea', { name: f.name, rows: '4' }) : el('input', { name: f.name, type: 'text' });
+      const input = f.multiline ? el('textarea', { name: f.name, rows: '4' }) : el('input', { name: f.name, type: 'text', autocomplete: 'off' });
       input.value = f.value ?? '';
       return { f, input };
     });
@@ -63,13 +72,20 @@ export function confirmAction(title: string, text: string, fields: { name: strin
     dialog.append(
       el('h2', {}, title),
       el('p', {}, text),
-      ...inputs.map(({ f, input }) => el('label', {}, f.label, input)),
+      ...inputs.map(({ f, input }) => el('label', {}, f.label, input, suggestionsFor(f, input))),
       el('div', { class: 'actions' }, button('Cancel', () => done(false)), button('Confirm', () => done(true), { class: 'primary', 'data-action': 'confirm' })),
     );
     dialog.addEventListener('cancel', () => done(false));
     document.body.append(dialog);
     dialog.showModal();
   });
+}
+
+function suggestionsFor(f: DialogField, input: HTMLInputElement | HTMLTextAreaElement): HTMLDataListElement | null {
+  if (!f.suggestions?.length || input instanceof HTMLTextAreaElement) return null;
+  const id = `${f.name}-suggestions`;
+  input.setAttribute('list', id);
+  return el('datalist', { id }, ...f.suggestions.map((value) => el('option', { value })));
 }
 
 /** Shows an error (or success) line at the top of the page for a while. */

@@ -1,13 +1,15 @@
 /**
- * One instance: status, input, output, custom status, failure, the timeline and every history event, and the
- * actions (raise event, pause, resume, terminate, purge, rerun from an activity or sub-workflow), each confirmed
- * first. While the instance runs the page follows it: the instance is re-read every REFRESH_MS and its history
- * only when it changed.
+ * One instance: status, what it waits for, input, output, custom status, failure, the timeline and every history
+ * event, and the actions (raise event, pause, resume, terminate, purge, rerun from an activity or sub-workflow),
+ * each confirmed first. While the instance runs the page follows it: the instance and what it waits for are re-read
+ * every REFRESH_MS (a worker may take an activity without any change to the instance), its history only when the
+ * instance changed.
  */
-import { api, type HistoryEvent, type Instance } from './api.js';
+import { api, type HistoryEvent, type Instance, type Waiting } from './api.js';
 import { button, confirmAction, el, notify, payload, statusBadge, time } from './dom.js';
 import { showError } from './errors.js';
 import { renderTimeline, stepsOf, type Step } from './timeline.js';
+import { waitingPanel } from './waiting-panel.js';
 
 const REFRESH_MS = 2000;
 /** A history longer than this is shown in part (the API pages it; the UI would hold it all in the page). */
@@ -30,19 +32,35 @@ export function renderInstancePage(root: HTMLElement, instanceId: string): () =>
   let stopped = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let shownUpdate = '';
+  /** Kept across redraws of the page: it is refreshed on its own, every REFRESH_MS. */
+  const waitingSection = el('section', { class: 'waiting', id: 'waiting' });
+  let waiting: Waiting | undefined;
+  let waitingReadAt = 0;
 
   async function refresh(): Promise<void> {
     if (timer) clearTimeout(timer);
     try {
       const instance = await api.get(instanceId);
       if (stopped) return;
-      if (instance.lastUpdatedAt !== shownUpdate) {
+      const running = !TERMINAL.has(instance.runtimeStatus);
+      const changed = instance.lastUpdatedAt !== shownUpdate;
+      // What it waits for is read from its history: again when the instance changed, or while a worker may take
+      // an activity or its next step (that changes nothing in the instance); in between, its times move on.
+      if (!running) waiting = undefined;
+      else if (changed || !waiting || waiting.activities.length > 0 || waiting.turn) {
+        waiting = await api.waiting(instanceId);
+        waitingReadAt = Date.now();
+      }
+      if (stopped) return;
+      waitingSection.replaceChildren(...(waiting ? waitingPanel(waiting, Date.now() - waitingReadAt) : []));
+      waitingSection.hidden = waiting === undefined;
+      if (changed) {
         const history = await loadHistory(instanceId);
         if (stopped) return;
         shownUpdate = instance.lastUpdatedAt;
         draw(instance, history.events, history.partial);
       }
-      if (!TERMINAL.has(instance.runtimeStatus)) timer = setTimeout(() => void refresh(), REFRESH_MS);
+      if (running) timer = setTimeout(() => void refresh(), REFRESH_MS);
     } catch (err) {
       if (!stopped) showError(err, () => void refresh());
     }
@@ -64,8 +82,10 @@ export function renderInstancePage(root: HTMLElement, instanceId: string): () =>
     const s = instance.runtimeStatus;
     const terminal = TERMINAL.has(s);
     const raise = button('Raise event', () => {
+      // Only SDKs that send timer origins say which events they wait for (see the Waiting for panel).
+      const awaited = [...new Set(waiting?.events.map((e) => e.name) ?? [])];
       void confirmAction('Raise an event', `Deliver an external event to ${instanceId}.`, [
-        { name: 'name', label: 'Event name' },
+        { name: 'name', label: awaited.length > 0 ? `Event name (it waits for ${awaited.join(', ')})` : 'Event name', suggestions: awaited, ...(awaited.length === 1 ? { value: awaited[0] } : {}) },
         { name: 'data', label: 'Data (JSON, optional)', multiline: true },
       ]).then((v) => v && act(`Event ${v.name}`, () => api.raiseEvent(instanceId, v.name!, v.data!)));
     }, { 'data-action': 'raise' });
@@ -137,6 +157,7 @@ export function renderInstancePage(root: HTMLElement, instanceId: string): () =>
         el('dd', { id: 'custom-status' }, payload(props[`${P}custom_status`])),
       ),
       actions(instance),
+      waitingSection,
       failure
         ? el(
             'section',

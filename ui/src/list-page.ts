@@ -1,11 +1,13 @@
 /**
- * The instance list: filters (kept in the address, so a filtered view can be shared), pages read with svcd's
- * continuation tokens (the list is newest update first; svcd pages through its index, so 100,000 instances
- * cost no more than 100), and a live refresh of the page on screen.
+ * The instance list: filters (kept in the address, so a filtered view can be shared; a status chip applies at
+ * once, the text fields with Apply), pages read with svcd's continuation tokens (the list is newest update first;
+ * svcd pages through its index, so 100,000 instances cost no more than 100), a live refresh of the page on
+ * screen, and the start of a new instance.
  */
 import { api, type InstanceSummary } from './api.js';
 import { button, el, statusBadge, time } from './dom.js';
 import { showError } from './errors.js';
+import { startWorkflow } from './start-dialog.js';
 
 const STATUSES = ['RUNNING', 'PENDING', 'SUSPENDED', 'COMPLETED', 'FAILED', 'TERMINATED', 'CONTINUED_AS_NEW', 'CANCELED'];
 const FILTERS = ['status', 'name', 'instanceIDPrefix', 'createdFrom', 'createdTo', 'pageSize'] as const;
@@ -26,11 +28,13 @@ export function renderListPage(root: HTMLElement, params: URLSearchParams): () =
   let stopped = false;
 
   const form = el('form', { class: 'filters', id: 'filters' });
-  const status = el('select', { name: 'status', multiple: '', size: '4', title: 'Ctrl-click for several' });
+  const chosen = params.getAll('status').flatMap((v) => v.split(','));
+  const status = el('div', { class: 'chips', id: 'status-filter', role: 'group', 'aria-label': 'Status' });
   for (const s of STATUSES) {
-    const o = el('option', { value: s }, s);
-    o.selected = params.getAll('status').flatMap((v) => v.split(',')).includes(s);
-    status.append(o);
+    const box = el('input', { type: 'checkbox', name: 'status', value: s });
+    box.checked = chosen.includes(s);
+    box.addEventListener('change', () => form.requestSubmit());
+    status.append(el('label', { class: 'chip', 'data-status': s }, box, s));
   }
   const text = (name: string, label: string, type = 'text', value = params.get(name) ?? '') => {
     const input = el('input', { name, type, placeholder: label });
@@ -46,7 +50,7 @@ export function renderListPage(root: HTMLElement, params: URLSearchParams): () =
   const live = el('input', { type: 'checkbox', id: 'live' });
   live.checked = true;
   form.append(
-    el('label', {}, 'Status', status),
+    el('div', { class: 'field' }, el('span', {}, 'Status'), status),
     text('name', 'Workflow name'),
     text('instanceIDPrefix', 'Instance ID starts with'),
     text('createdFrom', 'Created from', 'datetime-local', toLocal(params.get('createdFrom') ?? '')),
@@ -80,7 +84,8 @@ export function renderListPage(root: HTMLElement, params: URLSearchParams): () =
   const prev = button('← Newer', () => void load(tokens.length - 2, true), { id: 'prev' });
   const next = button('Older →', () => void load(tokens.length, true), { id: 'next' });
   const info = el('span', { class: 'muted', id: 'page-info' });
-  root.replaceChildren(el('h1', {}, 'Workflow instances'), form, table, el('div', { class: 'pager' }, prev, info, next));
+  const start = button('Start workflow…', () => void startWorkflow(), { 'data-action': 'start', class: 'primary' });
+  root.replaceChildren(el('h1', {}, 'Workflow instances', start), form, table, el('div', { class: 'pager' }, prev, info, next));
 
   const query = (token: string | null) => {
     const q = new URLSearchParams();

@@ -284,6 +284,12 @@ export class ActorWorkflowEngine implements WorkflowEngine, WorkerHub {
     return this.#dispatcher.activityWorker(instanceId, taskId);
   }
 
+  pendingTurn(instanceId: string): { worker?: WorkerConnection } | undefined {
+    if (!this.#dispatcher.hasOrchestration(instanceId)) return undefined;
+    const worker = this.#dispatcher.orchestrationWorker(instanceId);
+    return worker ? { worker } : {};
+  }
+
   connect(worker: WorkerConnection): void {
     this.#dispatcher.connect(worker);
   }

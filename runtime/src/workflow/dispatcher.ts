@@ -114,6 +114,11 @@ export class WorkDispatcher {
     return this.#held.has(`a|${instanceId}|${taskId}`);
   }
 
+  /** The connection an instance's orchestration batch is out with; undefined while queued, answered, or not here. */
+  orchestrationWorker(instanceId: string): WorkerConnection | undefined {
+    return this.#held.get(`o|${instanceId}`)?.worker;
+  }
+
   /** The connection an activity is out with; undefined while queued, while its answer is recorded, or not here. */
   activityWorker(instanceId: string, taskId: number): WorkerConnection | undefined {
     return this.#held.get(`a|${instanceId}|${taskId}`)?.worker;

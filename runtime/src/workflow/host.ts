@@ -14,6 +14,7 @@ import type { WorkflowEngine } from './engine.js';
 import { WorkflowMetrics } from './metrics.js';
 import { optional } from './optional.js';
 import { unavailableWorkflowEngine } from './unavailable-engine.js';
+import type { WorkerLookup } from './management-api.js';
 import { workerView, type WorkerView } from './worker-view.js';
 
 export interface WorkflowHostOptions {
@@ -28,7 +29,7 @@ export interface WorkflowHostOptions {
   readonly taskTimeoutMs?: number;
 }
 
-export class WorkflowHost implements Part {
+export class WorkflowHost implements Part, WorkerLookup {
   readonly name = 'workflows';
   /** Stable for the process lifetime: hand it to the HTTP routes and the gRPC service at construction. */
   readonly engine: WorkflowEngine;
@@ -101,6 +102,11 @@ export class WorkflowHost implements Part {
   activityWorker(instanceId: string, taskId: number): WorkerView | undefined {
     const worker = this.#hub?.activityWorker(instanceId, taskId);
     return worker ? workerView(worker) : undefined;
+  }
+
+  pendingTurn(instanceId: string): { worker?: WorkerView } | undefined {
+    const turn = this.#hub?.pendingTurn(instanceId);
+    return turn && (turn.worker ? { worker: workerView(turn.worker) } : {});
   }
 
   /** `/v1.0/metadata` contribution; `workers` (which ones) is svc's addition to Dapr's count. */

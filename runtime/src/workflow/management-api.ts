@@ -17,13 +17,20 @@ import { waitingView, type WaitingView } from './waiting-view.js';
 import type { WorkerView } from './worker-view.js';
 import { workflowNotFound } from '../errors/catalogue.js';
 
-/** The worker an activity is out with on this svcd (undefined: queued, or handed out by another replica). */
-export type ActivityWorkerLookup = (instanceId: string, taskId: number) => WorkerView | undefined;
+/** What this svcd's dispatcher knows of an instance's work: the waiting view names the workers that have it. */
+export interface WorkerLookup {
+  /** The worker an activity is out with (undefined: queued, or handed out by another replica). */
+  activityWorker(instanceId: string, taskId: number): WorkerView | undefined;
+  /** The instance's next turn when this svcd holds its batch: queued, or out with a worker. */
+  pendingTurn(instanceId: string): { worker?: WorkerView } | undefined;
+}
+
+const NO_WORKERS: WorkerLookup = { activityWorker: () => undefined, pendingTurn: () => undefined };
 
 export class WorkflowManagementApi {
   constructor(
     private readonly engine: WorkflowEngine,
-    private readonly activityWorker: ActivityWorkerLookup = () => undefined,
+    private readonly workers: WorkerLookup = NO_WORKERS,
   ) {}
 
   /** Starts `name`; the instance ID is the one given (checked) or a new UUID. Input and IDs are validated first. */
@@ -116,7 +123,12 @@ export class WorkflowManagementApi {
     const instance = existing(instanceId, await this.#run('ERR_GET_WORKFLOW', 'getting workflow', () => this.engine.get(instanceId)));
     const history = await this.#run('ERR_GET_WORKFLOW', 'getting workflow history', () => this.engine.history(instanceId));
     if (history === undefined) throw workflowNotFound(instanceId); // purged between the two reads
-    return waitingView(instanceId, history, { status: instance.runtimeStatus, now: Date.now(), activityWorker: (taskId) => this.activityWorker(instanceId, taskId) });
+    return waitingView(instanceId, history, {
+      status: instance.runtimeStatus,
+      now: Date.now(),
+      activityWorker: (taskId) => this.workers.activityWorker(instanceId, taskId),
+      turn: this.workers.pendingTurn(instanceId),
+    });
   }
 
   /**

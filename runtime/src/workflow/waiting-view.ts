@@ -1,7 +1,8 @@
 /**
  * What a running instance waits for (`GET /v1.0/workflows/svc/<id>/waiting`), read from its history: activities
- * without a result, timers not fired, events it waits for, sub-workflows not finished. Transport-free and pure:
- * the caller gives the history, the status, the time, and where this svcd's dispatcher has each activity.
+ * without a result, timers not fired, events it waits for, sub-workflows not finished, and its next turn when one
+ * waits for a worker. Transport-free and pure: the caller gives the history, the status, the time, and where this
+ * svcd's dispatcher has each activity and the next turn.
  *
  * Only newer SDKs (Dapr's Go, Python, Java, .NET) name the events they wait for, through the origin of the timer
  * each wait creates; the Dapr JS SDK creates none for a wait without timeout. A running instance with nothing
@@ -55,11 +56,18 @@ export interface PendingChildView {
 export interface WaitingView {
   instanceID: string;
   runtimeStatus: RuntimeStatus;
+  /**
+   * Its next turn (new events for the workflow code), when this svcd holds it: queued until a worker that
+   * registered the workflow takes it (a PENDING instance's first step, too), or being run by `worker`.
+   */
+  turn?: { state: 'queued' | 'with-worker'; worker?: WorkerView };
   activities: PendingActivityView[];
   timers: PendingTimerView[];
   events: AwaitedEventView[];
   children: PendingChildView[];
-  /** Running with nothing of the above: it waits for an event its SDK did not name (the Dapr JS SDK names none). */
+  /** How many of each there are: a list shows at most LISTED_PER_KIND. */
+  totals: { activities: number; timers: number; events: number; children: number };
+  /** Running with nothing of the above, no turn either: it waits for an event its SDK did not name (the Dapr JS SDK names none). */
   unnamedEvent: boolean;
 }
 
@@ -68,45 +76,68 @@ export interface WaitingInputs {
   readonly now: number;
   /** The worker this svcd's dispatcher handed the activity to; undefined while queued (or unknown here). */
   readonly activityWorker: (taskId: number) => WorkerView | undefined;
+  /** The instance's next turn when this svcd holds its batch (see `WaitingView.turn`). */
+  readonly turn: { worker?: WorkerView } | undefined;
 }
 
 type Opened = EventOf<'TaskScheduled'> | EventOf<'TimerCreated'> | EventOf<'SubOrchestrationInstanceCreated'>;
+type Kind = keyof WaitingView['totals'];
+
+/** A fan-out may wait for 100,000 activities: each list shows the oldest this many, `totals` counts them all. */
+export const LISTED_PER_KIND = 100;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
 export function waitingView(instanceId: string, history: readonly HistoryEvent[], inputs: WaitingInputs): WaitingView {
-  const view: WaitingView = { instanceID: instanceId, runtimeStatus: inputs.status, activities: [], timers: [], events: [], children: [], unnamedEvent: false };
+  const view: WaitingView = {
+    instanceID: instanceId,
+    runtimeStatus: inputs.status,
+    activities: [],
+    timers: [],
+    events: [],
+    children: [],
+    totals: { activities: 0, timers: 0, events: 0, children: 0 },
+    unnamedEvent: false,
+  };
+  /** Counts one more of `kind`; builds its entry (a worker look-up for an activity) only while the list has room. */
+  const add = <K extends Kind>(kind: K, entry: () => WaitingView[K][number]) => {
+    if (view.totals[kind]++ < LISTED_PER_KIND) (view[kind] as WaitingView[K][number][]).push(entry());
+  };
   // A finished instance waits for nothing: what it left open was abandoned.
   if (isTerminalStatus(inputs.status)) return view;
+  if (inputs.turn) view.turn = inputs.turn.worker ? { state: 'with-worker', worker: inputs.turn.worker } : { state: 'queued' };
   const { open, answeredWaits, attempts, activityNames } = readHistory(history);
   const since = (ms: number) => Math.max(0, inputs.now - ms);
   for (const e of open.values()) {
     if (e.type === 'TaskScheduled') {
-      const worker = inputs.activityWorker(e.eventId);
-      const attempt = attempts.get(e.eventId);
-      view.activities.push({
-        taskId: e.eventId,
-        name: e.name,
-        scheduledAt: iso(e.timestamp),
-        waitingMs: since(e.timestamp),
-        ...(attempt !== undefined ? { attempt } : {}),
-        state: worker ? 'with-worker' : 'queued',
-        ...(worker ? { worker } : {}),
+      add('activities', () => {
+        const worker = inputs.activityWorker(e.eventId);
+        const attempt = attempts.get(e.eventId);
+        return {
+          taskId: e.eventId,
+          name: e.name,
+          scheduledAt: iso(e.timestamp),
+          waitingMs: since(e.timestamp),
+          ...(attempt !== undefined ? { attempt } : {}),
+          state: worker ? 'with-worker' : 'queued',
+          ...(worker ? { worker } : {}),
+        };
       });
     } else if (e.type === 'SubOrchestrationInstanceCreated') {
-      view.children.push({ taskId: e.eventId, instanceId: e.instanceId, name: e.name, since: iso(e.timestamp), waitingMs: since(e.timestamp) });
+      add('children', () => ({ taskId: e.eventId, instanceId: e.instanceId, name: e.name, since: iso(e.timestamp), waitingMs: since(e.timestamp) }));
     } else if (e.origin?.kind === 'externalEvent') {
       // The wait's timer matters only while the event has not come: after it, the timer fires into nothing.
       if (answeredWaits.has(e.eventId)) continue;
+      const { name } = e.origin;
       const timeout = neverFires(e.fireAt) ? undefined : e.fireAt;
-      view.events.push({ name: e.origin.name, since: iso(e.timestamp), waitingMs: since(e.timestamp), ...(timeout !== undefined ? { timeoutAt: iso(timeout) } : {}) });
-      if (timeout !== undefined) view.timers.push(timerView(e, { kind: 'eventTimeout', event: e.origin.name }, inputs.now));
+      add('events', () => ({ name, since: iso(e.timestamp), waitingMs: since(e.timestamp), ...(timeout !== undefined ? { timeoutAt: iso(timeout) } : {}) }));
+      if (timeout !== undefined) add('timers', () => timerView(e, { kind: 'eventTimeout', event: name }, inputs.now));
     } else {
-      view.timers.push(timerView(e, purposeOf(e, activityNames), inputs.now));
+      add('timers', () => timerView(e, purposeOf(e, activityNames), inputs.now));
     }
   }
-  const waitsForSomething = view.activities.length + view.timers.length + view.events.length + view.children.length > 0;
-  view.unnamedEvent = inputs.status === 'RUNNING' && !waitsForSomething;
+  const waitsForSomething = Object.values(view.totals).some((n) => n > 0);
+  view.unnamedEvent = inputs.status === 'RUNNING' && !waitsForSomething && !view.turn;
   return view;
 }
 

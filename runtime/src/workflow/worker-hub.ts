@@ -14,6 +14,8 @@ export interface WorkerHub {
   readonly localWorkers: readonly WorkerConnection[];
   /** The worker an activity is out with on this svcd (see `WorkDispatcher.activityWorker`). */
   activityWorker(instanceId: string, taskId: number): WorkerConnection | undefined;
+  /** The instance's next turn, when this svcd holds its batch: queued (no worker) or out with a worker. */
+  pendingTurn(instanceId: string): { worker?: WorkerConnection } | undefined;
   connect(worker: WorkerConnection): void;
   disconnect(worker: WorkerConnection): void;
   /** The worker's stream stopped taking writes (flow control) / takes them again: blocked too long, it is unresponsive. */

@@ -39,14 +39,17 @@ describe('workflow WorkDispatcher', () => {
     expect(w.received.map((i) => i.kind)).to.deep.equal(['orchestration', 'activity']);
   });
 
-  it('tells which worker an activity is out with: none while queued or answered, the holder meanwhile, the next after a disconnect', () => {
+  it('tells which worker an activity or a batch is out with: none while queued or answered, the holder meanwhile, the next after a disconnect', () => {
     const d = new WorkDispatcher();
     d.offer(act('a', 1));
+    d.offer(orch('b'));
     expect(d.activityWorker('a', 1), 'queued').to.equal(undefined);
+    expect(d.orchestrationWorker('b'), 'queued').to.equal(undefined);
     const w1 = new FakeWorker(undefined, 'ipv4:127.0.0.1:1');
     const w2 = new FakeWorker(undefined, 'ipv4:127.0.0.1:2');
     d.connect(w1);
     expect(d.activityWorker('a', 1)).to.equal(w1);
+    expect(d.orchestrationWorker('b')).to.equal(w1);
     d.connect(w2);
     d.disconnect(w1);
     expect(d.activityWorker('a', 1)).to.equal(w2);

@@ -63,9 +63,22 @@ describe('workflow waiting API (real svcd, raw worker)', function () {
     w.connect();
   });
 
-  it('says a running instance with nothing pending waits for an event its SDK did not name', async () => {
-    await startAndAnswer('wait-2', []);
-    expect(await waiting('wait-2')).to.deep.equal({ instanceID: 'wait-2', runtimeStatus: 'RUNNING', activities: [], timers: [], events: [], children: [], unnamedEvent: true });
+  it('names the worker running its turn; after it, with nothing pending, an event its SDK did not name', async () => {
+    expect((await h.svcd.request('POST', '/v1.0/workflows/svc/named/start?instanceID=wait-2')).status).to.equal(202);
+    const item = await w.orchestrationItem('wait-2');
+    const meta = (await (await h.svcd.request('GET', '/v1.0/metadata')).json()) as { workflows: { workers: { id: number; peer: string }[] } };
+    expect(await waiting('wait-2')).to.deep.include({ runtimeStatus: 'PENDING', turn: { state: 'with-worker', worker: meta.workflows.workers[0] }, unnamedEvent: false });
+    expect(await w.completeOrchestration('wait-2', [], item.completionToken)).to.equal(null);
+    expect(await waiting('wait-2')).to.deep.equal({
+      instanceID: 'wait-2',
+      runtimeStatus: 'RUNNING',
+      activities: [],
+      timers: [],
+      events: [],
+      children: [],
+      totals: { activities: 0, timers: 0, events: 0, children: 0 },
+      unnamedEvent: true,
+    });
   });
 
   it('answers 404 ERR_INSTANCE_ID_NOT_FOUND for an unknown instance, as the other instance routes do', async () => {

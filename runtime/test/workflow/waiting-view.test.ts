@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { EventBody, HistoryEvent } from '../../src/workflow/history.js';
-import { waitingView, type WaitingInputs } from '../../src/workflow/waiting-view.js';
+import { LISTED_PER_KIND, waitingView, type WaitingInputs } from '../../src/workflow/waiting-view.js';
 import type { WorkerView } from '../../src/workflow/worker-view.js';
 
 const T0 = Date.UTC(2026, 0, 1);
@@ -16,7 +16,7 @@ const started: [number, number, EventBody][] = [
 ];
 
 function inputs(over: Partial<WaitingInputs> = {}): WaitingInputs {
-  return { status: 'RUNNING', now: T0 + 100_000, activityWorker: () => undefined, ...over };
+  return { status: 'RUNNING', now: T0 + 100_000, activityWorker: () => undefined, turn: undefined, ...over };
 }
 
 describe('workflow waiting view (what an instance waits for, from its history)', () => {
@@ -107,6 +107,14 @@ describe('workflow waiting view (what an instance waits for, from its history)',
     expect(waitingView('i', [], inputs({ status: 'PENDING' })).unnamedEvent, 'not started').to.equal(false);
   });
 
+  it('names the next turn this svcd holds, queued or with its worker: then the instance waits for that, not for an event', () => {
+    const worker: WorkerView = { id: 2, peer: 'ipv4:127.0.0.1:5001' };
+    const h = history(...started);
+    expect(waitingView('i', h, inputs({ turn: { worker } }))).to.deep.include({ turn: { state: 'with-worker', worker }, unnamedEvent: false });
+    expect(waitingView('i', [], inputs({ status: 'PENDING', turn: {} }))).to.deep.include({ turn: { state: 'queued' }, unnamedEvent: false });
+    expect(waitingView('i', h, inputs())).to.not.have.property('turn');
+  });
+
   it('shows nothing for a finished instance: what it left open was abandoned', () => {
     const h = history(...started, [0, 1, { type: 'TimerCreated', fireAt: T0 + 60_000 }], [1, 1, { type: 'TaskScheduled', name: 'lost' }]);
     expect(waitingView('i', h, inputs({ status: 'TERMINATED' }))).to.deep.equal({
@@ -116,7 +124,17 @@ describe('workflow waiting view (what an instance waits for, from its history)',
       timers: [],
       events: [],
       children: [],
+      totals: { activities: 0, timers: 0, events: 0, children: 0 },
       unnamedEvent: false,
     });
+  });
+
+  it('lists the oldest 100 of a fan-out and counts them all, asking for the workers of the listed ones only', () => {
+    const asked: number[] = [];
+    const fanOut = Array.from({ length: 150 }, (_, i): [number, number, EventBody] => [i, 1, { type: 'TaskScheduled', name: 'part' }]);
+    const view = waitingView('i', history(...started, ...fanOut), inputs({ activityWorker: (taskId) => void asked.push(taskId) }));
+    expect(view.activities.map((a) => a.taskId)).to.deep.equal([...Array(LISTED_PER_KIND).keys()]);
+    expect(view.totals).to.deep.equal({ activities: 150, timers: 0, events: 0, children: 0 });
+    expect(asked).to.have.length(LISTED_PER_KIND);
   });
 });
