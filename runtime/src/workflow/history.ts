@@ -59,8 +59,8 @@ export type EventBody =
   | { type: 'ExecutionCompleted'; status: CompletionStatus; result?: string; failureDetails?: FailureDetails }
   | { type: 'ExecutionTerminated'; input?: string; recurse?: boolean }
   | { type: 'TaskScheduled'; name: string; input?: string; taskExecutionId?: string }
-  | { type: 'TaskCompleted'; taskScheduledId: number; result?: string }
-  | { type: 'TaskFailed'; taskScheduledId: number; failureDetails: FailureDetails }
+  | { type: 'TaskCompleted'; taskScheduledId: number; result?: string; taskExecutionId?: string }
+  | { type: 'TaskFailed'; taskScheduledId: number; failureDetails: FailureDetails; taskExecutionId?: string }
   | { type: 'SubOrchestrationInstanceCreated'; instanceId: string; name: string; input?: string }
   | { type: 'SubOrchestrationInstanceCompleted'; taskScheduledId: number; result?: string }
   | { type: 'SubOrchestrationInstanceFailed'; taskScheduledId: number; failureDetails: FailureDetails }

@@ -207,6 +207,7 @@ export class Instance extends InstanceRecord {
           }
           if (!this.opened.has(k)) continue; // its request is not in history yet
           answers.add(k);
+          if (answer.kind === 'task') this.#withTaskExecutionId(entry, answer.id);
         }
         if (e.type === 'EventRaised') {
           const name = e.name.toLowerCase();
@@ -239,6 +240,14 @@ export class Instance extends InstanceRecord {
       };
     }
     return result;
+  }
+
+  /** A result carries its call's taskExecutionId (from its TaskScheduled): newer SDKs read it when they retry. */
+  #withTaskExecutionId(entry: InboxEntry, taskId: number): void {
+    const e = entry.event;
+    if ((e.type !== 'TaskCompleted' && e.type !== 'TaskFailed') || e.taskExecutionId !== undefined) return;
+    const scheduled = this.opened.get(workKey('task', taskId));
+    if (scheduled?.type === 'TaskScheduled' && scheduled.taskExecutionId !== undefined) entry.event = { ...e, taskExecutionId: scheduled.taskExecutionId };
   }
 
   /** Does a worker's answer still fit this instance (same generation, history unchanged, batch still queued)? */

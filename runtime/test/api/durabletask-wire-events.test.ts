@@ -30,6 +30,8 @@ const bodies: EventBody[] = [
   { type: 'TaskCompleted', taskScheduledId: 3, result: 'null' },
   { type: 'TaskFailed', taskScheduledId: 4, failureDetails: { errorType: 'E', errorMessage: '' } },
   { type: 'TaskFailed', taskScheduledId: 4, failureDetails: failure },
+  { type: 'TaskCompleted', taskScheduledId: 3, result: '2', taskExecutionId: 'exec-1' },
+  { type: 'TaskFailed', taskScheduledId: 4, failureDetails: failure, taskExecutionId: 'exec-1' },
   { type: 'SubOrchestrationInstanceCreated', instanceId: 'child', name: 'sub' },
   { type: 'SubOrchestrationInstanceCreated', instanceId: 'child', name: 'sub', input: '[1]' },
   { type: 'SubOrchestrationInstanceCompleted', taskScheduledId: 5, result: '{}' },

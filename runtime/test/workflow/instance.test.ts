@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { HistoryEvent } from '../../src/workflow/history.js';
-import { eventRaised, executionResumed, executionSuspended, executionTerminated, taskCompleted, timerFired } from '../../src/workflow/history-events.js';
+import { eventRaised, executionResumed, executionSuspended, executionTerminated, taskCompleted, taskFailed, timerFired } from '../../src/workflow/history-events.js';
 import { Instance, type SideEffects, type TurnPlan, type WorkerAction } from '../../src/workflow/instance.js';
 
 const T0 = 1_700_000_000_000;
@@ -125,6 +125,17 @@ describe('workflow Instance (history/inbox rules)', () => {
     await turn(inst, []);
     expect(inst.accept(done)).to.equal(false);
     expect(inst.history.filter((e) => e.type === 'TaskCompleted')).to.have.length(1);
+  });
+
+  it("gives an activity's result its call's taskExecutionId, in the batch and in history (newer SDKs read it to retry)", async () => {
+    const inst = started();
+    await turn(inst, [{ id: 1, type: 'ScheduleTask', name: 'act', taskExecutionId: 'exec-1' }, { id: 2, type: 'ScheduleTask', name: 'plain' }]);
+    inst.accept(taskFailed({ timestamp: T0 + 2 }, 1, { errorType: 'E', errorMessage: 'no' }));
+    inst.accept(taskCompleted({ timestamp: T0 + 2 }, 2, '1'));
+    const { plan } = await turn(inst, []);
+    const results = plan.newEvents.filter((e) => e.type === 'TaskFailed' || e.type === 'TaskCompleted');
+    expect(results.map((e) => ('taskExecutionId' in e ? e.taskExecutionId : undefined))).to.deep.equal(['exec-1', undefined]);
+    expect(inst.history.find((e) => e.type === 'TaskFailed')).to.include({ taskExecutionId: 'exec-1' });
   });
 
   it('keeps a result whose request is not in history yet in the inbox instead of delivering it', async () => {

@@ -139,9 +139,9 @@ export function toWireEvent(e: HistoryEvent): WireEvent {
     case 'TaskScheduled':
       return { ...head, taskScheduled: { name: e.name, input: sv(e.input), ...optional('taskExecutionId', e.taskExecutionId) } };
     case 'TaskCompleted':
-      return { ...head, taskCompleted: { taskScheduledId: e.taskScheduledId, result: sv(e.result) } };
+      return { ...head, taskCompleted: { taskScheduledId: e.taskScheduledId, result: sv(e.result), ...optional('taskExecutionId', e.taskExecutionId) } };
     case 'TaskFailed':
-      return { ...head, taskFailed: { taskScheduledId: e.taskScheduledId, failureDetails: toWireFailure(e.failureDetails) } };
+      return { ...head, taskFailed: { taskScheduledId: e.taskScheduledId, failureDetails: toWireFailure(e.failureDetails), ...optional('taskExecutionId', e.taskExecutionId) } };
     case 'SubOrchestrationInstanceCreated':
       return { ...head, subOrchestrationInstanceCreated: { instanceId: e.instanceId, name: e.name, input: sv(e.input) } };
     case 'SubOrchestrationInstanceCompleted':
