@@ -2,7 +2,7 @@
  * A `Subscription` document among the resources: pub/sub reads them (pubsub/subscription-resources.ts); the
  * Component loaders pass over them without a word.
  */
-export const SUBSCRIPTION_KIND = 'Subscription';
+const SUBSCRIPTION_KIND = 'Subscription';
 const API_VERSIONS = new Set(['svc.io/v2alpha1', 'svc.io/v1alpha1', 'dapr.io/v2alpha1', 'dapr.io/v1alpha1']);
 
 export function isSubscriptionDocument(doc: unknown): boolean {
