@@ -3,7 +3,7 @@
  * session's storage, errors as svcd's `{errorCode, message}`.
  */
 import type { InstanceListView } from '@svc/runtime/workflow/management-api.js';
-import type { WorkflowInstanceView } from '@svc/runtime/workflow/http-view.js';
+import type { WorkflowInstanceView } from '@svc/runtime/workflow/instance-view.js';
 import type { HistoryEventView, HistoryPageView } from '@svc/runtime/workflow/history-view.js';
 import type { WaitingView } from '@svc/runtime/workflow/waiting-view.js';
 import type { ComponentMetadata } from '@svc/runtime/components/metadata.js';
@@ -49,7 +49,7 @@ async function call<T>(method: string, path: string, body?: string): Promise<T> 
 
 /** The wire shapes are svcd's own (type-only imports: nothing of the runtime is bundled). */
 export type { InstanceListView as InstanceList, InstanceSummaryView as InstanceSummary } from '@svc/runtime/workflow/management-api.js';
-export type { WorkflowInstanceView as Instance } from '@svc/runtime/workflow/http-view.js';
+export type { WorkflowInstanceView as Instance } from '@svc/runtime/workflow/instance-view.js';
 export type { HistoryEventView as HistoryEvent, HistoryPageView as HistoryPage } from '@svc/runtime/workflow/history-view.js';
 export type { WaitingView as Waiting, TimerPurpose } from '@svc/runtime/workflow/waiting-view.js';
 export type { WorkerView as Worker } from '@svc/runtime/workflow/worker-view.js';

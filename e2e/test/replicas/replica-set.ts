@@ -1,7 +1,7 @@
 import '../workflow/support/quiet-sdk.js';
 import { TaskHubGrpcClient } from '@dapr/durabletask-js';
 import { actorStore, SvcdProcess, type ActorStore, type ActorStoreKind } from '@svc/runtime/test-support';
-import type { WorkflowInstanceView } from '@svc/runtime/workflow/http-view.js';
+import type { WorkflowInstanceView } from '@svc/runtime/workflow/instance-view.js';
 import { WorkerProcess, WorkerReports } from '../workflow/support/worker-process.js';
 
 export interface ReplicaSetOptions {

@@ -4,7 +4,7 @@
  * instance changes (at the latest after `waitSeconds`, when it is asked again): nothing is polled.
  */
 import { isTerminalStatus, type RuntimeStatus } from '../workflow/engine.js';
-import type { WorkflowInstanceView } from '../workflow/http-view.js';
+import type { WorkflowInstanceView } from '../workflow/instance-view.js';
 import type { HistoryEventView, HistoryPageView } from '../workflow/history-view.js';
 import { CliError, type SvcdClient } from './svcd-client.js';
 

@@ -3,7 +3,7 @@
  * running svcd's HTTP API.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import type { WorkflowInstanceView } from '../workflow/http-view.js';
+import type { WorkflowInstanceView } from '../workflow/instance-view.js';
 import type { HistoryEventView, HistoryPageView } from '../workflow/history-view.js';
 import type { InstanceListView, InstanceSummaryView } from '../workflow/management-api.js';
 import { eventRow, local } from './event-line.js';

@@ -2,7 +2,6 @@
  * `WorkflowEngine` on the actor runtime: every operation is a turn on the instance's orchestration actor, and
  * the worker side (the gRPC `GetWorkItems` streams) plugs in through `WorkerHub`.
  */
-import { status as grpcStatus } from '@grpc/grpc-js';
 import { randomUUID } from 'node:crypto';
 import type { ActorRuntime } from '../actors/types.js';
 import type { ErrorCode } from '../errors/codes.js';
@@ -309,7 +308,7 @@ export class ActorWorkflowEngine implements WorkflowEngine, WorkerHub {
   closeWorkers(): void {
     this.#peerWorkers.forgetAll();
     this.#dispatcher.closeAll();
-    this.#closing.abort(new RuntimeError('ERROR', 'svcd is shutting down', { grpcStatus: grpcStatus.UNAVAILABLE, httpStatus: 503 }));
+    this.#closing.abort(new RuntimeError('ERR_ACTOR_RUNTIME_STOPPING', 'svcd is shutting down'));
   }
 
   async completeOrchestration(instanceId: string, actions: WorkerAction[], customStatus: string | undefined, origin: AnswerOrigin = {}): Promise<void> {

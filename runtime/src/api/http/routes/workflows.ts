@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import { RuntimeError } from '../../../errors/runtime-error.js';
 import type { HttpRouteGroup } from '../app.js';
 import { readRawBody } from '../body.js';
-import { checkWorkflowComponent } from '../../../workflow/http-validation.js';
+import { checkWorkflowComponent } from '../../../workflow/management-input.js';
 import { checkExistingInstanceId } from '../../../workflow/instance-id.js';
 import { listInstancesRequest, pageSize, single, time, type Query } from './workflow-list-query.js';
 import type { WorkflowManagementApi } from '../../../workflow/management-api.js';

@@ -1,3 +1,4 @@
+/** What the management API takes from any transport: the workflow component segment and payloads as text. */
 import { RuntimeError } from '../errors/runtime-error.js';
 
 /** The documented component segment, and the alias `@dapr/dapr`'s DaprClient hard-codes (docs/workflows.md). */

@@ -1,3 +1,4 @@
+/** An instance as the management API shows it (the HTTP workflow API and the gRPC runtime API's GetWorkflowBeta1). */
 import type { WorkflowInstance } from './engine.js';
 
 /**
