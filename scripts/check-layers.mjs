@@ -7,6 +7,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { moduleSpecifiers } from './module-specifiers.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const srcIndex = process.argv.indexOf('--src');
@@ -51,8 +52,8 @@ function sourceFiles(dir) {
 /** The relative imports of a module, as files (`./x.js` → `./x.ts`). */
 function importsOf(file, source) {
   const found = [];
-  for (const [, from, bare] of source.matchAll(/^\s*(?:import|export)\s[^;'"]*?\sfrom\s*['"](\.[^'"]+)['"]|^\s*import\s*['"](\.[^'"]+)['"]/gm)) {
-    found.push(path.resolve(path.dirname(file), (from ?? bare).replace(/\.js$/, '.ts')));
+  for (const specifier of moduleSpecifiers(source)) {
+    if (specifier.startsWith('.')) found.push(path.resolve(path.dirname(file), specifier.replace(/\.js$/, '.ts')));
   }
   return found;
 }

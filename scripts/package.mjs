@@ -17,6 +17,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, r
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { moduleSpecifiers } from './module-specifiers.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const runtimeDir = path.join(root, 'runtime');
@@ -50,8 +51,7 @@ function moduleClosure(entry, seen = new Set()) {
   if (seen.has(entry)) return seen;
   seen.add(entry);
   const source = readFileSync(entry, 'utf8');
-  for (const [, from, bare] of source.matchAll(/^\s*(?:import|export)\s[^;'"]*?\sfrom\s*['"]([^'"]+)['"]|^\s*import\s*['"]([^'"]+)['"]/gm)) {
-    const specifier = from ?? bare;
+  for (const specifier of moduleSpecifiers(source)) {
     if (specifier.startsWith('.')) moduleClosure(path.resolve(path.dirname(entry), specifier), seen);
     else if (!specifier.startsWith('node:') && specifier !== 'better-sqlite3') throw new Error(`package: ${entry} imports ${specifier}, which the package does not carry`);
   }

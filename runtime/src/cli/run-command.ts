@@ -100,9 +100,9 @@ function setting(values: Values, flag: OptionFlag, ownDefault?: string): string 
   return env !== undefined && env !== '' ? env : (ownDefault ?? option?.default ?? '');
 }
 
-function port(values: Values, flag: OptionFlag, ownDefault?: string): number {
+function port(values: Values, flag: OptionFlag): number {
   try {
-    return parsePort(setting(values, flag, ownDefault));
+    return parsePort(setting(values, flag));
   } catch (err) {
     throw new UsageError(`--${flag}: ${(err as Error).message}`);
   }
