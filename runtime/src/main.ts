@@ -56,6 +56,14 @@ import { durableTaskService } from './api/grpc/durabletask/service.js';
 import { WorkflowHost } from './workflow/host.js';
 import { workflowHttpRoutes } from './api/http/routes/workflows.js';
 import { workflowPeerHandlers } from './workflow/peer-handlers.js';
+import { InternalServer } from './internal/internal-server.js';
+import { InvocationHost } from './invocation/invocation-host.js';
+import { GrpcAppInvoker } from './app/grpc-app-invoker.js';
+import { HttpAppInvoker } from './app/http-app-invoker.js';
+import { invocationPath } from './api/http/invoke-path.js';
+
+/** Where an app is when `--namespace` does not say (standalone). */
+const DEFAULT_NAMESPACE = 'default';
 
 /** Imported on demand: the Kubernetes client is heavy (~20 MB of heap) and standalone svcd never needs it. */
 async function loadFromKubernetes(config: RuntimeConfig, log: Logger): Promise<ComponentSpec[]> {
@@ -111,6 +119,7 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
     log: log.child({ scope: 'pluggable' }),
   });
 
+  const internalServer = new InternalServer(config.internalAddress, config.internalGrpcPort);
   const components = new ComponentManager(registry, { appId: config.appId, dataDir: config.dataDir, log }, config.componentInitTimeoutMs);
   const actors: ActorHost = new ActorHost({
     appId: config.appId,
@@ -124,8 +133,7 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
     appConfigWaitMs: 30_000,
     drainTimeoutMs: config.shutdownGracePeriodMs,
     placement: {
-      internalAddress: config.internalAddress,
-      internalGrpcPort: config.internalGrpcPort,
+      internal: { services: internalServer, address: () => internalServer.address },
       leaseTtlMs: config.placementLeaseTtlMs,
       heartbeatIntervalMs: config.placementHeartbeatIntervalMs,
       workers: (): number => workflows.hub?.workerCount ?? 0,
@@ -133,6 +141,17 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
     },
   });
   const workflows: WorkflowHost = new WorkflowHost({ appId: config.appId, actorRuntime: () => actors.runtime, replicas: () => actors.replicas, taskTimeoutMs: config.workflowTaskTimeoutMs, metrics, log });
+  const invocation = new InvocationHost({
+    self: { appId: config.appId, namespace: config.namespace ?? DEFAULT_NAMESPACE },
+    app: config.appPort === 0 ? undefined : config.appProtocol === 'grpc' ? new GrpcAppInvoker(config.appPort, config.maxRequestSizeBytes) : new HttpAppInvoker(config.appPort),
+    internal: { services: internalServer, address: () => internalServer.address },
+    resolution: () => undefined,
+    actorStore: () => actors.storeSpec,
+    invokeToken: config.invokeToken,
+    access: () => undefined,
+    metrics,
+    log,
+  });
   const pubsubs = new PubSubs(components, config.appId);
   const pubsubMetrics = new PubSubMetrics(metrics);
   const appLog = log.child({ scope: 'app-channel' });
@@ -156,6 +175,7 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
     () => componentsMetadata(components),
     () => actors.metadata(),
     () => workflows.metadata(),
+    () => invocation.metadata(),
     () => subscriptions.metadata(),
     () => (config.appPort === 0 ? {} : { appConnectionProperties: appConnectionProperties(config) }),
   ]);
@@ -171,6 +191,7 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
     apiToken: config.apiToken,
     log,
     observe: httpRequestMetrics(metrics),
+    takers: [(o) => invocationPath(invocation.api, o)],
     groups: [
       healthRoutes({ ready: () => readiness.ready, outboundProblems: () => outboundHealth.problems() }),
       stateRoutes(stateApi, config.maxRequestSizeBytes),
@@ -195,6 +216,8 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
     workflows: workflowApi,
     readiness,
     subscriptions,
+    invocation: invocation.api,
+    maxRequestSizeBytes: config.maxRequestSizeBytes,
     shutdown: () => process.kill(process.pid, 'SIGTERM'),
     apiToken: config.apiToken,
   });
@@ -225,6 +248,8 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
       },
       stop: () => components.closeAll(log),
     })
+    // Stops after the actors drained: calls routed here by other replicas meanwhile still arrive.
+    .add({ name: 'internal-grpc-stop', start: () => Promise.resolve(), stop: () => internalServer.stop(config.shutdownGracePeriodMs) })
     .add(actors)
     .add(workflows)
     // After the workflow engine registered its actor type: only then may other replicas route calls here.
@@ -232,6 +257,9 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
     .add(appHealth ?? { name: 'app-health', start: () => Promise.resolve(), stop: () => Promise.resolve() })
     .add(subscriptions)
     .add(new InputBindingsHost(components, config.appPort, appEvents, appHealth ?? OPEN_GATE, log.child({ scope: 'bindings' })))
+    // Opens once every internal service is added (the actors' and workflows' peer methods, invocation).
+    .add({ name: 'internal-grpc', start: () => internalServer.start(), stop: () => Promise.resolve() })
+    .add(invocation)
     .add({ name: 'actor-placement', start: () => actors.serve(), stop: () => Promise.resolve() })
     .add({ name: 'grpc-api', start: async () => void (ports.grpc = await listenFor('grpc-port', config.listenAddress, config.grpcPort, () => grpcServer.start())), stop: () => grpcServer.stop(config.shutdownGracePeriodMs) })
     // Stops before the gRPC server: workers' GetWorkItems streams end with status OK, so SDK workers reconnect.

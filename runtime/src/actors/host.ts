@@ -1,6 +1,6 @@
 import type { Registry } from 'prom-client';
 import type { ComponentManager } from '../components/manager.js';
-import { metadataValue } from '../components/spec.js';
+import { metadataValue, type ComponentSpec } from '../components/spec.js';
 import { RuntimeError } from '../errors/runtime-error.js';
 import type { Logger } from '../log/logger.js';
 import { isTransactional } from '../components/contracts/state-store.js';
@@ -25,7 +25,7 @@ export interface ActorHostOptions {
   readonly appConfigWaitMs: number;
   readonly drainTimeoutMs: number;
   /** Several replicas (multi-host stores only): see docs/actors.md "Placement". */
-  readonly placement: Pick<ActorPlacementOptions, 'internalAddress' | 'internalGrpcPort' | 'leaseTtlMs' | 'heartbeatIntervalMs' | 'workers' | 'peerHandlers'>;
+  readonly placement: Pick<ActorPlacementOptions, 'internal' | 'leaseTtlMs' | 'heartbeatIntervalMs' | 'workers' | 'peerHandlers'>;
 }
 
 /**
@@ -37,6 +37,7 @@ export class ActorHost {
   readonly name = 'actors';
   #placed: PlacedRuntime | undefined;
   #startedLog: Record<string, unknown> = {};
+  #storeSpec: ComponentSpec | undefined;
 
   constructor(private readonly opts: ActorHostOptions) {}
 
@@ -48,6 +49,11 @@ export class ActorHost {
   /** How the workflow engine meets the other replicas; undefined without an actor state store. */
   get replicas(): ReplicaSet | undefined {
     return this.#placed?.replicas;
+  }
+
+  /** The actor state store's spec once started with one. */
+  get storeSpec(): ComponentSpec | undefined {
+    return this.#storeSpec;
   }
 
   requireRuntime(): ActorRuntime {
@@ -68,6 +74,7 @@ export class ActorHost {
       throw new RuntimeError('ERR_ACTOR_STATE_STORE_INVALID', `only one state store may be marked actorStateStore: "true"; found ${marked.map((c) => c.spec.name).join(', ')}`);
     }
     const chosen = marked[0]!;
+    this.#storeSpec = chosen.spec;
     const store = this.opts.components.stateStore(chosen.spec.name)?.store;
     if (!store || !isTransactional(store)) {
       throw new RuntimeError('ERR_ACTOR_STATE_STORE_INVALID', `the actor state store ${chosen.spec.name} (${chosen.spec.type}) is not transactional; actors need a store with the TRANSACTIONAL feature`);

@@ -36,6 +36,8 @@ export interface RuntimeConfig {
   readonly logLevel: LogLevel;
   readonly logAsJson: boolean;
   readonly apiToken: string | undefined;
+  /** `SVC_INVOKE_TOKEN`: the secret sidecars present to each other; undefined: the name resolution store keeps one. */
+  readonly invokeToken: string | undefined;
   readonly maxRequestSizeBytes: number;
   /** Serve the web UI at /ui/. */
   readonly uiEnabled: boolean;
@@ -164,6 +166,7 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
     logLevel: typed(raw, 'log-level', oneOf<LogLevel>('log-level')),
     logAsJson: typed(raw, 'log-as-json', parseBool),
     apiToken: env.SVC_API_TOKEN === undefined || env.SVC_API_TOKEN === '' ? undefined : env.SVC_API_TOKEN,
+    invokeToken: env.SVC_INVOKE_TOKEN === undefined || env.SVC_INVOKE_TOKEN === '' ? undefined : env.SVC_INVOKE_TOKEN,
     maxRequestSizeBytes: typed(raw, 'max-request-size', parseSize),
     uiEnabled: typed(raw, 'enable-ui', parseBool),
     componentInitTimeoutMs: typed(raw, 'component-init-timeout', parseDuration),

@@ -13,3 +13,8 @@ export function malformedRequest(message: string, cause?: unknown): RuntimeError
 export function workflowNotFound(instanceId: string): RuntimeError {
   return new RuntimeError('ERR_INSTANCE_ID_NOT_FOUND', `unable to find workflow with the provided instance ID: ${instanceId}`);
 }
+
+/** A request without the API token svcd asks for (HTTP header or gRPC metadata `svc-api-token`/`dapr-api-token`). */
+export function unauthenticatedRequest(): RuntimeError {
+  return new RuntimeError('ERR_UNAUTHORIZED', 'authentication failed: missing or invalid svc-api-token header');
+}

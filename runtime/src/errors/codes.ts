@@ -102,6 +102,15 @@ export const ERROR_CODES = {
   ERR_BINDING_OPERATION_NOT_SUPPORTED: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT },
   ERR_INVOKE_OUTPUT_BINDING: { http: 500, grpc: GrpcStatus.INTERNAL },
 
+  // Service invocation: the target app's own answers (any status) pass through as they are; these are svcd's.
+  ERR_DIRECT_INVOKE: { http: 500, grpc: GrpcStatus.INTERNAL },
+  ERR_DIRECT_INVOKE_APP_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND },
+  ERR_DIRECT_INVOKE_UNREACHABLE: { http: 503, grpc: GrpcStatus.UNAVAILABLE },
+  ERR_DIRECT_INVOKE_CALLER_UNAUTHENTICATED: { http: 401, grpc: GrpcStatus.UNAUTHENTICATED },
+  ERR_PERMISSION_DENIED: { http: 403, grpc: GrpcStatus.PERMISSION_DENIED },
+  ERR_APP_CHANNEL_NIL: { http: 500, grpc: GrpcStatus.FAILED_PRECONDITION },
+  ERR_NAME_RESOLUTION: { http: 500, grpc: GrpcStatus.UNAVAILABLE },
+
   // Configuration
   ERR_CONFIG_INVALID: { http: 500, grpc: GrpcStatus.INVALID_ARGUMENT },
   // Kubernetes mode: the API server could not be read (or refused)

@@ -1,9 +1,9 @@
 import * as grpc from '@grpc/grpc-js';
-import type { ErrorCode } from '../errors/codes.js';
 import { RuntimeError } from '../errors/runtime-error.js';
+import { carriedError, neverConnected } from './carried-error.js';
 import type { Logger } from '../log/logger.js';
 import { decodePeerBody, encodePeerBody } from './peer-codec.js';
-import { DEFAULT_PEER_MESSAGE_BYTES, PEER_ERROR_METADATA, PEER_TOKEN_METADATA, peerMethodPath } from './peer-service.js';
+import { DEFAULT_PEER_MESSAGE_BYTES, PEER_TOKEN_METADATA, peerMethodPath } from './peer-service.js';
 
 /** The peer could not be reached at all: nothing ran there, so the call may be tried again (elsewhere). */
 export class PeerUnreachableError extends RuntimeError {
@@ -22,12 +22,6 @@ export interface PeerCallOptions {
   readonly timeoutMs?: number;
   readonly signal?: AbortSignal;
 }
-
-/**
- * grpc-js says UNAVAILABLE both when it never connected and when a connection dropped mid-call; only the first
- * proves nothing ran on the peer.
- */
-const NEVER_CONNECTED = /No connection established|ECONNREFUSED|ENOTFOUND|EHOSTUNREACH|ENETUNREACH|Name resolution failed|Server shutting down|Failed to connect/i;
 
 /** Calls to the internal servers of the other replicas; one channel per address, reused. */
 export class PeerClients {
@@ -103,12 +97,9 @@ export class PeerClients {
 }
 
 function toError(address: string, method: string, err: grpc.ServiceError): Error {
-  const carried = err.metadata?.get(PEER_ERROR_METADATA)[0];
-  if (carried !== undefined) {
-    const e = JSON.parse(carried.toString()) as { code: ErrorCode; message: string; httpStatus: number; grpcStatus: grpc.status };
-    return new RuntimeError(e.code, e.message, { httpStatus: e.httpStatus, grpcStatus: e.grpcStatus });
-  }
-  if (err.code === grpc.status.UNAVAILABLE && NEVER_CONNECTED.test(err.details)) return new PeerUnreachableError(address, err.details);
+  const carried = carriedError(err);
+  if (carried) return carried;
+  if (neverConnected(err)) return new PeerUnreachableError(address, err.details);
   return new RuntimeError('ERR_ACTOR_PEER_CALL', `calling ${method} on replica ${address} failed: ${err.details || err.message}`);
 }
 

@@ -3,8 +3,6 @@ import type * as grpc from '@grpc/grpc-js';
 /** gRPC service of the internal port; one unary method per handler, bodies are peer-codec bytes. */
 export const PEER_SERVICE = 'svc.internal.v1.Peer';
 export const PEER_TOKEN_METADATA = 'svc-internal-token';
-/** Trailing metadata carrying a RuntimeError's code, message and statuses, so the caller rebuilds the same error. */
-export const PEER_ERROR_METADATA = 'svc-error';
 export const DEFAULT_PEER_MESSAGE_BYTES = 64 * 1024 * 1024;
 
 const identity = (b: Buffer) => b;

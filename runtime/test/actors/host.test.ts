@@ -37,7 +37,7 @@ async function hostWith(stores: { name: string; type: string; actor: boolean }[]
   await components.initAll(specs, log);
   return new ActorHost({ appId: 'app', components, log, metrics: new Registry(), idleTimeoutMs: 1000, appPort: 0, appMaxAnswerBytes: 4 << 20, appConfigWaitMs: 0,
     drainTimeoutMs: 1000,
-    placement: { internalAddress: '127.0.0.1', internalGrpcPort: 0, leaseTtlMs: 3000, heartbeatIntervalMs: 1000, workers: () => 0, peerHandlers: {} },
+    placement: { internal: { services: { addService: () => undefined }, address: () => '127.0.0.1:1' }, leaseTtlMs: 3000, heartbeatIntervalMs: 1000, workers: () => 0, peerHandlers: {} },
   });
 }
 

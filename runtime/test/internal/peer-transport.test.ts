@@ -4,14 +4,15 @@ import { pino } from 'pino';
 import { RuntimeError, isRuntimeError } from '../../src/errors/runtime-error.js';
 import { decodePeerBody, encodePeerBody } from '../../src/internal/peer-codec.js';
 import { PeerClients, PeerUnreachableError } from '../../src/internal/peer-client.js';
-import { PeerServer, type PeerHandler } from '../../src/internal/peer-server.js';
+import { InternalServer } from '../../src/internal/internal-server.js';
+import { addPeerService, type PeerHandler } from '../../src/internal/peer-server.js';
 import { freePort } from '../support/index.js';
 
 const log = pino({ level: 'silent' });
 const TOKEN = 'secret-token';
 
 describe('internal peer transport (replica to replica)', () => {
-  let server: PeerServer;
+  let server: InternalServer;
   let address: string;
   let clients: PeerClients;
   const calls: string[] = [];
@@ -32,8 +33,10 @@ describe('internal peer transport (replica to replica)', () => {
   };
 
   before(async () => {
-    server = new PeerServer({ address: '127.0.0.1', port: 0, token: () => TOKEN, handlers, log });
-    address = `127.0.0.1:${await server.start()}`;
+    server = new InternalServer('127.0.0.1', 0);
+    addPeerService(server, { token: () => TOKEN, handlers, log });
+    await server.start();
+    address = server.address;
     clients = new PeerClients({ token: () => TOKEN, log });
   });
 

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Registry } from 'prom-client';
 import { PeerClients, PeerUnreachableError } from '../../internal/peer-client.js';
-import { PeerServer } from '../../internal/peer-server.js';
+import { addPeerService } from '../../internal/peer-server.js';
+import type { InternalServices } from '../../internal/internal-server.js';
 import type { Logger } from '../../log/logger.js';
-import { listenFor } from '../../util/listen-failure.js';
 import type { ReplicaSet } from './replica-set.js';
 import { SingleHostPlacement } from '../placement.js';
 import { LocalActorRuntime } from '../runtime.js';
@@ -24,8 +24,8 @@ export interface ActorPlacementOptions {
   readonly log: Logger;
   readonly metrics: Registry;
   readonly idleTimeoutMs: number;
-  readonly internalAddress: string;
-  readonly internalGrpcPort: number;
+  /** The internal port: the peer service is added to it; `address()` is how other replicas dial it, once started. */
+  readonly internal: { readonly services: InternalServices; readonly address: () => string };
   readonly leaseTtlMs: number;
   readonly heartbeatIntervalMs: number;
   /** Workflow workers connected to this replica now (advertised so an owner without workers hands work here). */
@@ -49,7 +49,7 @@ export interface PlacedRuntime {
 /** How long a call waits for its actor to have a reachable owner: a failover is one lease TTL plus a heartbeat. */
 const routeTimeout = (o: Pick<ActorPlacementOptions, 'leaseTtlMs' | 'heartbeatIntervalMs'>) => 2 * o.leaseTtlMs + 2 * o.heartbeatIntervalMs + 5_000;
 
-/** Single host (SQLite, in-memory, pluggable stores): everything is local, nothing listens on the internal port. */
+/** Single host (SQLite, in-memory, pluggable stores): everything is local; the internal port serves no actor calls. */
 export function singleHostRuntime(store: TransactionalStateStore, o: ActorPlacementOptions): PlacedRuntime {
   const placement = new SingleHostPlacement();
   const local = new LocalActorRuntime({ appId: o.appId, store, storeName: o.storeName, log: o.log, metrics: o.metrics, idleTimeoutMs: o.idleTimeoutMs, placement });
@@ -83,13 +83,12 @@ export async function multiHostRuntime(store: MultiHostStore, o: ActorPlacementO
   const { token } = await backend.init();
   const hostId = randomUUID();
   const startedAt = Date.now();
-  let address = '';
   const log = o.log.child({ part: 'placement' });
   // The closures below run after construction (heartbeats, scrapes), when both consts exist.
   const metrics: PlacementMetrics = new PlacementMetrics(o.metrics, (): { owned: number; hosts: number } => ({ owned: placement.ownedCount, hosts: placement.hostCount }));
   const placement: StorePlacement = new StorePlacement({
     backend,
-    host: () => ({ hostId, address, actorTypes: runtime.registeredTypes(), workers: o.workers(), startedAt }),
+    host: () => ({ hostId, address: o.internal.address(), actorTypes: runtime.registeredTypes(), workers: o.workers(), startedAt }),
     leaseTtlMs: o.leaseTtlMs,
     heartbeatIntervalMs: o.heartbeatIntervalMs,
     log,
@@ -98,7 +97,7 @@ export async function multiHostRuntime(store: MultiHostStore, o: ActorPlacementO
   const runtime = new LocalActorRuntime({ appId: o.appId, store, storeName: o.storeName, log: o.log, metrics: o.metrics, idleTimeoutMs: o.idleTimeoutMs, placement, onFenced: () => metrics.fencedCommits.inc() });
   const peers = new PeerClients({ token: () => token, log });
   const router = new Router({ placement, peers, unreachable: (err) => err instanceof PeerUnreachableError, routeTimeoutMs: routeTimeout(o), metrics });
-  const server = new PeerServer({ address: o.internalAddress, port: o.internalGrpcPort, token: () => token, handlers: { ...actorPeerHandlers(runtime), ...o.peerHandlers }, log });
+  addPeerService(o.internal.services, { token: () => token, handlers: { ...actorPeerHandlers(runtime), ...o.peerHandlers }, log });
   return {
     local: runtime,
     routed: new RoutedActorRuntime(runtime, router),
@@ -112,14 +111,11 @@ export async function multiHostRuntime(store: MultiHostStore, o: ActorPlacementO
       workersChanged: () => placement.suspect(),
     },
     start: async () => {
-      const port = await listenFor('internal-grpc-port', o.internalAddress, o.internalGrpcPort, () => server.start());
-      address = `${o.internalAddress}:${port}`;
-      log.info({ hostId, address, store: backend.kind }, 'placement: joining the replicas of this app');
+      log.info({ hostId, address: o.internal.address(), store: backend.kind }, 'placement: joining the replicas of this app');
       await runtime.start();
     },
     stop: async () => {
       await runtime.stop();
-      await server.stop(o.shutdownGraceMs);
       peers.close();
     },
     metadata: () => placement.metadata(),

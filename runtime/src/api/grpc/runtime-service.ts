@@ -22,6 +22,8 @@ import { stateHandlers } from './runtime/state.js';
 import { subscribeStreamHandler, type StreamingSubscriptions } from './runtime/subscribe-stream.js';
 import { unimplementedMethods } from './runtime/unimplemented.js';
 import { workflowHandlers } from './runtime/workflows.js';
+import { invokeHandlers } from './runtime/invoke.js';
+import type { InvocationApi } from '../../invocation/invocation-api.js';
 
 export interface RuntimeServiceDeps {
   readonly state: StateApi;
@@ -34,6 +36,9 @@ export interface RuntimeServiceDeps {
   readonly readiness: Readiness;
   /** Where streaming subscriptions (SubscribeTopicEventsAlpha1) run. */
   readonly subscriptions: StreamingSubscriptions;
+  readonly invocation: InvocationApi;
+  /** The largest answer InvokeService reads from the target app (`--max-request-size`). */
+  readonly maxRequestSizeBytes: number;
   /** Starts svcd's graceful stop (the `Shutdown` method), after the answer went out. */
   readonly shutdown: () => void;
   readonly apiToken: string | undefined;
@@ -51,6 +56,7 @@ function runtimeImplementation(deps: RuntimeServiceDeps): grpc.UntypedServiceImp
     metadataHandlers(deps.metadata),
     actorHandlers(deps.actors),
     workflowHandlers(deps.workflows),
+    invokeHandlers(deps.invocation, deps.maxRequestSizeBytes),
     {
       Shutdown: () => {
         setImmediate(deps.shutdown);
@@ -62,7 +68,7 @@ function runtimeImplementation(deps: RuntimeServiceDeps): grpc.UntypedServiceImp
   for (const group of groups) {
     for (const [name, handler] of Object.entries(group)) {
       const run = handler as Handler<unknown, unknown>;
-      impl[name] = unary<unknown, unknown>(name, (req, _cancelled, call) => run(req, call), { apiToken: deps.apiToken }) as grpc.UntypedHandleCall;
+      impl[name] = unary<unknown, unknown>(name, (req, cancelled, call) => run(req, call, cancelled), { apiToken: deps.apiToken }) as grpc.UntypedHandleCall;
     }
   }
   impl.SubscribeTopicEventsAlpha1 = subscribeStreamHandler(deps.subscriptions, deps.apiToken) as grpc.UntypedHandleCall;

@@ -3,7 +3,8 @@ import Router from '@koa/router';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { RuntimeError, ensureError } from '../../errors/runtime-error.js';
 import type { Logger } from '../../log/logger.js';
-import { fastPath, JSON_TYPE, type Answer, type FastRoute } from './fast-routes.js';
+import { unauthenticatedRequest } from '../../errors/catalogue.js';
+import { fastPath, JSON_TYPE, type Answer, type FastPathOptions, type FastRoute } from './fast-routes.js';
 import type { RequestObserver } from './request-metrics.js';
 import { API_TOKEN_NAMES, secretMatches } from '../../config/api-token.js';
 
@@ -27,7 +28,15 @@ export interface HttpAppOptions {
   readonly groups: readonly HttpRouteGroup[];
   /** Told of every answered request (metrics). */
   readonly observe?: RequestObserver;
+  /**
+   * Handlers that look at every request first and take those that are theirs (service invocation: any path with
+   * a `dapr-app-id` header), with the fast path's token check, error answers and metrics.
+   */
+  readonly takers?: readonly ((o: FastPathOptions) => RequestTaker)[];
 }
+
+/** Answers a request and says true, or says false and leaves it alone. */
+export type RequestTaker = (req: IncomingMessage, res: ServerResponse) => boolean;
 
 /** The token a request carries: the first of its token headers that is not empty. */
 function tokenOf(req: IncomingMessage): string | undefined {
@@ -53,16 +62,14 @@ function failedAnswer(log: Logger, thrown: unknown, method: string, path: string
 export function createHttpApp(opts: HttpAppOptions): HttpApiHandler {
   const koa = createKoaApp(opts).callback();
   const token = opts.apiToken;
-  const fast = fastPath(
-    opts.groups.flatMap((g) => (g.public ? [] : (g.fast ?? []))),
-    {
-      authorized: (req) => token === undefined || secretMatches(token, tokenOf(req)),
-      failed: (err, method, path) => failedAnswer(opts.log, err, method, path),
-      observe: opts.observe,
-    },
-  );
+  const pathOptions: FastPathOptions = {
+    authorized: (req) => token === undefined || secretMatches(token, tokenOf(req)),
+    failed: (err, method, path) => failedAnswer(opts.log, err, method, path),
+    observe: opts.observe,
+  };
+  const takers = [...(opts.takers ?? []).map((t) => t(pathOptions)), fastPath(opts.groups.flatMap((g) => (g.public ? [] : (g.fast ?? []))), pathOptions)];
   return (req, res) => {
-    if (!fast(req, res)) void koa(req, res);
+    if (!takers.some((take) => take(req, res))) void koa(req, res);
   };
 }
 
@@ -107,7 +114,7 @@ function createKoaApp(opts: HttpAppOptions): Koa {
   if (opts.apiToken !== undefined) {
     const token = opts.apiToken;
     app.use(async (ctx, next) => {
-      if (!secretMatches(token, tokenOf(ctx.req))) throw new RuntimeError('ERR_UNAUTHORIZED', 'authentication failed: missing or invalid svc-api-token header');
+      if (!secretMatches(token, tokenOf(ctx.req))) throw unauthenticatedRequest();
       await next();
     });
   }

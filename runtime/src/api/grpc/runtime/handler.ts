@@ -4,7 +4,8 @@
  */
 import type * as grpc from '@grpc/grpc-js';
 
-export type Handler<Req = never, Res = unknown> = (req: Req, call: grpc.ServerUnaryCall<Req, Res>) => Promise<Res>;
+/** `cancelled()` is the call's cancellation as a signal, made when asked for (see ../unary.ts). */
+export type Handler<Req = never, Res = unknown> = (req: Req, call: grpc.ServerUnaryCall<Req, Res>, cancelled: () => AbortSignal) => Promise<Res>;
 
 /** The handlers of a group of methods, by method name. */
 export type HandlerGroup = Record<string, Handler<never, unknown>>;

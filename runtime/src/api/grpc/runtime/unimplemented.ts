@@ -5,7 +5,6 @@
 import * as grpc from '@grpc/grpc-js';
 
 const BLOCKS: Readonly<Record<string, string>> = {
-  InvokeService: 'service invocation',
   QueryStateAlpha1: 'state query (no svc state store supports queries)',
   GetSecret: 'secrets',
   GetBulkSecret: 'secrets',

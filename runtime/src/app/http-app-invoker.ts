@@ -1,0 +1,28 @@
+import http from 'node:http';
+import { pipeline } from 'node:stream/promises';
+import { RuntimeError } from '../errors/runtime-error.js';
+import { appAgent } from './app-http.js';
+import type { AppAnswer, AppCall, AppInvoker, Headers } from './app-invocation.js';
+
+/**
+ * Invocations of an HTTP app (`--app-protocol http`): the request as it came (verb, path, query, headers, body
+ * streamed in), the answer as the app gave it (status, headers, body streamed out). Nothing is buffered.
+ */
+export class HttpAppInvoker implements AppInvoker {
+  constructor(private readonly port: number) {}
+
+  invoke(call: AppCall, signal: AbortSignal): Promise<AppAnswer> {
+    return new Promise<AppAnswer>((resolve, reject) => {
+      const path = call.query === '' ? call.path : `${call.path}?${call.query}`;
+      const req = http.request({ host: '127.0.0.1', port: this.port, method: call.verb, path, headers: call.headers, agent: appAgent, signal }, (res) => {
+        resolve({ status: res.statusCode ?? 500, headers: res.headers as Headers, body: res });
+      });
+      req.on('error', (err: NodeJS.ErrnoException) => {
+        if (err.name === 'AbortError') reject(err);
+        else reject(new RuntimeError('ERR_DIRECT_INVOKE', `the app on port ${this.port} could not be called: ${err.code ?? err.message}`, { cause: err }));
+      });
+      if (call.body) pipeline(call.body, req).catch((err: Error) => req.destroy(err));
+      else req.end();
+    });
+  }
+}

@@ -1,0 +1,75 @@
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import path from 'node:path';
+import { parseDuration } from '../../config/parse-values.js';
+import { RuntimeError } from '../../errors/runtime-error.js';
+import type { Logger } from '../../log/logger.js';
+import { parsePgConnection } from '../../stores/pg-connection.js';
+import { redisOptionsFromMetadata } from '../../stores/redis-connection.js';
+import type { NameResolver } from '../contracts/name-resolution.js';
+import { metadataValue, type ComponentSpec } from '../spec.js';
+import { LeaseRegistry, type RegistryBackend } from './lease-registry.js';
+import { PostgresRegistry } from './postgres-registry.js';
+import { RedisRegistry } from './redis-registry.js';
+import { SqliteRegistry } from './sqlite-registry.js';
+import { StaticResolver } from './static-resolver.js';
+
+/** The Configuration resource's `spec.nameResolution`. */
+export interface NameResolutionSpec {
+  readonly component: string;
+  readonly configuration: Readonly<Record<string, unknown>>;
+}
+
+export interface ResolverContext {
+  /** The actor state store's spec, if any: its Redis or PostgreSQL is the one the replicas share. */
+  readonly actorStore: ComponentSpec | undefined;
+  readonly log: Logger;
+}
+
+export const NAME_RESOLVERS = ['sqlite', 'redis', 'postgresql', 'static'] as const;
+
+const DEFAULT_LEASE_TTL_MS = 10_000;
+
+/** The host-wide registry file of the standalone default. */
+export function defaultRegistryFile(): string {
+  return path.join(os.homedir(), '.svc', 'name-registry.db');
+}
+
+/**
+ * The resolver the Configuration names, or the standalone default: the Redis or PostgreSQL of the actor state
+ * store when it is one of those (the store the replicas already share), else the host's SQLite registry file.
+ */
+export function createNameResolver(spec: NameResolutionSpec | undefined, ctx: ResolverContext): NameResolver {
+  const chosen = spec ?? defaultSpec(ctx.actorStore);
+  const conf = chosen.configuration;
+  const strings = Object.fromEntries(Object.entries(conf).flatMap(([k, v]) => (v === undefined || v === null ? [] : [[k, typeof v === 'string' ? v : JSON.stringify(v)]])));
+  // Case-insensitive, as component metadata is read: the default passes the actor store's metadata on.
+  const get = (name: string): string | undefined => metadataValue({ metadata: strings }, name);
+  if (chosen.component === 'static') return new StaticResolver(conf);
+  const lease = (backend: RegistryBackend) =>
+    new LeaseRegistry(backend, { ttlMs: get('leaseTtl') ? parseDuration(get('leaseTtl')!) : DEFAULT_LEASE_TTL_MS, log: ctx.log, newSecret: () => randomBytes(32).toString('base64url') });
+  switch (chosen.component) {
+    case 'sqlite':
+      return lease(new SqliteRegistry(path.resolve(get('path') ?? defaultRegistryFile())));
+    case 'redis':
+      return lease(new RedisRegistry(redisOptionsFromMetadata(get)));
+    case 'postgresql': {
+      const connectionString = get('connectionString');
+      if (!connectionString) throw invalid('postgresql needs configuration.connectionString');
+      return lease(new PostgresRegistry(parsePgConnection(connectionString)));
+    }
+    default:
+      throw invalid(`unknown component '${chosen.component}' (one of ${NAME_RESOLVERS.join(', ')})`);
+  }
+}
+
+function defaultSpec(actorStore: ComponentSpec | undefined): NameResolutionSpec {
+  const shared = (component: string): NameResolutionSpec => ({ component, configuration: { ...actorStore?.metadata } });
+  if (actorStore?.type === 'state.redis') return shared('redis');
+  if (actorStore?.type === 'state.postgresql') return shared('postgresql');
+  return { component: 'sqlite', configuration: {} };
+}
+
+function invalid(message: string): RuntimeError {
+  return new RuntimeError('ERR_CONFIG_INVALID', `name resolution: ${message}`);
+}

@@ -1,0 +1,116 @@
+import * as grpc from '@grpc/grpc-js';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { ensureError, RuntimeError } from '../errors/runtime-error.js';
+import { carriedError, neverConnected } from './carried-error.js';
+import { DEFAULT_PEER_MESSAGE_BYTES } from './peer-service.js';
+import { decodeHead, encodeHead, streamMethodPath } from './stream-service.js';
+
+/** The other sidecar could not be reached: nothing ran there, so the call may be tried elsewhere. */
+export class StreamUnreachableError extends RuntimeError {
+  constructor(address: string, detail: string) {
+    super('ERR_DIRECT_INVOKE_UNREACHABLE', `sidecar ${address} is unreachable: ${detail}`);
+  }
+}
+
+export interface StreamCallOptions {
+  readonly metadata: Readonly<Record<string, string>>;
+  /** How long to wait for a connection to a sidecar not connected yet. */
+  readonly connectTimeoutMs: number;
+  readonly signal?: AbortSignal;
+}
+
+export interface StreamReply {
+  readonly head: unknown;
+  readonly body: Readable;
+}
+
+const identity = (b: Buffer) => b;
+
+/**
+ * Streaming calls to other sidecars' internal ports (stream-service.ts): one channel per address, every call a
+ * stream on it. A call waits for its channel to connect before it sends anything, so a sidecar that cannot be
+ * reached fails with StreamUnreachableError with the request body still unread: the caller may try another one.
+ */
+export class StreamClients {
+  readonly #clients = new Map<string, grpc.Client>();
+  readonly #options: grpc.ChannelOptions = {
+    'grpc.max_receive_message_length': DEFAULT_PEER_MESSAGE_BYTES,
+    'grpc.max_send_message_length': DEFAULT_PEER_MESSAGE_BYTES,
+    'grpc.keepalive_time_ms': 10_000,
+    'grpc.keepalive_timeout_ms': 5_000,
+    'grpc.keepalive_permit_without_calls': 1,
+    'grpc.initial_reconnect_backoff_ms': 100,
+    'grpc.max_reconnect_backoff_ms': 1_000,
+    'grpc.enable_channelz': 0,
+  };
+
+  async call(address: string, method: string, head: unknown, body: Readable | undefined, o: StreamCallOptions): Promise<StreamReply> {
+    const client = this.#client(address);
+    await connected(client, address, o.connectTimeoutMs);
+    const metadata = new grpc.Metadata();
+    for (const [k, v] of Object.entries(o.metadata)) metadata.set(k, v);
+    const call = client.makeBidiStreamRequest<Buffer, Buffer>(streamMethodPath(method), identity, identity, metadata, {});
+    const cancel = () => call.cancel();
+    o.signal?.addEventListener('abort', cancel, { once: true });
+    call.on('status', () => o.signal?.removeEventListener('abort', cancel));
+    const failed = new Promise<never>((_, reject) => call.once('error', (err: grpc.ServiceError) => reject(toError(address, err, o.signal))));
+    failed.catch(() => undefined);
+    call.write(encodeHead(head));
+    if (body) pipeline(body, call as unknown as NodeJS.WritableStream).catch(() => call.cancel());
+    else call.end();
+    // Not the default iterator: it destroys the call when the other side's messages end, and with it our half.
+    const messages = call.iterator({ destroyOnReturn: false }) as AsyncIterator<Buffer>;
+    const first = await Promise.race([messages.next(), failed]);
+    if (first.done) throw new RuntimeError('ERR_DIRECT_INVOKE', `sidecar ${address} ended the call without an answer`);
+    return { head: decodeHead(first.value), body: replyBody(messages, address, o.signal) };
+  }
+
+  /** Closes the channel to a sidecar that went away. */
+  forget(address: string): void {
+    this.#clients.get(address)?.close();
+    this.#clients.delete(address);
+  }
+
+  close(): void {
+    for (const c of this.#clients.values()) c.close();
+    this.#clients.clear();
+  }
+
+  #client(address: string): grpc.Client {
+    let client = this.#clients.get(address);
+    if (!client) {
+      client = new grpc.Client(address, grpc.credentials.createInsecure(), this.#options);
+      this.#clients.set(address, client);
+    }
+    return client;
+  }
+}
+
+function connected(client: grpc.Client, address: string, timeoutMs: number): Promise<void> {
+  if (client.getChannel().getConnectivityState(true) === grpc.connectivityState.READY) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    client.waitForReady(Date.now() + timeoutMs, (err) => (err ? reject(new StreamUnreachableError(address, err.message)) : resolve()));
+  });
+}
+
+/** The answer's body: the messages after its head, pulled one per read. A failed call destroys it with its error. */
+function replyBody(messages: AsyncIterator<Buffer>, address: string, signal: AbortSignal | undefined): Readable {
+  return new Readable({
+    read() {
+      messages.next().then(
+        (r) => this.push(r.done ? null : r.value),
+        (err: unknown) => this.destroy(toError(address, err as grpc.ServiceError, signal)),
+      );
+    },
+  });
+}
+
+function toError(address: string, err: grpc.ServiceError, signal: AbortSignal | undefined): Error {
+  if (signal?.aborted) return signal.reason instanceof Error ? signal.reason : new Error('the call was cancelled');
+  if (typeof err.code !== 'number') return ensureError(err);
+  const carried = carriedError(err);
+  if (carried) return carried;
+  if (neverConnected(err)) return new StreamUnreachableError(address, err.details);
+  return new RuntimeError('ERR_DIRECT_INVOKE', `the call to sidecar ${address} failed: ${err.details || err.message}`);
+}

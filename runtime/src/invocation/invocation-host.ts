@@ -1,0 +1,85 @@
+import { randomUUID } from 'node:crypto';
+import type { Registry } from 'prom-client';
+import type { AppInvoker } from '../app/app-invocation.js';
+import type { NameResolver } from '../components/contracts/name-resolution.js';
+import { createNameResolver, type NameResolutionSpec } from '../components/name-resolution/create-resolver.js';
+import type { ComponentSpec } from '../components/spec.js';
+import { RuntimeError } from '../errors/runtime-error.js';
+import type { Logger } from '../log/logger.js';
+import type { InternalServices } from '../internal/internal-server.js';
+import { StreamClients } from '../internal/stream-client.js';
+import { addStreamService } from '../internal/stream-server.js';
+import { INVOKE_TOKEN_METADATA } from '../internal/stream-service.js';
+import { inboundInvocation, type AccessCheck } from './inbound.js';
+import { InvocationApi } from './invocation-api.js';
+import { InvocationMetrics } from './metrics.js';
+import { RemoteSidecars } from './remote-sidecars.js';
+import type { AppRef } from './target.js';
+import { INVOKE_METHOD } from './wire.js';
+
+export interface InvocationHostOptions {
+  readonly self: AppRef;
+  readonly app: AppInvoker | undefined;
+  readonly internal: { readonly services: InternalServices; readonly address: () => string };
+  /** Read at start: the Configuration's `spec.nameResolution` (undefined: the mode's default). */
+  readonly resolution: () => NameResolutionSpec | undefined;
+  /** Read at start: the actor state store's spec (its Redis or PostgreSQL is the standalone default). */
+  readonly actorStore: () => ComponentSpec | undefined;
+  /** `SVC_INVOKE_TOKEN`; undefined: the secret the name resolution store keeps. */
+  readonly invokeToken: string | undefined;
+  readonly access: AccessCheck;
+  readonly metrics: Registry;
+  readonly log: Logger;
+}
+
+/**
+ * The svcd part for service invocation: serves calls from other sidecars on the internal port (added at
+ * construction, before the port opens), and once started makes this sidecar findable through name resolution.
+ */
+export class InvocationHost {
+  readonly name = 'invocation';
+  readonly api: InvocationApi;
+  readonly #clients = new StreamClients();
+  readonly #remote: RemoteSidecars;
+  #resolver: NameResolver | undefined;
+  #secret: string | undefined;
+
+  constructor(private readonly o: InvocationHostOptions) {
+    const metrics = new InvocationMetrics(o.metrics);
+    const log = o.log.child({ scope: 'invocation' });
+    this.#remote = new RemoteSidecars({
+      self: o.self,
+      resolver: () => this.#requireResolver(),
+      clients: this.#clients,
+      credentials: () => ({ [INVOKE_TOKEN_METADATA]: this.#secret ?? '' }),
+    });
+    this.api = new InvocationApi({ self: o.self, app: o.app, remote: this.#remote, metrics });
+    addStreamService(o.internal.services, { [INVOKE_METHOD]: inboundInvocation({ self: o.self, app: o.app, secret: () => this.#secret, access: o.access, metrics, log }) }, log);
+  }
+
+  async start(): Promise<void> {
+    const resolver = createNameResolver(this.o.resolution(), { actorStore: this.o.actorStore(), log: this.o.log });
+    this.#secret = this.o.invokeToken ?? (await resolver.sharedSecret());
+    if (this.#secret === undefined) throw new RuntimeError('ERR_CONFIG_INVALID', `name resolution '${resolver.kind}' keeps no shared secret: give every sidecar the same SVC_INVOKE_TOKEN`);
+    const address = this.o.internal.address();
+    await resolver.register({ ...this.o.self, hostId: randomUUID(), address });
+    this.#resolver = resolver;
+    this.o.log.info({ nameResolution: resolver.kind, address }, 'service invocation: this sidecar is findable');
+  }
+
+  async stop(): Promise<void> {
+    await this.#resolver?.close();
+    this.#resolver = undefined;
+    this.#clients.close();
+  }
+
+  /** `/v1.0/metadata`: how apps are found, and the apps called lately with their sidecars. */
+  metadata(): Record<string, unknown> {
+    return { invocation: { nameResolution: this.#resolver?.kind ?? 'not started', resolvedPeers: this.#remote.resolvedPeers() } };
+  }
+
+  #requireResolver(): NameResolver {
+    if (!this.#resolver) throw new RuntimeError('ERR_DIRECT_INVOKE', 'service invocation is not started yet');
+    return this.#resolver;
+  }
+}

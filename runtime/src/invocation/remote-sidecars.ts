@@ -1,0 +1,91 @@
+import type { AppAnswer, AppCall } from '../app/app-invocation.js';
+import type { NameResolver } from '../components/contracts/name-resolution.js';
+import { RuntimeError } from '../errors/runtime-error.js';
+import { StreamUnreachableError, type StreamClients } from '../internal/stream-client.js';
+import { forwardedAnswerHeaders, forwardedRequestHeaders } from './headers.js';
+import type { AppRef } from './target.js';
+import { answerHead, INVOKE_METHOD, type CallHead } from './wire.js';
+
+/** Addresses found are trusted this long; an address that could not be reached is dropped at once. */
+const RESOLVED_FOR_MS = 1_000;
+const CONNECT_TIMEOUT_MS = 3_000;
+
+export interface RemoteSidecarsOptions {
+  readonly self: AppRef;
+  readonly resolver: () => NameResolver;
+  readonly clients: StreamClients;
+  /** What this sidecar presents to the others (shared secret). */
+  readonly credentials: () => Readonly<Record<string, string>>;
+}
+
+/**
+ * Calls to the sidecars of other apps: resolves the target's sidecars, takes them in turn (round robin), and tries
+ * the next when one cannot be reached (nothing ran there, the body is still unread). Once connected, the call is
+ * that sidecar's: a failure after that is the caller's to see, never repeated here.
+ */
+export class RemoteSidecars {
+  readonly #resolved = new Map<string, { addresses: string[]; at: number; next: number }>();
+
+  constructor(private readonly o: RemoteSidecarsOptions) {}
+
+  async call(target: AppRef, call: AppCall, signal: AbortSignal): Promise<AppAnswer> {
+    const head: CallHead = { caller: this.o.self, callee: target, verb: call.verb, path: call.path, query: call.query, headers: forwardedRequestHeaders(call.headers) };
+    const tried = new Set<string>();
+    for (;;) {
+      const address = await this.#pick(target, tried);
+      tried.add(address);
+      try {
+        const reply = await this.o.clients.call(address, INVOKE_METHOD, head, call.body, { metadata: this.o.credentials(), connectTimeoutMs: CONNECT_TIMEOUT_MS, signal });
+        const answer = answerHead(reply.head);
+        return { status: answer.status, headers: forwardedAnswerHeaders(answer.headers), body: reply.body };
+      } catch (err) {
+        if (!(err instanceof StreamUnreachableError)) throw err;
+        this.#drop(target, address);
+        this.o.clients.forget(address);
+        if (!(await this.#hasUntried(target, tried))) throw err;
+      }
+    }
+  }
+
+  /** The targets resolved lately and their addresses (for /v1.0/metadata). */
+  resolvedPeers(): { appId: string; namespace: string; addresses: string[] }[] {
+    return [...this.#resolved].map(([key, r]) => {
+      const [appId, namespace] = key.split('\n') as [string, string];
+      return { appId, namespace, addresses: r.addresses };
+    });
+  }
+
+  async #addresses(target: AppRef): Promise<{ addresses: string[]; next: number }> {
+    const key = `${target.appId}\n${target.namespace}`;
+    const cached = this.#resolved.get(key);
+    if (cached && Date.now() - cached.at < RESOLVED_FOR_MS && cached.addresses.length > 0) return cached;
+    let addresses: string[];
+    try {
+      addresses = [...(await this.o.resolver().resolve(target.appId, target.namespace))];
+    } catch (err) {
+      throw new RuntimeError('ERR_NAME_RESOLUTION', `name resolution (${this.o.resolver().kind}) failed for app ${target.appId}: ${(err as Error).message}`, { cause: err });
+    }
+    const entry = { addresses, at: Date.now(), next: cached?.next ?? 0 };
+    this.#resolved.set(key, entry);
+    return entry;
+  }
+
+  async #pick(target: AppRef, tried: ReadonlySet<string>): Promise<string> {
+    const entry = await this.#addresses(target);
+    const untried = entry.addresses.filter((a) => !tried.has(a));
+    if (untried.length === 0) {
+      throw new RuntimeError('ERR_DIRECT_INVOKE_APP_NOT_FOUND', `app ${target.appId} not found in namespace ${target.namespace}: no live sidecar (name resolution: ${this.o.resolver().kind})`);
+    }
+    entry.next = (entry.next + 1) % untried.length;
+    return untried[entry.next]!;
+  }
+
+  async #hasUntried(target: AppRef, tried: ReadonlySet<string>): Promise<boolean> {
+    return (await this.#addresses(target)).addresses.some((a) => !tried.has(a));
+  }
+
+  #drop(target: AppRef, address: string): void {
+    const entry = this.#resolved.get(`${target.appId}\n${target.namespace}`);
+    if (entry) entry.addresses = entry.addresses.filter((a) => a !== address);
+  }
+}
