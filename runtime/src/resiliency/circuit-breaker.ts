@@ -35,13 +35,18 @@ export interface BreakerStats {
   readonly rejected: number;
 }
 
-export interface CircuitBreakerOptions {
-  readonly policy: CircuitBreakerPolicy;
-  /** Named in errors and state changes: `app 'orders'`. */
-  readonly target: string;
+/** What the owner of breakers gives each of them. */
+export interface BreakerHooks {
+  /** Called on every change of state (a log line, a metric). */
   readonly onStateChange?: (change: BreakerStateChange) => void;
   /** @default Date.now */
   readonly now?: () => number;
+}
+
+export interface CircuitBreakerOptions extends BreakerHooks {
+  readonly policy: CircuitBreakerPolicy;
+  /** Named in errors and state changes: `app 'orders'`. */
+  readonly target: string;
 }
 
 const ZERO: BreakerCounts = { requests: 0, totalFailures: 0, consecutiveFailures: 0, totalSuccesses: 0, consecutiveSuccesses: 0 };

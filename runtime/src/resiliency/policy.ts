@@ -1,5 +1,5 @@
-import type { CircuitBreaker } from './circuit-breaker.js';
-import type { RetryPolicy, TimeoutPolicy } from './resiliency-spec.js';
+import { CircuitBreaker, type BreakerHooks } from './circuit-breaker.js';
+import type { RetryPolicy, TargetPolicies, TimeoutPolicy } from './resiliency-spec.js';
 import { runWithRetries, statusMatches } from './retry.js';
 import { runWithTimeout } from './timeout.js';
 
@@ -52,4 +52,16 @@ export class TargetPolicy {
   retriesStatus(protocol: 'http' | 'grpc', code: number): boolean {
     return this.retry !== undefined && statusMatches(this.retry.matching[protocol], code);
   }
+}
+
+/** A target's policy from its spec: its own breaker (when it names one) inside the `outer` ones (an actor type's). */
+export function targetPolicy(
+  target: string,
+  spec: Pick<TargetPolicies, 'timeout' | 'retry' | 'circuitBreaker'>,
+  hooks: BreakerHooks,
+  outer: readonly CircuitBreaker[] = [],
+): TargetPolicy {
+  const policy = spec.circuitBreaker;
+  const own = policy ? [new CircuitBreaker({ ...hooks, policy, target })] : [];
+  return new TargetPolicy({ target, timeout: spec.timeout, retry: spec.retry, breakers: [...outer, ...own] });
 }
