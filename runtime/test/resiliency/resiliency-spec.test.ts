@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import * as yaml from 'js-yaml';
 import { parseResiliencySpec } from '../../src/resiliency/resiliency-spec.js';
@@ -110,5 +112,17 @@ describe('circuit breaker trip conditions', () => {
     expect(() => compileTrip('consecutiveFailures > 5 5')).to.throw(/expected && or \|\|, found '5'/);
     expect(() => compileTrip('(consecutiveFailures > 5)')).to.throw(/cannot read/);
     expect(() => compileTrip('consecutiveFailures > 5 &&')).to.throw(/at the end/);
+  });
+});
+
+describe('docs/resiliency.md', () => {
+  it('has examples that parse as they are written', () => {
+    const text = readFileSync(fileURLToPath(new URL('../../../../docs/resiliency.md', import.meta.url)), 'utf8');
+    const blocks = [...text.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]!);
+    expect(blocks).to.have.length.greaterThan(0);
+    for (const block of blocks) {
+      const spec = parseResiliencySpec(yaml.load(block), 'docs/resiliency.md');
+      expect(spec.targets.apps.size + spec.targets.actors.size + spec.targets.outbound.size).to.be.greaterThan(0);
+    }
   });
 });
