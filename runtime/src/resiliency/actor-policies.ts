@@ -2,6 +2,9 @@ import type { BreakerHooks, CircuitBreaker } from './circuit-breaker.js';
 import { targetPolicy, type TargetPolicy } from './policy.js';
 import type { ActorTargetPolicies } from './resiliency-spec.js';
 
+/** How errors and state changes name an actor type. */
+export const actorTypeLabel = (actorType: string): string => `actor type '${actorType}'`;
+
 /**
  * An actor type's policies. Its circuit breaker counts for the whole type, for each actor id, or both
  * (`circuitBreakerScope`); breakers per id are kept for the `circuitBreakerCacheSize` ids used last, since ids
@@ -20,7 +23,7 @@ export class ActorPolicies {
     this.#actorType = actorType;
     this.#hooks = hooks;
     const typeSpec = spec.breakerScope === 'id' ? { ...spec, circuitBreaker: undefined } : spec;
-    this.forType = targetPolicy(`actor type '${actorType}'`, typeSpec, hooks);
+    this.forType = targetPolicy(actorTypeLabel(actorType), typeSpec, hooks);
   }
 
   /** The policy for calls to one actor: the same object for an id while it is among the ones kept. */

@@ -1,4 +1,4 @@
-import { ActorPolicies } from './actor-policies.js';
+import { ActorPolicies, actorTypeLabel } from './actor-policies.js';
 import type { BreakerHooks, BreakerState, CircuitBreaker } from './circuit-breaker.js';
 import { NO_RESILIENCY, type LoadedResiliency } from './load-resiliency.js';
 import { TargetPolicy, targetPolicy } from './policy.js';
@@ -58,7 +58,7 @@ export class Resiliency {
   /** Calls to actors of `actorType`; with `actorId`, the breaker of that id too when the type's scope is id or both. */
   forActor(actorType: string, actorId?: string): TargetPolicy {
     const actor = this.#actors.get(actorType);
-    if (!actor) return new TargetPolicy({ target: `actor type '${actorType}'` });
+    if (!actor) return new TargetPolicy({ target: actorTypeLabel(actorType) });
     return actorId === undefined ? actor.forType : actor.forId(actorId);
   }
 
