@@ -28,7 +28,7 @@ const LAYERS = [
   ['building blocks', 5, ['actors']],
   ['building blocks', 4, ['pubsub', 'bindings', 'invocation']],
   ['building blocks', 3, ['state']],
-  ['channels', 2.5, ['app', 'internal', 'delivery']],
+  ['channels', 2.5, ['app', 'internal', 'delivery', 'resiliency']],
   ['components', 2, ['components']],
   ['store connections', 1, ['stores']],
   ['foundation', 0.5, ['util', 'metrics']],

@@ -115,6 +115,12 @@ export const ERROR_CODES = {
   ERR_CONFIG_INVALID: { http: 500, grpc: GrpcStatus.INVALID_ARGUMENT },
   // Kubernetes mode: the API server could not be read (or refused)
   ERR_KUBERNETES_API: { http: 500, grpc: GrpcStatus.UNAVAILABLE },
+
+  // Resiliency (docs/resiliency.md): a bad Resiliency resource fails the start; the other two answer a call that a
+  // target's policy cut short, with the statuses a client reads as "try later" (503) and "too slow" (504)
+  ERR_RESILIENCY_INVALID: { http: 500, grpc: GrpcStatus.INVALID_ARGUMENT },
+  ERR_RESILIENCY_TIMEOUT: { http: 504, grpc: GrpcStatus.DEADLINE_EXCEEDED },
+  ERR_CIRCUIT_BREAKER_OPEN: { http: 503, grpc: GrpcStatus.UNAVAILABLE },
 } as const satisfies Record<string, { http: number; grpc: GrpcStatus }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
