@@ -106,6 +106,10 @@ export const ERROR_CODES = {
   ERR_CONFIG_INVALID: { http: 500, grpc: GrpcStatus.INVALID_ARGUMENT },
   // Kubernetes mode: the API server could not be read (or refused)
   ERR_KUBERNETES_API: { http: 500, grpc: GrpcStatus.UNAVAILABLE },
+
+  // The Configuration resource (--config, the svc.io/config annotation): a document svcd cannot use, or a
+  // selector that names none. ERR_CONFIG_INVALID above is about svcd's own flags and env vars.
+  ERR_CONFIGURATION_INVALID: { http: 500, grpc: GrpcStatus.INVALID_ARGUMENT },
 } as const satisfies Record<string, { http: number; grpc: GrpcStatus }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
