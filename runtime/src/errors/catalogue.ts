@@ -13,3 +13,8 @@ export function malformedRequest(message: string, cause?: unknown): RuntimeError
 export function workflowNotFound(instanceId: string): RuntimeError {
   return new RuntimeError('ERR_INSTANCE_ID_NOT_FOUND', `unable to find workflow with the provided instance ID: ${instanceId}`);
 }
+
+/** A Configuration resource svcd cannot use: `<source>: <field> <problem>`, as the Component parser words it. */
+export function configurationInvalid(source: string, field: string, problem: string): RuntimeError {
+  return new RuntimeError('ERR_CONFIGURATION_INVALID', `${source}: ${field} ${problem}`);
+}
