@@ -57,7 +57,7 @@ export function compilePattern(name: string): PathPattern {
  * Positive when `a` is more specific than `b`, comparing segment by segment from the left: a literal beats a
  * partial wildcard, which beats `*`, which beats `**`. When one pattern ends where the other goes on, both matching
  * one path, the other goes on with `**` (the ended one wins: `/a` over `/a/**`) or with more constraints on a `**`'s
- * segments (the other wins: `/a/**/*` over `/a/**`).
+ * segments (the other wins: `/a/**` followed by `/x` over a bare `/a/**`).
  */
 export function compareSpecificity(a: readonly number[], b: readonly number[]): number {
   for (let i = 0; i < Math.max(a.length, b.length); i++) {
