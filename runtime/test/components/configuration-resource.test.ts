@@ -9,8 +9,8 @@ import { parseConfiguration } from '../../src/components/configuration-resource.
 import { ApiException } from '../../src/components/kubernetes-client.js';
 import { loadKubernetesConfiguration } from '../../src/components/kubernetes-configuration.js';
 import type { SvcObjectGetter } from '../../src/components/kubernetes-loader.js';
-import { isRuntimeError, RuntimeError } from '../../src/errors/runtime-error.js';
-import { expectRuntimeError } from '../support/expect-runtime-error.js';
+import { RuntimeError } from '../../src/errors/runtime-error.js';
+import { expectRuntimeError, expectRuntimeRejection } from '../support/expect-runtime-error.js';
 import { removeTempFolder, tempFolder } from '../support/temp-folders.js';
 
 /** A logger whose lines the test reads. */
@@ -33,17 +33,6 @@ function configuration(spec: unknown, extra: Record<string, unknown> = {}): Reco
 const configurationYaml = (name: string, defaultAction = 'deny'): string =>
   `apiVersion: svc.io/v1alpha1\nkind: Configuration\nmetadata:\n  name: ${name}\nspec:\n  accessControl:\n    defaultAction: ${defaultAction}\n`;
 const componentYaml = 'apiVersion: svc.io/v1alpha1\nkind: Component\nmetadata:\n  name: store\nspec:\n  type: state.in-memory\n  version: v1\n';
-
-async function expectRejected(promise: Promise<unknown>, code: 'ERR_CONFIGURATION_INVALID' | 'ERR_COMPONENT_SPEC_INVALID' | 'ERR_CONFIG_INVALID' | 'ERR_KUBERNETES_API', message: RegExp): Promise<void> {
-  try {
-    await promise;
-  } catch (err) {
-    expect(isRuntimeError(err, code), String(err)).to.equal(true);
-    expect((err as Error).message).to.match(message);
-    return;
-  }
-  expect.fail(`expected ${code}`);
-}
 
 describe('Configuration resource', () => {
   describe('parsing', () => {
@@ -182,14 +171,14 @@ describe('Configuration resource', () => {
       expect(await loadStandaloneConfiguration(undefined, resourcesWith({ 's.yaml': componentYaml }), silent)).to.equal(undefined);
       expect(await loadStandaloneConfiguration(undefined, [], silent)).to.equal(undefined);
       const paths = resourcesWith({ 'a.yaml': configurationYaml('one'), 'b.yaml': configurationYaml('two') });
-      await expectRejected(loadStandaloneConfiguration(undefined, paths, silent), 'ERR_CONFIGURATION_INVALID', /^the resources paths hold several Configurations \(file .*a\.yaml, file .*b\.yaml\): choose one with --config <name or file>$/);
+      await expectRuntimeRejection(loadStandaloneConfiguration(undefined, paths, silent), 'ERR_CONFIGURATION_INVALID', /^the resources paths hold several Configurations \(file .*a\.yaml, file .*b\.yaml\): choose one with --config <name or file>$/);
     });
 
     it('refuses a name it cannot find, or finds twice', async () => {
       const paths = resourcesWith({ 'a.yaml': configurationYaml('one'), 'b.yaml': configurationYaml('one') + '---\n' + configurationYaml('two') });
-      await expectRejected(loadStandaloneConfiguration('three', paths, silent), 'ERR_CONFIGURATION_INVALID', /^no Configuration named 'three' \(--config\) in the resources paths \(.*\); the Configurations there: one, one, two$/);
-      await expectRejected(loadStandaloneConfiguration('one', paths, silent), 'ERR_CONFIGURATION_INVALID', /^several Configurations are named 'one' \(file .*a\.yaml, file .*b\.yaml \(document 1\)\): keep one$/);
-      await expectRejected(loadStandaloneConfiguration('three', [], silent), 'ERR_CONFIGURATION_INVALID', /in the resources paths \(none given\); there are none$/);
+      await expectRuntimeRejection(loadStandaloneConfiguration('three', paths, silent), 'ERR_CONFIGURATION_INVALID', /^no Configuration named 'three' \(--config\) in the resources paths \(.*\); the Configurations there: one, one, two$/);
+      await expectRuntimeRejection(loadStandaloneConfiguration('one', paths, silent), 'ERR_CONFIGURATION_INVALID', /^several Configurations are named 'one' \(file .*a\.yaml, file .*b\.yaml \(document 1\)\): keep one$/);
+      await expectRuntimeRejection(loadStandaloneConfiguration('three', [], silent), 'ERR_CONFIGURATION_INVALID', /in the resources paths \(none given\); there are none$/);
     });
 
     it('refuses a file it cannot read, that is not YAML, or that holds no Configuration or several', async () => {
@@ -197,17 +186,17 @@ describe('Configuration resource', () => {
         writeFileSync(path.join(dir, name), text);
         return path.join(dir, name);
       };
-      await expectRejected(loadStandaloneConfiguration(path.join(dir, 'missing.yaml'), [], silent), 'ERR_CONFIGURATION_INVALID', /^cannot read the Configuration file .*missing\.yaml \(--config\): ENOENT/);
-      await expectRejected(loadStandaloneConfiguration(file('bad.yaml', 'a: [unclosed'), [], silent), 'ERR_CONFIGURATION_INVALID', /bad\.yaml: invalid YAML/);
-      await expectRejected(loadStandaloneConfiguration(file('component.yaml', componentYaml), [], silent), 'ERR_CONFIGURATION_INVALID', /component\.yaml \(--config\) holds no Configuration document/);
-      await expectRejected(loadStandaloneConfiguration(file('two.yaml', `${configurationYaml('a')}---\n${configurationYaml('b')}`), [], silent), 'ERR_CONFIGURATION_INVALID', /two\.yaml \(--config\) holds several Configuration documents \(.*\(document 1\), .*\(document 2\)\): keep one$/);
-      await expectRejected(loadStandaloneConfiguration(file('invalid.yaml', configurationYaml('a', 'maybe')), [], silent), 'ERR_CONFIGURATION_INVALID', /invalid\.yaml: spec\.accessControl\.defaultAction must be allow or deny/);
+      await expectRuntimeRejection(loadStandaloneConfiguration(path.join(dir, 'missing.yaml'), [], silent), 'ERR_CONFIGURATION_INVALID', /^cannot read the Configuration file .*missing\.yaml \(--config\): ENOENT/);
+      await expectRuntimeRejection(loadStandaloneConfiguration(file('bad.yaml', 'a: [unclosed'), [], silent), 'ERR_CONFIGURATION_INVALID', /bad\.yaml: invalid YAML/);
+      await expectRuntimeRejection(loadStandaloneConfiguration(file('component.yaml', componentYaml), [], silent), 'ERR_CONFIGURATION_INVALID', /component\.yaml \(--config\) holds no Configuration document/);
+      await expectRuntimeRejection(loadStandaloneConfiguration(file('two.yaml', `${configurationYaml('a')}---\n${configurationYaml('b')}`), [], silent), 'ERR_CONFIGURATION_INVALID', /two\.yaml \(--config\) holds several Configuration documents \(.*\(document 1\), .*\(document 2\)\): keep one$/);
+      await expectRuntimeRejection(loadStandaloneConfiguration(file('invalid.yaml', configurationYaml('a', 'maybe')), [], silent), 'ERR_CONFIGURATION_INVALID', /invalid\.yaml: spec\.accessControl\.defaultAction must be allow or deny/);
     });
 
     it('parses only the Configuration it chose', async () => {
       const paths = resourcesWith({ 'a.yaml': configurationYaml('good'), 'b.yaml': configurationYaml('broken', 'maybe') });
       expect((await loadStandaloneConfiguration('good', paths, silent))?.name).to.equal('good');
-      await expectRejected(loadStandaloneConfiguration('broken', paths, silent), 'ERR_CONFIGURATION_INVALID', /b\.yaml: spec\.accessControl\.defaultAction/);
+      await expectRuntimeRejection(loadStandaloneConfiguration('broken', paths, silent), 'ERR_CONFIGURATION_INVALID', /b\.yaml: spec\.accessControl\.defaultAction/);
     });
 
     it('the Component loader reads past Configuration documents without reporting them as skipped', async () => {
@@ -243,17 +232,17 @@ describe('Configuration resource', () => {
       const notFound = getter(() => {
         throw new ApiException(404, 'Not Found', '{"reason":"NotFound"}', {});
       });
-      await expectRejected(loadKubernetesConfiguration('appconfig', 'shop', notFound, silent), 'ERR_CONFIGURATION_INVALID', /^no Configuration 'appconfig' in namespace shop \(the svc\.io\/config annotation names it/);
+      await expectRuntimeRejection(loadKubernetesConfiguration('appconfig', 'shop', notFound, silent), 'ERR_CONFIGURATION_INVALID', /^no Configuration 'appconfig' in namespace shop \(the svc\.io\/config annotation names it/);
       const forbidden = getter(() => {
         throw new RuntimeError('ERR_KUBERNETES_API', 'cannot get configurations.svc.io appconfig in namespace shop: 403 Forbidden: forbidden');
       });
-      await expectRejected(loadKubernetesConfiguration('appconfig', 'shop', forbidden, silent), 'ERR_KUBERNETES_API', /forbidden/);
+      await expectRuntimeRejection(loadKubernetesConfiguration('appconfig', 'shop', forbidden, silent), 'ERR_KUBERNETES_API', /forbidden/);
     });
 
     it('needs the namespace, and validates the object like a file', async () => {
-      await expectRejected(loadKubernetesConfiguration('appconfig', undefined, getter(() => ({})), silent), 'ERR_CONFIG_INVALID', /--mode kubernetes needs --namespace/);
+      await expectRuntimeRejection(loadKubernetesConfiguration('appconfig', undefined, getter(() => ({})), silent), 'ERR_CONFIG_INVALID', /--mode kubernetes needs --namespace/);
       const bad = getter((_ns, name) => ({ metadata: { name }, spec: { accessControl: { policies: [{ namespace: 'x' }] } } }));
-      await expectRejected(loadKubernetesConfiguration('appconfig', 'shop', bad, silent), 'ERR_CONFIGURATION_INVALID', /^kubernetes: shop\/appconfig: spec\.accessControl\.policies\[0\]\.appId is required/);
+      await expectRuntimeRejection(loadKubernetesConfiguration('appconfig', 'shop', bad, silent), 'ERR_CONFIGURATION_INVALID', /^kubernetes: shop\/appconfig: spec\.accessControl\.policies\[0\]\.appId is required/);
     });
   });
 });
