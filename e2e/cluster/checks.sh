@@ -462,8 +462,9 @@ check_helm_uninstall_clean() {
   left+="$(k get mutatingwebhookconfiguration svc-injector -o name 2>/dev/null || true)"
   left+="$(k -n svc-system get deployments,services,serviceaccounts,roles,rolebindings,networkpolicies,poddisruptionbudgets -l app.kubernetes.io/instance=svc -o name)"
   [[ -z "$left" ]] || { echo "left after uninstall: $left" >&2; return 1; }
-  # Kept, as the chart README says: the CRDs (deleting them would delete every Component and Subscription).
-  k get crd components.svc.io subscriptions.svc.io -o name >/dev/null
+  # Kept, as the chart README says: the CRDs (deleting them would delete every Component, Subscription and
+  # Configuration).
+  k get crd components.svc.io subscriptions.svc.io configurations.svc.io -o name >/dev/null
   echo "no webhook configuration, RBAC or injector objects left; CRDs kept"
 }
 

@@ -110,6 +110,7 @@ describe('Helm chart charts/svc', function () {
     const objs = objects(render());
     const crd = find(objs, 'CustomResourceDefinition', 'components.svc.io');
     new CustomResourceDefinition(crd as never).validate();
+    new CustomResourceDefinition(find(objs, 'CustomResourceDefinition', 'configurations.svc.io') as never).validate();
     const spec = (crd as unknown as { spec: { group: string; versions: Array<{ name: string; schema: { openAPIV3Schema: { properties: Record<string, unknown> } } }> } }).spec;
     expect(spec.group).to.equal('svc.io');
     expect(spec.versions[0]?.name).to.equal('v1alpha1');
@@ -148,7 +149,10 @@ describe('Helm chart charts/svc', function () {
     expect(injectorRole.rules).to.deep.include({ apiGroups: ['svc.io'], resources: ['components'], verbs: ['get', 'list'] });
     expect(injectorRole.rules).to.deep.include({ apiGroups: ['admissionregistration.k8s.io'], resources: ['mutatingwebhookconfigurations'], resourceNames: ['svc-injector'], verbs: ['get', 'patch'] });
     const reader = find(objs, 'ClusterRole', 'svc-components-reader') as unknown as { rules: unknown[] };
-    expect(reader.rules).to.deep.equal([{ apiGroups: ['svc.io'], resources: ['components', 'subscriptions'], verbs: ['get', 'list'] }]);
+    expect(reader.rules).to.deep.equal([
+      { apiGroups: ['svc.io'], resources: ['components', 'subscriptions'], verbs: ['get', 'list'] },
+      { apiGroups: ['svc.io'], resources: ['configurations'], verbs: ['get'] },
+    ]);
     const secretRole = find(objs, 'Role', 'svc-injector') as unknown as { rules: Array<{ verbs: string[]; resourceNames?: string[] }> };
     expect(secretRole.rules.find((r) => r.verbs.includes('update'))?.resourceNames).to.deep.equal(['svc-injector-tls']);
   });
@@ -158,7 +162,7 @@ describe('Helm chart charts/svc', function () {
     // instead of Services in every cluster the chart was installed in.
     const builtIn = ['all', 'svc', 'po', 'no', 'ns', 'cm', 'ep', 'ev', 'sa', 'pv', 'pvc', 'rc', 'rs', 'ds', 'sts', 'deploy', 'hpa', 'ing', 'netpol', 'pdb', 'cj', 'crd', 'sc', 'csr', 'limits', 'quota', 'pc'];
     const crds = objects(render()).filter((o) => o.kind === 'CustomResourceDefinition');
-    expect(crds.map((o) => o.metadata.name)).to.have.members(['components.svc.io', 'subscriptions.svc.io']);
+    expect(crds.map((o) => o.metadata.name)).to.have.members(['components.svc.io', 'configurations.svc.io', 'subscriptions.svc.io']);
     for (const crd of crds) {
       const names = (crd as unknown as { spec: { names: { categories?: string[]; shortNames?: string[] } } }).spec.names;
       for (const name of [...(names.categories ?? []), ...(names.shortNames ?? [])]) {

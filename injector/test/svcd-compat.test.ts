@@ -13,8 +13,6 @@ import { buildPodPatch } from '../src/patch/build-patch.js';
 import { applyAndValidate, container, makePod } from './support/pods.js';
 
 const SVCD = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../runtime/bin/svcd.js');
-/** Set for tools and future options; svcd does not read them today. */
-const NOT_SVCD_OPTIONS = new Set(['SVC_CONFIG']);
 
 function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -40,7 +38,7 @@ describe('injected svcd configuration against the real svcd', function () {
   it('every SVC_* variable the injector sets is an svcd option', () => {
     const help = spawnSync(process.execPath, [SVCD, '--help'], { encoding: 'utf8' });
     expect(help.status, help.stderr).to.equal(0);
-    const names = Object.keys(injectedSvcdEnv(annotations)).filter((n) => n.startsWith('SVC_') && !NOT_SVCD_OPTIONS.has(n));
+    const names = Object.keys(injectedSvcdEnv(annotations)).filter((n) => n.startsWith('SVC_'));
     expect(names.length).to.be.greaterThan(8);
     for (const name of [...names, 'NAMESPACE', 'SVC_INTERNAL_ADDRESS']) expect(help.stdout, name).to.contain(name);
   });

@@ -12,6 +12,7 @@ import { loadKubernetesSubscriptions, SUBSCRIPTIONS } from '@svc/runtime/pubsub/
 import { isRuntimeError } from '@svc/runtime/errors/runtime-error.js';
 import { createLogger } from '@svc/runtime/log/logger.js';
 import { installCrds, renderChart } from '../support/chart.js';
+import { failureOf } from '../support/failure-of.js';
 import { KubeApiServer } from '../support/kube-apiserver.js';
 import type { KubeCredentials } from '../support/kube-client.js';
 import { componentObject, namespaceObject, serviceAccountObject, subscriptionObject } from '../support/kube-objects.js';
@@ -35,15 +36,6 @@ class RetryLog {
     this.warnings.push(fields as { attempt?: number; problem?: string });
     this.firstSeen();
   };
-}
-
-function failureOf(promise: Promise<unknown>): Promise<Error> {
-  return promise.then(
-    () => {
-      throw new Error('expected a failure');
-    },
-    (err: unknown) => err as Error,
-  );
 }
 
 /**

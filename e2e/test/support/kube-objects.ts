@@ -1,4 +1,4 @@
-/** Builders of the plain Kubernetes objects the e2e tests create: namespaces, service accounts, Components, Subscriptions. */
+/** Builders of the plain Kubernetes objects the e2e tests create: namespaces, service accounts, Components, Subscriptions, Configurations. */
 import type { KubeObject } from './kube-client.js';
 
 export function namespaceObject(name: string, labels: Record<string, string> = {}): KubeObject {
@@ -34,4 +34,8 @@ export function subscriptionObject(namespace: string, name: string, opts: { scop
     spec: opts.spec,
     ...(opts.scopes ? { scopes: [...opts.scopes] } : {}),
   };
+}
+
+export function configurationObject(namespace: string, name: string, spec: Record<string, unknown>): KubeObject {
+  return { apiVersion: 'svc.io/v1alpha1', kind: 'Configuration', metadata: { namespace, name }, spec };
 }

@@ -1,7 +1,8 @@
 /**
  * Kubernetes mode: the Components of this pod's namespace, read from the API server (in-cluster service account,
  * or a kubeconfig for tests), parsed and filtered exactly like the disk loader's (same parser, same namespace /
- * duplicate / scope rules). Needs only get/list on components.svc.io in that namespace.
+ * duplicate / scope rules). Needs only get/list on components.svc.io in that namespace. The same client reads the
+ * other svc.io resources (Subscriptions, the Configuration).
  */
 import { existsSync } from 'node:fs';
 import { ApiException, CustomObjectsApi, KubeConfig } from './kubernetes-client.js';
@@ -13,6 +14,11 @@ import { isComponentDocument, parseComponentSpec, type ComponentSpec } from './s
 /** Lists the raw objects of one svc.io resource (Components, Subscriptions) in a namespace. */
 export interface SvcObjectLister {
   list(namespace: string): Promise<unknown[]>;
+}
+
+/** Reads one raw object of an svc.io resource (the Configuration) by name. */
+export interface SvcObjectGetter {
+  get(namespace: string, name: string): Promise<unknown>;
 }
 
 /** An svc.io custom resource svcd reads. */
@@ -59,7 +65,38 @@ export function apiStatus(err: unknown): number | undefined {
   return cause instanceof ApiException ? (cause as ApiException<unknown>).code : undefined;
 }
 
-export class ApiServerObjectLister implements SvcObjectLister {
+/** One request to the API server, for its messages: `list components.svc.io`, `get configurations.svc.io appconfig`. */
+interface ApiRequest {
+  readonly verb: 'list' | 'get';
+  readonly resource: SvcResource;
+  readonly namespace: string;
+  readonly name?: string;
+}
+
+/** Retries what may be transient (the API server restarting, a network blip); a 4xx is final. */
+async function withRetries<T>(request: ApiRequest, log: Pick<Logger, 'warn'> | undefined, call: () => Promise<T>): Promise<T> {
+  const what = `${request.resource.plural}.svc.io`;
+  const target = request.name === undefined ? what : `${what} ${request.name}`;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await call();
+    } catch (err) {
+      const status = apiStatus(err);
+      const problem = describeFailure(err);
+      if ((status !== undefined && status >= 400 && status < 500) || attempt >= ATTEMPTS) {
+        const rights = request.verb === 'list' ? 'get/list' : 'get';
+        const hint = status === 403 ? `; the pod service account needs ${rights} on ${what} in its namespace` : '';
+        throw new RuntimeError('ERR_KUBERNETES_API', `cannot ${request.verb} ${target} in namespace ${request.namespace}: ${problem}${hint}`, { cause: err });
+      }
+      const delayMs = 250 * 2 ** attempt;
+      log?.warn({ namespace: request.namespace, attempt, delayMs, problem }, `cannot ${request.verb} ${target} yet; retrying`);
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+    }
+  }
+}
+
+/** Reads the objects of one svc.io resource: lists them (Components, Subscriptions) or gets one (the Configuration). */
+export class ApiServerObjectLister implements SvcObjectLister, SvcObjectGetter {
   private readonly api: CustomObjectsApi;
 
   /** `log` hears about each retry (svcd passes its logger; an operator sees why start-up waits). */
@@ -71,26 +108,19 @@ export class ApiServerObjectLister implements SvcObjectLister {
     this.api = kc.makeApiClient(CustomObjectsApi);
   }
 
-  /** Retries what may be transient (the API server restarting, a network blip); a 4xx is final. */
   async list(namespace: string): Promise<unknown[]> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const { plural, version } = this.resource;
-        const list = (await this.api.listNamespacedCustomObject({ group: 'svc.io', version, namespace, plural })) as { items?: unknown[] };
-        return list.items ?? [];
-      } catch (err) {
-        const status = apiStatus(err);
-        const problem = describeFailure(err);
-        const what = `${this.resource.plural}.svc.io`;
-        if ((status !== undefined && status >= 400 && status < 500) || attempt >= ATTEMPTS) {
-          const hint = status === 403 ? `; the pod service account needs get/list on ${what} in its namespace` : '';
-          throw new RuntimeError('ERR_KUBERNETES_API', `cannot list ${what} in namespace ${namespace}: ${problem}${hint}`, { cause: err });
-        }
-        const delayMs = 250 * 2 ** attempt;
-        this.log?.warn({ namespace, attempt, delayMs, problem }, `cannot list ${what} yet; retrying`);
-        await new Promise((resolve) => setTimeout(resolve, delayMs));
-      }
-    }
+    const { plural, version } = this.resource;
+    const list = await withRetries<unknown>({ verb: 'list', resource: this.resource, namespace }, this.log, () =>
+      this.api.listNamespacedCustomObject({ group: 'svc.io', version, namespace, plural }),
+    );
+    return (list as { items?: unknown[] }).items ?? [];
+  }
+
+  async get(namespace: string, name: string): Promise<unknown> {
+    const { plural, version } = this.resource;
+    return withRetries<unknown>({ verb: 'get', resource: this.resource, namespace, name }, this.log, () =>
+      this.api.getNamespacedCustomObject({ group: 'svc.io', version, namespace, plural, name }),
+    );
   }
 }
 

@@ -1,5 +1,6 @@
 import { RuntimeError } from '../errors/runtime-error.js';
 import { parseDuration } from '../config/parse-values.js';
+import { isRecord } from '../util/is-record.js';
 
 export const COMPONENT_API_VERSION = 'svc.io/v1alpha1';
 export const COMPONENT_KIND = 'Component';
@@ -27,10 +28,6 @@ export interface ComponentSpec {
 
 function fail(source: string, field: string, problem: string): never {
   throw new RuntimeError('ERR_COMPONENT_SPEC_INVALID', `${source}: ${field} ${problem}`);
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function stringMap(source: string, field: string, v: unknown): Record<string, string> {

@@ -24,6 +24,8 @@ export interface RuntimeConfig {
   /** The metrics server answers without the API token: loopback unless asked, the pod's address in kubernetes mode. */
   readonly metricsListenAddress: string;
   readonly resourcesPaths: readonly string[];
+  /** `--config`: a Configuration file, or the name of a Configuration resource; undefined when not given. */
+  readonly config: string | undefined;
   readonly componentsSocketsFolder: string;
   /** Raw `--pluggable-trusted-uids` (see `socketOwnersFrom`). */
   readonly pluggableTrustedUids: string;
@@ -155,6 +157,7 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
     listenAddress: typed(raw, 'listen-address', str),
     metricsListenAddress: typed(raw, 'metrics-listen-address', str) || (typed(raw, 'mode', str) === 'kubernetes' ? typed(raw, 'listen-address', str) : '127.0.0.1'),
     resourcesPaths: list('resources-path').map((p) => path.resolve(p)),
+    config: typed(raw, 'config', str) || undefined,
     componentsSocketsFolder: path.resolve(typed(raw, 'components-sockets-folder', str)),
     pluggableTrustedUids: typed(raw, 'pluggable-trusted-uids', str),
     pluggableMaxReplyBytes: typed(raw, 'pluggable-max-reply-size', parseSize),

@@ -18,3 +18,8 @@ export function workflowNotFound(instanceId: string): RuntimeError {
 export function unauthenticatedRequest(): RuntimeError {
   return new RuntimeError('ERR_UNAUTHORIZED', 'authentication failed: missing or invalid svc-api-token header');
 }
+
+/** A Configuration resource svcd cannot use: `<source>: <field> <problem>`, as the Component parser words it. */
+export function configurationInvalid(source: string, field: string, problem: string): RuntimeError {
+  return new RuntimeError('ERR_CONFIGURATION_INVALID', `${source}: ${field} ${problem}`);
+}

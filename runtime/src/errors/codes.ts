@@ -121,6 +121,10 @@ export const ERROR_CODES = {
   ERR_RESILIENCY_INVALID: { http: 500, grpc: GrpcStatus.INVALID_ARGUMENT },
   ERR_RESILIENCY_TIMEOUT: { http: 504, grpc: GrpcStatus.DEADLINE_EXCEEDED },
   ERR_CIRCUIT_BREAKER_OPEN: { http: 503, grpc: GrpcStatus.UNAVAILABLE },
+
+  // The Configuration resource (--config, the svc.io/config annotation): a document svcd cannot use, or a
+  // selector that names none. ERR_CONFIG_INVALID above is about svcd's own flags and env vars.
+  ERR_CONFIGURATION_INVALID: { http: 500, grpc: GrpcStatus.INVALID_ARGUMENT },
 } as const satisfies Record<string, { http: number; grpc: GrpcStatus }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -3,6 +3,7 @@
  * declarative (`Subscription` resources). Both parse into one shape; every problem names where it came from.
  */
 import { RuntimeError } from '../errors/runtime-error.js';
+import { isRecord } from '../util/is-record.js';
 import { compileMatch, type RouteMatcher } from './route-match.js';
 
 export interface RouteRule {
@@ -29,8 +30,6 @@ export interface Subscription {
   /** For messages: `the app's /dapr/subscribe (entry 2)`, `file /r/subs.yaml (document 1)`. */
   readonly source: string;
 }
-
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** A member by name, exact or else without case (the JSON the SDKs send varies: pubsubname, pubsubName). */
 function member(obj: Record<string, unknown>, name: string): unknown {

@@ -1,5 +1,5 @@
 import { isResiliencyDocument } from '../components/resiliency-document.js';
-import { readResourceDocuments } from '../components/resource-documents.js';
+import { readResourceDocuments } from '../components/resource-files.js';
 import { RuntimeError } from '../errors/runtime-error.js';
 import type { Logger } from '../log/logger.js';
 import { parseResiliencySpec, type ResiliencySpec, type ResiliencyTargets, type TargetPolicies } from './resiliency-spec.js';

@@ -53,6 +53,12 @@ describe('config', () => {
     expect(run([], { SVC_RESOURCES_PATH: '/x, /y' }).resourcesPaths).to.deep.equal(['/x', '/y']);
   });
 
+  it('keeps --config / SVC_CONFIG as given (a file or a resource name; its loader tells them apart)', () => {
+    expect(run([]).config).to.equal(undefined);
+    expect(run(['--config', 'appconfig']).config).to.equal('appconfig');
+    expect(run([], { SVC_CONFIG: './config.yaml' }).config).to.equal('./config.yaml');
+  });
+
   it('takes boolean flags alone or with a value', () => {
     expect(run(['--log-as-json']).logAsJson).to.equal(true);
     expect(run(['--log-as-json', '--app-id', 'a']).logAsJson).to.equal(true);

@@ -2,10 +2,7 @@ import { reminderOptions, timerOptions, type ScheduleFields } from '../../actors
 import type { ActorStateOperation, ReminderOptions, TimerOptions } from '../../actors/types.js';
 import { parseJsonBody } from './body.js';
 import { malformedRequest } from '../../errors/catalogue.js';
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+import { isRecord } from '../../util/is-record.js';
 
 function optionalString(body: Record<string, unknown>, field: string): string | undefined {
   const v = body[field];

@@ -6,6 +6,7 @@ import { RuntimeError } from '../../errors/runtime-error.js';
 import type { Logger } from '../../log/logger.js';
 import { parsePgConnection } from '../../stores/pg-connection.js';
 import { redisOptionsFromMetadata } from '../../stores/redis-connection.js';
+import type { NameResolutionSpec } from '../configuration-resource.js';
 import type { NameResolver } from '../contracts/name-resolution.js';
 import { metadataValue, type ComponentSpec } from '../spec.js';
 import { LeaseRegistry, type RegistryBackend } from './lease-registry.js';
@@ -13,12 +14,6 @@ import { PostgresRegistry } from './postgres-registry.js';
 import { RedisRegistry } from './redis-registry.js';
 import { SqliteRegistry } from './sqlite-registry.js';
 import { StaticResolver } from './static-resolver.js';
-
-/** The Configuration resource's `spec.nameResolution`. */
-export interface NameResolutionSpec {
-  readonly component: string;
-  readonly configuration: Readonly<Record<string, unknown>>;
-}
 
 export interface ResolverContext {
   /** The actor state store's spec, if any: its Redis or PostgreSQL is the one the replicas share. */
