@@ -10,7 +10,7 @@ import type { Logger } from '../log/logger.js';
 import type { InternalServices } from '../internal/internal-server.js';
 import { StreamClients } from '../internal/stream-client.js';
 import { addStreamService } from '../internal/stream-server.js';
-import { INVOKE_TOKEN_METADATA } from '../internal/stream-service.js';
+import { SharedSecretIdentity, type CallerIdentity } from './caller-identity.js';
 import { inboundInvocation, type AccessCheck } from './inbound.js';
 import { InvocationApi } from './invocation-api.js';
 import { InvocationMetrics } from './metrics.js';
@@ -28,6 +28,8 @@ export interface InvocationHostOptions {
   readonly actorStore: () => ComponentSpec | undefined;
   /** `SVC_INVOKE_TOKEN`; undefined: the secret the name resolution store keeps. */
   readonly invokeToken: string | undefined;
+  /** How sidecars prove who calls (Kubernetes: ServiceAccount tokens); undefined: the shared secret. */
+  readonly identity?: CallerIdentity;
   readonly access: AccessCheck;
   readonly metrics: Registry;
   readonly log: Logger;
@@ -44,28 +46,30 @@ export class InvocationHost {
   readonly #remote: RemoteSidecars;
   #resolver: NameResolver | undefined;
   #secret: string | undefined;
+  readonly #identity: CallerIdentity;
 
   constructor(private readonly o: InvocationHostOptions) {
     const metrics = new InvocationMetrics(o.metrics);
     const log = o.log.child({ scope: 'invocation' });
+    this.#identity = o.identity ?? new SharedSecretIdentity(() => this.#secret);
     this.#remote = new RemoteSidecars({
       self: o.self,
       resolver: () => this.#requireResolver(),
       clients: this.#clients,
-      credentials: () => ({ [INVOKE_TOKEN_METADATA]: this.#secret ?? '' }),
+      credentials: () => this.#identity.credentials(),
     });
     this.api = new InvocationApi({ self: o.self, app: o.app, remote: this.#remote, metrics });
-    addStreamService(o.internal.services, { [INVOKE_METHOD]: inboundInvocation({ self: o.self, app: o.app, secret: () => this.#secret, access: o.access, metrics, log }) }, log);
+    addStreamService(o.internal.services, { [INVOKE_METHOD]: inboundInvocation({ self: o.self, app: o.app, identity: this.#identity, access: o.access, metrics, log }) }, log);
   }
 
   async start(): Promise<void> {
     const resolver = createNameResolver(this.o.resolution(), { actorStore: this.o.actorStore(), log: this.o.log });
-    this.#secret = this.o.invokeToken ?? (await resolver.sharedSecret());
-    if (this.#secret === undefined) throw new RuntimeError('ERR_CONFIG_INVALID', `name resolution '${resolver.kind}' keeps no shared secret: give every sidecar the same SVC_INVOKE_TOKEN`);
+    if (!this.o.identity) this.#secret = this.o.invokeToken ?? (await resolver.sharedSecret());
+    if (!this.o.identity && this.#secret === undefined) throw new RuntimeError('ERR_CONFIG_INVALID', `name resolution '${resolver.kind}' keeps no shared secret: give every sidecar the same SVC_INVOKE_TOKEN`);
     const address = this.o.internal.address();
     await resolver.register({ ...this.o.self, hostId: randomUUID(), address });
     this.#resolver = resolver;
-    this.o.log.info({ nameResolution: resolver.kind, address }, 'service invocation: this sidecar is findable');
+    this.o.log.info({ nameResolution: resolver.kind, callerIdentity: this.#identity.kind, address }, 'service invocation: this sidecar is findable');
   }
 
   async stop(): Promise<void> {

@@ -14,8 +14,8 @@ export interface RemoteSidecarsOptions {
   readonly self: AppRef;
   readonly resolver: () => NameResolver;
   readonly clients: StreamClients;
-  /** What this sidecar presents to the others (shared secret). */
-  readonly credentials: () => Readonly<Record<string, string>>;
+  /** What this sidecar presents to the others. */
+  readonly credentials: () => Promise<Readonly<Record<string, string>>>;
 }
 
 /**
@@ -35,7 +35,7 @@ export class RemoteSidecars {
       const address = await this.#pick(target, tried);
       tried.add(address);
       try {
-        const reply = await this.o.clients.call(address, INVOKE_METHOD, head, call.body, { metadata: this.o.credentials(), connectTimeoutMs: CONNECT_TIMEOUT_MS, signal });
+        const reply = await this.o.clients.call(address, INVOKE_METHOD, head, call.body, { metadata: await this.o.credentials(), connectTimeoutMs: CONNECT_TIMEOUT_MS, signal });
         const answer = answerHead(reply.head);
         return { status: answer.status, headers: forwardedAnswerHeaders(answer.headers), body: reply.body };
       } catch (err) {
