@@ -61,6 +61,8 @@ import { InvocationHost } from './invocation/invocation-host.js';
 import { GrpcAppInvoker } from './app/grpc-app-invoker.js';
 import { HttpAppInvoker } from './app/http-app-invoker.js';
 import { invocationPath } from './api/http/invoke-path.js';
+import { accessCheck } from './invocation/access-check.js';
+import { RuntimeResources } from './runtime-resources.js';
 
 /** Where an app is when `--namespace` does not say (standalone). */
 const DEFAULT_NAMESPACE = 'default';
@@ -120,6 +122,7 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
   });
 
   const internalServer = new InternalServer(config.internalAddress, config.internalGrpcPort);
+  const resources = new RuntimeResources(config, log);
   const components = new ComponentManager(registry, { appId: config.appId, dataDir: config.dataDir, log }, config.componentInitTimeoutMs);
   const actors: ActorHost = new ActorHost({
     appId: config.appId,
@@ -145,10 +148,11 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
     self: { appId: config.appId, namespace: config.namespace ?? DEFAULT_NAMESPACE },
     app: config.appPort === 0 ? undefined : config.appProtocol === 'grpc' ? new GrpcAppInvoker(config.appPort, config.maxRequestSizeBytes) : new HttpAppInvoker(config.appPort),
     internal: { services: internalServer, address: () => internalServer.address },
-    resolution: () => undefined,
+    resolution: () => resources.configuration?.nameResolution,
     actorStore: () => actors.storeSpec,
     invokeToken: config.invokeToken,
-    access: () => undefined,
+    access: accessCheck(() => resources.configuration?.accessControl, log.child({ scope: 'invocation' })),
+    resiliency: () => resources.resiliency,
     metrics,
     log,
   });
@@ -235,6 +239,7 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
       },
       stop: () => metricsServer.stop(),
     })
+    .add(resources)
     .add({
       name: 'components',
       start: async () => {
