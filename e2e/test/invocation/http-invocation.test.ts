@@ -93,7 +93,7 @@ describe('service invocation over HTTP (two svcd, a plain HTTP app)', function (
     expect(unknown.status).to.equal(404);
     expect(await unknown.json()).to.include({ errorCode: 'ERR_DIRECT_INVOKE_APP_NOT_FOUND' });
     const otherNamespace = await fetch(`${a.httpUrl}/v1.0/invoke/orders.elsewhere/method/x`);
-    expect((await otherNamespace.json()) as object).to.include({ errorCode: 'ERR_DIRECT_INVOKE_APP_NOT_FOUND' });
+    expect(await otherNamespace.json()).to.include({ errorCode: 'ERR_DIRECT_INVOKE_APP_NOT_FOUND' });
     const invalid = await fetch(`${a.httpUrl}/v1.0/invoke/bad%20id/method/x`);
     expect(invalid.status).to.equal(400);
     expect(await invalid.json()).to.include({ errorCode: 'ERR_MALFORMED_REQUEST' });
@@ -143,8 +143,8 @@ describe('service invocation over HTTP (two svcd, a plain HTTP app)', function (
     const reader = res.body!.getReader();
     const first = await reader.read();
     expect(first.done).to.equal(false);
-    let total = first.value!.length;
-    for (let r = await reader.read(); !r.done; r = await reader.read()) total += r.value.length;
+    let total = (first.value as Uint8Array).length;
+    for (let r = await reader.read(); !r.done; r = await reader.read()) total += (r.value as Uint8Array).length;
     expect(total).to.equal(20 * 64 * 1024);
   });
 

@@ -15,7 +15,8 @@ export interface SeenRequest {
  * body size, the first KiB of the body), except:
  * - `/status/<n>`: that status, with an `x-app` header;
  * - `/fail-times/<n>/<key>`: 503 for the first n calls of that key, then 200;
- * - `/stream/<n>`: n chunks of 64 KiB, 50 ms apart.
+ * - `/stream/<n>`: n chunks of 64 KiB, 50 ms apart;
+ * - `/slow/<ms>`: 200 after that long.
  */
 export class EchoApp {
   readonly seen: SeenRequest[] = [];
@@ -46,7 +47,8 @@ export class EchoApp {
       const url = req.url ?? '/';
       const seen: SeenRequest = { method: req.method ?? '', url, headers: req.headers, bytes, text: Buffer.concat(head).toString('utf8', 0, 1024) };
       this.seen.push(seen);
-      const parts = url.split('?')[0]!.split('/');
+      // Under `/public` as well, for access-control tests that allow only that prefix.
+      const parts = url.split('?')[0]!.replace(/^\/public\//, '/').split('/');
       if (parts[1] === 'status') {
         res.writeHead(Number(parts[2]), { 'content-type': 'text/plain', 'x-app': 'echo' });
         res.end(`status ${parts[2]}`);
@@ -58,6 +60,10 @@ export class EchoApp {
         this.#failures.set(key, failed + 1);
         res.writeHead(failed < Number(parts[2]) ? 503 : 200, { 'content-type': 'text/plain' });
         res.end(`call ${failed + 1}`);
+        return;
+      }
+      if (parts[1] === 'slow') {
+        setTimeout(() => res.end('slow'), Number(parts[2])).unref();
         return;
       }
       if (parts[1] === 'stream') {
