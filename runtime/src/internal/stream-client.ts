@@ -1,6 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
 import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { ensureError, RuntimeError } from '../errors/runtime-error.js';
 import { carriedError, neverConnected } from './carried-error.js';
 import { DEFAULT_PEER_MESSAGE_BYTES } from './peer-service.js';
@@ -57,7 +56,11 @@ export class StreamClients {
     const failed = new Promise<never>((_, reject) => call.once('error', (err: grpc.ServiceError) => reject(toError(address, err, o.signal))));
     failed.catch(() => undefined);
     call.write(encodeHead(head));
-    if (body) pipeline(body, call as unknown as NodeJS.WritableStream).catch(() => call.cancel());
+    if (body) {
+      // Not stream.pipeline: see util/pipe-into.ts. A body that fails cancels the call (the other side sees it cut).
+      body.once('error', () => call.cancel());
+      body.pipe(call as unknown as NodeJS.WritableStream);
+    }
     else call.end();
     // Not the default iterator: it destroys the call when the other side's messages end, and with it our half.
     const messages = call.iterator({ destroyOnReturn: false }) as AsyncIterator<Buffer>;
