@@ -13,8 +13,8 @@ const APP = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..
 async function startExample(script: string, env: Record<string, string>, ready: string): Promise<{ child: ChildProcess; output: () => string }> {
   let output = '';
   const child = spawn(process.execPath, [path.join(APP, script)], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
   await eventually(`${script} ready`, () => Promise.resolve(output.includes(ready)));
   return { child, output: () => output };
 }

@@ -21,7 +21,7 @@ http
       const { orderId, weightKg } = JSON.parse(body) as { orderId: string; weightKg: number };
       const trackingNumber = pickups.get(orderId) ?? `CR-${orderId}`;
       pickups.set(orderId, trackingNumber);
-      console.log(`pick-up of ${weightKg} kg for ${orderId}, booked by app ${req.headers['dapr-caller-app-id']}: ${trackingNumber}`);
+      console.log(`pick-up of ${weightKg} kg for ${orderId}, booked by app ${String(req.headers['dapr-caller-app-id'])}: ${trackingNumber}`);
       res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ trackingNumber }));
     });
   })
