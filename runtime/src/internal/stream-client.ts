@@ -4,7 +4,7 @@ import { pipeline } from 'node:stream/promises';
 import { ensureError, RuntimeError } from '../errors/runtime-error.js';
 import { carriedError, neverConnected } from './carried-error.js';
 import { DEFAULT_PEER_MESSAGE_BYTES } from './peer-service.js';
-import { decodeHead, encodeHead, streamMethodPath } from './stream-service.js';
+import { decodeHead, encodeHead, STREAM_TRAILER_METADATA, streamMethodPath } from './stream-service.js';
 
 /** The other sidecar could not be reached: nothing ran there, so the call may be tried elsewhere. */
 export class StreamUnreachableError extends RuntimeError {
@@ -22,7 +22,10 @@ export interface StreamCallOptions {
 
 export interface StreamReply {
   readonly head: unknown;
+  /** One chunk per message. */
   readonly body: Readable;
+  /** The answer's trailer (undefined: none) once the call ended OK; rejects with the body's error otherwise. */
+  readonly trailer: Promise<unknown>;
 }
 
 const identity = (b: Buffer) => b;
@@ -56,6 +59,14 @@ export class StreamClients {
     call.on('status', () => o.signal?.removeEventListener('abort', cancel));
     const failed = new Promise<never>((_, reject) => call.once('error', (err: grpc.ServiceError) => reject(toError(address, err, o.signal))));
     failed.catch(() => undefined);
+    const ended = new Promise<unknown>((resolve) =>
+      call.once('status', (s: grpc.StatusObject) => {
+        if (s.code === grpc.status.OK) resolve(trailerOf(s.metadata));
+      }),
+    );
+    // A failed status is emitted as an error first: `failed` settles the race.
+    const trailer = Promise.race([failed, ended]);
+    trailer.catch(() => undefined);
     call.write(encodeHead(head));
     if (body) pipeline(body, call as unknown as NodeJS.WritableStream).catch(() => call.cancel());
     else call.end();
@@ -63,7 +74,7 @@ export class StreamClients {
     const messages = call.iterator({ destroyOnReturn: false }) as AsyncIterator<Buffer>;
     const first = await Promise.race([messages.next(), failed]);
     if (first.done) throw new RuntimeError('ERR_DIRECT_INVOKE', `sidecar ${address} ended the call without an answer`);
-    return { head: decodeHead(first.value), body: replyBody(messages, address, o.signal) };
+    return { head: decodeHead(first.value), body: replyBody(messages, address, o.signal), trailer };
   }
 
   /** Closes the channel to a sidecar that went away. */
@@ -94,9 +105,18 @@ function connected(client: grpc.Client, address: string, timeoutMs: number): Pro
   });
 }
 
-/** The answer's body: the messages after its head, pulled one per read. A failed call destroys it with its error. */
+function trailerOf(metadata: grpc.Metadata): unknown {
+  const value = metadata.get(STREAM_TRAILER_METADATA)[0];
+  return value === undefined ? undefined : decodeHead(value as Buffer);
+}
+
+/**
+ * The answer's body: the messages after its head, one chunk each, pulled one per read. A failed call destroys it
+ * with its error.
+ */
 function replyBody(messages: AsyncIterator<Buffer>, address: string, signal: AbortSignal | undefined): Readable {
   return new Readable({
+    objectMode: true,
     read() {
       messages.next().then(
         (r) => this.push(r.done ? null : r.value),
