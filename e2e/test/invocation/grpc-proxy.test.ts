@@ -41,10 +41,11 @@ const APP_ERROR = { code: grpc.status.FAILED_PRECONDITION, details: 'the lab is 
 type LabClient = grpc.Client & Record<'Echo' | 'Count' | 'Sum' | 'Chat', (...args: unknown[]) => grpc.ClientReadableStream<Note> & grpc.ClientDuplexStream<unknown, Note> & grpc.ClientWritableStream<unknown>>;
 
 /** The app's gRPC server: records each call's metadata, answers as its method says. */
-function labServer(seen: grpc.Metadata[]): grpc.UntypedServiceImplementation {
+function labServer(seen: grpc.Metadata[], deadlines: grpc.Deadline[]): grpc.UntypedServiceImplementation {
   return {
     Echo: (call: grpc.ServerUnaryCall<Note, Note>, callback: grpc.sendUnaryData<Note>) => {
       seen.push(call.metadata);
+      deadlines.push(call.getDeadline());
       const reply = new grpc.Metadata();
       reply.set('x-reply', 'from-app');
       call.sendMetadata(reply);
@@ -108,6 +109,7 @@ function reasonOf(err: grpc.ServiceError): string | undefined {
 describe('gRPC proxying: a grpc-js client with dapr-app-id metadata reaches another app\'s gRPC server', function () {
   this.timeout(60_000);
   const seen: grpc.Metadata[] = [];
+  const deadlines: grpc.Deadline[] = [];
   let home: string;
   let app: grpc.Server;
   let a: SvcdProcess;
@@ -131,7 +133,7 @@ describe('gRPC proxying: a grpc-js client with dapr-app-id metadata reaches anot
     const loaded = grpc.loadPackageDefinition(protoLoader.loadSync(protoFile)) as unknown as { proxytest: { v1: { Lab: grpc.ServiceClientConstructor } } };
     Lab = loaded.proxytest.v1.Lab;
     app = new grpc.Server();
-    app.addService(Lab.service, labServer(seen));
+    app.addService(Lab.service, labServer(seen, deadlines));
     const appPort = await new Promise<number>((resolve, reject) => app.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))));
     const env = { HOME: home };
     b = await SvcdProcess.start({ appId: B, env, args: ['--app-protocol', 'grpc', '--app-port', String(appPort)] });
@@ -151,6 +153,14 @@ describe('gRPC proxying: a grpc-js client with dapr-app-id metadata reaches anot
     expect(headers.get('x-reply')).to.deep.equal(['from-app']);
     expect(status.code).to.equal(grpc.status.OK);
     expect(status.metadata.get('x-done')).to.deep.equal(['yes']);
+    expect(deadlines.at(-1)).to.equal(Infinity);
+  });
+
+  it('gives the app what is left of the caller\'s deadline', async () => {
+    const sent = Date.now();
+    await new Promise((resolve, reject) => viaA.Echo({ text: 'soon' }, md(), { deadline: sent + 5_000 }, (err: grpc.ServiceError | null) => (err ? reject(err) : resolve(undefined))));
+    // A Date or epoch milliseconds, as grpc-js gives it; each hop sends what is left, rounded up to its unit.
+    expect(Number(deadlines.at(-1))).to.be.closeTo(sent + 5_000, 1_000);
   });
 
   it('passes the caller\'s metadata (text and binary) to the app; the token and the target stop at the caller\'s sidecar, and the caller\'s identity is the one its sidecar proved', async () => {
