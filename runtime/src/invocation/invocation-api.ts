@@ -17,8 +17,8 @@ export interface InvocationApiOptions {
 }
 
 /**
- * Service invocation, transport-free: the HTTP route, the gRPC `InvokeService` and gRPC proxying all call
- * `invoke`. A call to this app itself goes straight to its app channel; any other goes to the target's sidecar
+ * Service invocation, transport-free: the HTTP route and the gRPC `InvokeService` call `invoke`, gRPC proxying
+ * calls `proxy`. A call to this app itself goes straight to its app channel; any other goes to the target's sidecar
  * over the internal port, which checks who calls and hands it to its app.
  */
 export class InvocationApi {
