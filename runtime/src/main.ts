@@ -59,6 +59,8 @@ import { workflowPeerHandlers } from './workflow/peer-handlers.js';
 import { InternalServer } from './internal/internal-server.js';
 import { InvocationHost } from './invocation/invocation-host.js';
 import { GrpcAppInvoker } from './app/grpc-app-invoker.js';
+import { GrpcAppProxy } from './app/grpc-app-proxy.js';
+import { grpcProxy } from './api/grpc/proxy.js';
 import { HttpAppInvoker } from './app/http-app-invoker.js';
 import { invocationPath } from './api/http/invoke-path.js';
 import { accessCheck } from './invocation/access-check.js';
@@ -147,6 +149,7 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
   const invocation = new InvocationHost({
     self: { appId: config.appId, namespace: config.namespace ?? DEFAULT_NAMESPACE },
     app: config.appPort === 0 ? undefined : config.appProtocol === 'grpc' ? new GrpcAppInvoker(config.appPort, config.maxRequestSizeBytes) : new HttpAppInvoker(config.appPort),
+    grpcApp: config.appPort !== 0 && config.appProtocol === 'grpc' ? new GrpcAppProxy(config.appPort, config.maxRequestSizeBytes) : undefined,
     internal: { services: internalServer, address: () => internalServer.address },
     resolution: () => resources.configuration?.nameResolution,
     actorStore: () => actors.storeSpec,
@@ -226,6 +229,7 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
     apiToken: config.apiToken,
   });
   for (const service of runtimeApi.services) grpcServer.addService(service.definition, service.implementation);
+  grpcServer.serveUnknownMethods(grpcProxy(invocation.api, config.apiToken));
   // @grpc/reflection names a service without a proto package with a leading dot.
   grpcServer.addReflection([() => loadDurableTaskProto().packageDefinition(), ...runtimeApi.reflection], ['.TaskHubSidecarService', ...runtimeApi.names]);
   const metricsServer = new MetricsServer(metrics, config.metricsListenAddress, config.metricsPort);

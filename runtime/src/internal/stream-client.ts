@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { ensureError, RuntimeError } from '../errors/runtime-error.js';
 import { carriedError, neverConnected } from './carried-error.js';
 import { DEFAULT_PEER_MESSAGE_BYTES } from './peer-service.js';
-import { decodeHead, encodeHead, streamMethodPath } from './stream-service.js';
+import { decodeHead, encodeHead, STREAM_TRAILER_METADATA, streamMethodPath } from './stream-service.js';
 
 /** The other sidecar could not be reached: nothing ran there, so the call may be tried elsewhere. */
 export class StreamUnreachableError extends RuntimeError {
@@ -21,7 +21,10 @@ export interface StreamCallOptions {
 
 export interface StreamReply {
   readonly head: unknown;
+  /** One chunk per message. */
   readonly body: Readable;
+  /** The answer's trailer (undefined: none) once the call ended OK; rejects with the body's error otherwise. */
+  readonly trailer: Promise<unknown>;
 }
 
 const identity = (b: Buffer) => b;
@@ -55,6 +58,14 @@ export class StreamClients {
     call.on('status', () => o.signal?.removeEventListener('abort', cancel));
     const failed = new Promise<never>((_, reject) => call.once('error', (err: grpc.ServiceError) => reject(toError(address, err, o.signal))));
     failed.catch(() => undefined);
+    const ended = new Promise<unknown>((resolve) =>
+      call.once('status', (s: grpc.StatusObject) => {
+        if (s.code === grpc.status.OK) resolve(trailerOf(s.metadata));
+      }),
+    );
+    // A failed status is emitted as an error first: `failed` settles the race.
+    const trailer = Promise.race([failed, ended]);
+    trailer.catch(() => undefined);
     call.write(encodeHead(head));
     if (body) {
       // Not stream.pipeline: see util/pipe-into.ts. A body that fails cancels the call (the other side sees it cut).
@@ -66,7 +77,7 @@ export class StreamClients {
     const messages = call.iterator({ destroyOnReturn: false }) as AsyncIterator<Buffer>;
     const first = await Promise.race([messages.next(), failed]);
     if (first.done) throw new RuntimeError('ERR_DIRECT_INVOKE', `sidecar ${address} ended the call without an answer`);
-    return { head: decodeHead(first.value), body: replyBody(messages, () => call.cancel(), address, o.signal) };
+    return { head: decodeHead(first.value), body: replyBody(messages, () => call.cancel(), address, o.signal), trailer };
   }
 
   /** Closes the channel to a sidecar that went away. */
@@ -97,13 +108,19 @@ function connected(client: grpc.Client, address: string, timeoutMs: number): Pro
   });
 }
 
+function trailerOf(metadata: grpc.Metadata): unknown {
+  const value = metadata.get(STREAM_TRAILER_METADATA)[0];
+  return value === undefined ? undefined : decodeHead(value as Buffer);
+}
+
 /**
- * The answer's body: the messages after its head, pulled one per read. A failed call destroys it with its error;
- * destroying it (the reader went away) cancels the call.
+ * The answer's body: the messages after its head, one chunk each, pulled one per read. A failed call destroys it
+ * with its error; destroying it (the reader went away) cancels the call.
  */
 function replyBody(messages: AsyncIterator<Buffer>, cancel: () => void, address: string, signal: AbortSignal | undefined): Readable {
   let ended = false;
   return new Readable({
+    objectMode: true,
     destroy(err, callback) {
       if (!ended) cancel();
       callback(err);
