@@ -1,8 +1,10 @@
 /**
  * The Dapr Go SDK client, unchanged, invoking another app through svcd (e2e/go/invoke-client): InvokeMethod and
- * InvokeMethodWithContent over the gRPC API to a plain HTTP app behind another svcd, and an app id nobody serves.
+ * InvokeMethodWithContent over the gRPC API to a plain HTTP app behind another svcd, an app id nobody serves, and
+ * grpc-go calling another Go app's gRPC service (the standard health service) by gRPC proxying.
  */
-import { SvcdProcess, tempFolder } from '@svc/runtime/test-support';
+import { freePort, SvcdProcess, tempFolder } from '@svc/runtime/test-support';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { expect } from 'chai';
 import path from 'node:path';
 import { EchoApp, invocationConfiguration, type SeenRequest } from '../support/echo-app.js';
@@ -13,6 +15,8 @@ describe('Dapr Go SDK service invocation through svcd', function () {
   const app = new EchoApp();
   let caller: SvcdProcess;
   let target: SvcdProcess;
+  let grpcTarget: SvcdProcess;
+  let grpcApp: ChildProcess;
   let binary: string;
 
   before(async () => {
@@ -21,14 +25,22 @@ describe('Dapr Go SDK service invocation through svcd', function () {
     const resources = { 'configuration.yaml': invocationConfiguration(path.join(tempFolder('registry-'), 'registry.db')) };
     target = await SvcdProcess.start({ appId: 'go-target', resources, args: ['--app-port', String(app.port)] });
     caller = await SvcdProcess.start({ appId: 'go-caller', resources });
+    const grpcPort = await freePort();
+    grpcApp = spawn(binary, ['-serve-health', String(grpcPort)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    await new Promise<void>((resolve, reject) => {
+      grpcApp.stdout!.once('data', () => resolve());
+      grpcApp.once('exit', (code) => reject(new Error(`the Go gRPC app exited (${code})`)));
+    });
+    grpcTarget = await SvcdProcess.start({ appId: 'go-grpc-target', resources, args: ['--app-port', String(grpcPort), '--app-protocol', 'grpc'] });
   });
   after(async () => {
-    await Promise.all([caller?.dispose(), target?.dispose()]);
+    await Promise.all([caller?.dispose(), target?.dispose(), grpcTarget?.dispose()]);
+    grpcApp?.kill();
     await app.stop();
   });
 
-  it('InvokeMethod (GET) and InvokeMethodWithContent (POST with JSON) reach the app; an unknown app is NotFound', async () => {
-    const run = await runGoProgram(binary, { grpcPort: caller.ports.grpc, args: ['-target', 'go-target'], killAfterMs: 60_000 });
+  it('InvokeMethod (GET) and InvokeMethodWithContent (POST with JSON) reach the app; an unknown app is NotFound; a gRPC service of another app is reached by proxying', async () => {
+    const run = await runGoProgram(binary, { grpcPort: caller.ports.grpc, args: ['-target', 'go-target', '-proxy-app', 'go-grpc-target'], killAfterMs: 60_000 });
     const step = (name: string): ScenarioLine => {
       const line = run.lines.find((l) => l.step === name);
       expect(line, `${name} in ${JSON.stringify(run.lines)} / ${run.stderr}`).to.not.equal(undefined);
@@ -45,6 +57,8 @@ describe('Dapr Go SDK service invocation through svcd', function () {
     expect(post.text).to.equal('{"name":"go"}');
     expect(post.headers['content-type']).to.equal('application/json');
     expect(step('invoke-unknown').observed!.status).to.match(/^NotFound: app nobody-serves-this not found/);
+    // grpc-go's health client through the caller's svcd, proxied to the Go app's health service.
+    expect(step('proxy-health').observed!.status).to.equal('SERVING');
     expect(run.exit).to.equal('code 0');
   });
 });
