@@ -73,6 +73,7 @@ export class InvocationHost {
     if (!this.o.identity) this.#secret = this.o.invokeToken ?? (await resolver.sharedSecret());
     if (!this.o.identity && this.#secret === undefined) throw new RuntimeError('ERR_CONFIG_INVALID', `name resolution '${resolver.kind}' keeps no shared secret: give every sidecar the same SVC_INVOKE_TOKEN`);
     const address = this.o.internal.address();
+    if (address === '') throw new Error('the internal gRPC server must be listening before service invocation starts');
     await resolver.register({ ...this.o.self, hostId: randomUUID(), address });
     this.#resolver = resolver;
     this.o.log.info({ nameResolution: resolver.kind, callerIdentity: this.#identity.kind, address }, 'service invocation: this sidecar is findable');
