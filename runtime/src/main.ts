@@ -187,10 +187,10 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
     () => (config.appPort === 0 ? {} : { appConnectionProperties: appConnectionProperties(config) }),
   ]);
   const readiness = new Readiness();
-  const stateApi = new StateApi({ appId: config.appId, namespace: config.namespace, stores: components });
-  const publishApi = new PublishApi(pubsubs, config.appId, pubsubMetrics);
-  const bindingApi = new OutputBindingApi(components);
-  const publicActors = () => new PublicActors(actors.requireRuntime());
+  const stateApi = new StateApi({ appId: config.appId, namespace: config.namespace, stores: components, resiliency: () => resources.resiliency });
+  const publishApi = new PublishApi(pubsubs, config.appId, pubsubMetrics, () => resources.resiliency);
+  const bindingApi = new OutputBindingApi(components, () => resources.resiliency);
+  const publicActors = () => new PublicActors(actors.requireRuntime(), () => resources.resiliency);
   const workflowApi = new WorkflowManagementApi(workflows.engine, workflows);
   const outboundHealth = new OutboundHealth(components, { pingTimeoutMs: OUTBOUND_PING_TIMEOUT_MS, cacheMs: OUTBOUND_HEALTH_CACHE_MS });
 
