@@ -9,11 +9,11 @@ import { ApiServerObjectLister, kubernetesConfig } from '@svc/runtime/components
 import { CONFIGURATIONS, loadKubernetesConfiguration } from '@svc/runtime/components/kubernetes-configuration.js';
 import { isRuntimeError } from '@svc/runtime/errors/runtime-error.js';
 import { createLogger } from '@svc/runtime/log/logger.js';
-import { installCrds, renderChart } from '../support/chart.js';
+import { startWithChartReaders } from '../support/chart-readers.js';
 import { failureOf } from '../support/failure-of.js';
-import { KubeApiServer } from '../support/kube-apiserver.js';
+import type { KubeApiServer } from '../support/kube-apiserver.js';
 import type { KubeCredentials } from '../support/kube-client.js';
-import { configurationObject, namespaceObject, serviceAccountObject } from '../support/kube-objects.js';
+import { configurationObject } from '../support/kube-objects.js';
 
 const SHOP = 'shop';
 const APP_ID = 'orders';
@@ -39,15 +39,8 @@ describe('svcd --mode kubernetes: the Configuration from a real kube-apiserver',
   let unbound: KubeCredentials;
 
   before(async () => {
-    kube = await KubeApiServer.start();
-    const chart = renderChart({ release: 'svc', namespace: 'svc-system', values: { 'sidecar.componentReaders': [{ namespace: SHOP, serviceAccount: APP_ID }] } });
-    await installCrds(kube.admin, chart);
-    await kube.admin.apply(namespaceObject(SHOP));
-    for (const obj of chart.filter((o) => o.metadata.name?.includes('-components-reader'))) await kube.admin.apply(obj);
-    for (const name of [APP_ID, 'default']) await kube.admin.apply(serviceAccountObject(SHOP, name));
+    ({ kube, reader, unbound } = await startWithChartReaders(SHOP, APP_ID));
     await kube.admin.apply(configurationObject(SHOP, 'nodeappconfig', NODE_APP_CONFIG));
-    reader = await kube.serviceAccountToken(SHOP, APP_ID);
-    unbound = await kube.serviceAccountToken(SHOP, 'default');
   });
 
   after(async () => kube?.stop());

@@ -8,10 +8,10 @@ import { ApiServerObjectLister, kubernetesConfig } from '@svc/runtime/components
 import { createLogger } from '@svc/runtime/log/logger.js';
 import { loadKubernetesResiliency, RESILIENCIES } from '@svc/runtime/resiliency/kubernetes-resiliency.js';
 import { Resiliency } from '@svc/runtime/resiliency/resiliency.js';
-import { installCrds, renderChart } from '../support/chart.js';
-import { KubeApiServer } from '../support/kube-apiserver.js';
+import { startWithChartReaders } from '../support/chart-readers.js';
+import type { KubeApiServer } from '../support/kube-apiserver.js';
 import type { KubeCredentials } from '../support/kube-client.js';
-import { namespaceObject, resiliencyObject, serviceAccountObject } from '../support/kube-objects.js';
+import { resiliencyObject } from '../support/kube-objects.js';
 
 const SHOP = 'shop';
 const APP_ID = 'orders';
@@ -29,16 +29,9 @@ describe('svcd --mode kubernetes: Resiliency objects from a real kube-apiserver'
   let unbound: KubeCredentials;
 
   before(async () => {
-    kube = await KubeApiServer.start();
-    const chart = renderChart({ release: 'svc', namespace: 'svc-system', values: { 'sidecar.componentReaders': [{ namespace: SHOP, serviceAccount: APP_ID }] } });
-    await installCrds(kube.admin, chart);
-    await kube.admin.apply(namespaceObject(SHOP));
-    for (const obj of chart.filter((o) => o.metadata.name?.includes('-components-reader'))) await kube.admin.apply(obj);
-    for (const name of [APP_ID, 'default']) await kube.admin.apply(serviceAccountObject(SHOP, name));
+    ({ kube, reader, unbound } = await startWithChartReaders(SHOP, APP_ID));
     await kube.admin.apply(resiliencyObject(SHOP, 'orders-policies', [APP_ID], POLICIES));
     await kube.admin.apply(resiliencyObject(SHOP, 'someone-else', ['billing'], { policies: { timeouts: { t: '1s' } }, targets: { apps: { ledger: { timeout: 't' } } } }));
-    reader = await kube.serviceAccountToken(SHOP, APP_ID);
-    unbound = await kube.serviceAccountToken(SHOP, 'default');
   });
   after(async () => kube?.stop());
 

@@ -3,7 +3,8 @@ import { RuntimeError } from '../errors/runtime-error.js';
 import { carriedError, neverConnected } from './carried-error.js';
 import type { Logger } from '../log/logger.js';
 import { decodePeerBody, encodePeerBody } from './peer-codec.js';
-import { DEFAULT_PEER_MESSAGE_BYTES, PEER_TOKEN_METADATA, peerMethodPath } from './peer-service.js';
+import { PEER_TOKEN_METADATA, peerMethodPath } from './peer-service.js';
+import { SidecarChannels } from './sidecar-channels.js';
 
 /** The peer could not be reached at all: nothing ran there, so the call may be tried again (elsewhere). */
 export class PeerUnreachableError extends RuntimeError {
@@ -25,28 +26,15 @@ export interface PeerCallOptions {
 
 /** Calls to the internal servers of the other replicas; one channel per address, reused. */
 export class PeerClients {
-  readonly #clients = new Map<string, grpc.Client>();
-  readonly #options: grpc.ChannelOptions;
+  readonly #channels: SidecarChannels;
 
   constructor(private readonly o: PeerClientsOptions) {
-    const max = o.maxMessageBytes ?? DEFAULT_PEER_MESSAGE_BYTES;
-    this.#options = {
-      'grpc.max_receive_message_length': max,
-      'grpc.max_send_message_length': max,
-      'grpc.keepalive_time_ms': 10_000,
-      'grpc.keepalive_timeout_ms': 5_000,
-      'grpc.keepalive_permit_without_calls': 1,
-      // A peer that died must fail fast, not be retried for seconds inside one call: routing retries itself.
-      'grpc.initial_reconnect_backoff_ms': 100,
-      'grpc.max_reconnect_backoff_ms': 1_000,
-      // Channelz bookkeeping costs CPU on every call and nothing reads it.
-      'grpc.enable_channelz': 0,
-    };
+    this.#channels = new SidecarChannels(o.maxMessageBytes);
   }
 
   call<T>(address: string, method: string, body: unknown, opts: PeerCallOptions = {}): Promise<T> {
     if (opts.signal?.aborted) return Promise.reject(abortReason(opts.signal));
-    const client = this.#client(address);
+    const client = this.#channels.client(address);
     const metadata = new grpc.Metadata();
     metadata.set(PEER_TOKEN_METADATA, this.o.token() ?? '');
     const callOptions: grpc.CallOptions = opts.timeoutMs !== undefined ? { deadline: Date.now() + opts.timeoutMs } : {};
@@ -77,22 +65,11 @@ export class PeerClients {
 
   /** Closes the channel to a replica that left. */
   forget(address: string): void {
-    this.#clients.get(address)?.close();
-    this.#clients.delete(address);
+    this.#channels.forget(address);
   }
 
   close(): void {
-    for (const c of this.#clients.values()) c.close();
-    this.#clients.clear();
-  }
-
-  #client(address: string): grpc.Client {
-    let client = this.#clients.get(address);
-    if (!client) {
-      client = new grpc.Client(address, grpc.credentials.createInsecure(), this.#options);
-      this.#clients.set(address, client);
-    }
-    return client;
+    this.#channels.close();
   }
 }
 

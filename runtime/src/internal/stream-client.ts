@@ -2,7 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import { Readable } from 'node:stream';
 import { ensureError, RuntimeError } from '../errors/runtime-error.js';
 import { carriedError, neverConnected } from './carried-error.js';
-import { DEFAULT_PEER_MESSAGE_BYTES } from './peer-service.js';
+import { SidecarChannels } from './sidecar-channels.js';
 import { decodeHead, encodeHead, STREAM_TRAILER_METADATA, streamMethodPath } from './stream-service.js';
 
 /** The other sidecar could not be reached: nothing ran there, so the call may be tried elsewhere. */
@@ -35,20 +35,10 @@ const identity = (b: Buffer) => b;
  * reached fails with StreamUnreachableError with the request body still unread: the caller may try another one.
  */
 export class StreamClients {
-  readonly #clients = new Map<string, grpc.Client>();
-  readonly #options: grpc.ChannelOptions = {
-    'grpc.max_receive_message_length': DEFAULT_PEER_MESSAGE_BYTES,
-    'grpc.max_send_message_length': DEFAULT_PEER_MESSAGE_BYTES,
-    'grpc.keepalive_time_ms': 10_000,
-    'grpc.keepalive_timeout_ms': 5_000,
-    'grpc.keepalive_permit_without_calls': 1,
-    'grpc.initial_reconnect_backoff_ms': 100,
-    'grpc.max_reconnect_backoff_ms': 1_000,
-    'grpc.enable_channelz': 0,
-  };
+  readonly #channels = new SidecarChannels();
 
   async call(address: string, method: string, head: unknown, body: Readable | undefined, o: StreamCallOptions): Promise<StreamReply> {
-    const client = this.#client(address);
+    const client = this.#channels.client(address);
     await connected(client, address, o.connectTimeoutMs);
     const metadata = new grpc.Metadata();
     for (const [k, v] of Object.entries(o.metadata)) metadata.set(k, v);
@@ -82,22 +72,11 @@ export class StreamClients {
 
   /** Closes the channel to a sidecar that went away. */
   forget(address: string): void {
-    this.#clients.get(address)?.close();
-    this.#clients.delete(address);
+    this.#channels.forget(address);
   }
 
   close(): void {
-    for (const c of this.#clients.values()) c.close();
-    this.#clients.clear();
-  }
-
-  #client(address: string): grpc.Client {
-    let client = this.#clients.get(address);
-    if (!client) {
-      client = new grpc.Client(address, grpc.credentials.createInsecure(), this.#options);
-      this.#clients.set(address, client);
-    }
-    return client;
+    this.#channels.close();
   }
 }
 
