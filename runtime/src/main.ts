@@ -125,7 +125,7 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
 
   const internalServer = new InternalServer(config.internalAddress, config.internalGrpcPort);
   const resources = new RuntimeResources(config, log);
-  const components = new ComponentManager(registry, { appId: config.appId, dataDir: config.dataDir, log }, config.componentInitTimeoutMs);
+  const components = new ComponentManager(registry, { appId: config.appId, dataDir: config.dataDir, resourcesPaths: config.resourcesPaths, log }, config.componentInitTimeoutMs);
   const actors: ActorHost = new ActorHost({
     appId: config.appId,
     components,

@@ -19,6 +19,8 @@ export interface Component {
 export interface ComponentContext {
   readonly appId: string;
   readonly dataDir: string;
+  /** Where the resources were read from (standalone), for files a component names relative to them. */
+  readonly resourcesPaths: readonly string[];
   readonly log: Logger;
 }
 
