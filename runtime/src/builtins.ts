@@ -44,8 +44,8 @@ const BINDINGS: Record<string, BuiltinFactory> = {
 /** Built-in secret stores. */
 const SECRET_STORES: Record<string, BuiltinFactory> = {
   'secretstores.local.file': async (get, _spec, ctx) => {
-    const [{ LocalFileSecretStore, localFileOptions }, { existsSync }] = await Promise.all([import('./secrets/local-file.js'), import('node:fs')]);
-    return LocalFileSecretStore.open(localFileOptions(get), ctx.resourcesPaths, existsSync);
+    const { LocalFileSecretStore, localFileOptions } = await import('./secrets/local-file.js');
+    return LocalFileSecretStore.open(localFileOptions(get), ctx.resourcesPaths);
   },
   'secretstores.local.env': async (get) => new (await import('./secrets/local-env.js')).LocalEnvSecretStore(get('prefix') ?? ''),
 };

@@ -20,6 +20,9 @@ import { publishRoutes } from './api/http/routes/publish.js';
 import { InputBindingsHost } from './bindings/input-bindings-host.js';
 import { OutputBindingApi } from './bindings/output-api.js';
 import { stateRoutes } from './api/http/routes/state.js';
+import { secretRoutes } from './api/http/routes/secrets.js';
+import { SecretsApi } from './secrets/secrets-api.js';
+import { secretRefResolver } from './secrets/secret-refs.js';
 import { HttpApiServer } from './api/http/server.js';
 import { GrpcApiServer } from './util/grpc-server.js';
 import { runtimeApiServices } from './api/grpc/runtime-service.js';
@@ -190,6 +193,7 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
   const stateApi = new StateApi({ appId: config.appId, namespace: config.namespace, stores: components });
   const publishApi = new PublishApi(pubsubs, config.appId, pubsubMetrics);
   const bindingApi = new OutputBindingApi(components);
+  const secretsApi = new SecretsApi(components, () => resources.configuration?.secretScopes ?? []);
   const publicActors = () => new PublicActors(actors.requireRuntime());
   const workflowApi = new WorkflowManagementApi(workflows.engine, workflows);
   const outboundHealth = new OutboundHealth(components, { pingTimeoutMs: OUTBOUND_PING_TIMEOUT_MS, cacheMs: OUTBOUND_HEALTH_CACHE_MS });
@@ -204,6 +208,7 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
       stateRoutes(stateApi, config.maxRequestSizeBytes),
       publishRoutes(publishApi, config.maxRequestSizeBytes),
       bindingRoutes(bindingApi, config.maxRequestSizeBytes),
+      secretRoutes(secretsApi),
       metadataRoutes(runtimeMetadata),
       actorRoutes(publicActors, config.maxRequestSizeBytes),
       workflowHttpRoutes({ api: workflowApi, maxBodyBytes: config.maxRequestSizeBytes }),
@@ -218,6 +223,7 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
     state: stateApi,
     publish: publishApi,
     bindings: bindingApi,
+    secrets: secretsApi,
     metadata: runtimeMetadata,
     actors: publicActors,
     workflows: workflowApi,
@@ -253,7 +259,7 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
             ? await loadFromKubernetes(config, log)
             : await loadStandaloneComponents(config.resourcesPaths, config.appId, log);
         await pluggable.awaitSocketsFor(specs);
-        await components.initAll(specs, log);
+        await components.initAll(specs, log, secretRefResolver({ components }));
       },
       stop: () => components.closeAll(log),
     })

@@ -4,7 +4,7 @@
  * (`{"db": {"password": "x"}}` → `db:password`); with `multiValued: "true"` each top-level key is one secret
  * holding the flattened values below it instead.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Secret, SecretStore } from '../components/contracts/secret-store.js';
 import { RuntimeError } from '../errors/runtime-error.js';
@@ -30,10 +30,10 @@ export function localFileOptions(get: (name: string) => string | undefined): Loc
 }
 
 /** The file itself, or the first resources path holding it (the first one when none does, for the error). */
-function locate(file: string, resourcesPaths: readonly string[], exists: (p: string) => boolean): string {
+function locate(file: string, resourcesPaths: readonly string[]): string {
   if (path.isAbsolute(file)) return file;
   const candidates = resourcesPaths.map((dir) => path.resolve(dir, file));
-  return candidates.find(exists) ?? candidates[0] ?? path.resolve(file);
+  return candidates.find((p) => existsSync(p)) ?? candidates[0] ?? path.resolve(file);
 }
 
 /** Flattens nested maps into `prefix<sep>key` entries; numbers and booleans keep their JSON text. */
@@ -56,8 +56,8 @@ export class LocalFileSecretStore implements SecretStore {
     this.#secrets = secrets;
   }
 
-  static open(opts: LocalFileOptions, resourcesPaths: readonly string[], exists: (p: string) => boolean): LocalFileSecretStore {
-    const file = locate(opts.secretsFile, resourcesPaths, exists);
+  static open(opts: LocalFileOptions, resourcesPaths: readonly string[]): LocalFileSecretStore {
+    const file = locate(opts.secretsFile, resourcesPaths);
     let parsed: unknown;
     try {
       parsed = JSON.parse(readFileSync(file, 'utf8'));

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { existsSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { LoadedComponent } from '../../src/components/manager.js';
 import { parseConfiguration } from '../../src/components/configuration-resource.js';
@@ -23,7 +23,7 @@ describe('secret stores', () => {
   });
   after(() => removeTempFolder(dir));
 
-  const open = (meta: Record<string, string>, paths = [dir]) => LocalFileSecretStore.open(localFileOptions((n) => meta[n]), paths, existsSync);
+  const open = (meta: Record<string, string>, paths = [dir]) => LocalFileSecretStore.open(localFileOptions((n) => meta[n]), paths);
 
   describe('secretstores.local.file', () => {
     it('flattens nested keys with the separator (":" by default), each its own single-valued secret', async () => {
