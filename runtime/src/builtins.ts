@@ -48,6 +48,7 @@ const SECRET_STORES: Record<string, BuiltinFactory> = {
     return LocalFileSecretStore.open(localFileOptions(get), ctx.resourcesPaths);
   },
   'secretstores.local.env': async (get) => new (await import('./secrets/local-env.js')).LocalEnvSecretStore(get('prefix') ?? ''),
+  'secretstores.kubernetes': async (_get, _spec, ctx) => (await import('./secrets/kubernetes-store.js')).KubernetesSecretStore.forNamespace(ctx.kubernetes?.kubeconfig, ctx.kubernetes?.namespace),
 };
 
 /** Registers every built-in component type. */

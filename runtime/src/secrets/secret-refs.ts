@@ -9,13 +9,17 @@ import type { ComponentManager, PrepareSpec } from '../components/manager.js';
 import { componentLabel, type ComponentSpec } from '../components/spec.js';
 import { RuntimeError, ensureError } from '../errors/runtime-error.js';
 
-/** Reads a secret where no `auth.secretStore` is named (kubernetes mode: the namespace's Secret object). */
-export type DefaultSecretSource = (secretName: string) => Promise<Secret>;
+/** Where a secret is read when no `auth.secretStore` is named (kubernetes mode: the namespace's Secret object). */
+export interface DefaultSecretSource {
+  /** How messages name it. */
+  readonly label: string;
+  readonly read: (secretName: string) => Promise<Secret>;
+}
 
 export interface SecretRefOptions {
   readonly components: Pick<ComponentManager, 'get'>;
   /** Undefined (standalone): a reference needs `auth.secretStore`. */
-  readonly byDefault?: { readonly label: string; readonly read: DefaultSecretSource };
+  readonly byDefault?: DefaultSecretSource;
 }
 
 function reader(spec: ComponentSpec, opts: SecretRefOptions): { label: string; read: (secretName: string) => Promise<Secret> } {

@@ -45,7 +45,7 @@ describe('secret references in Components', () => {
   });
 
   it('reads from the default source (kubernetes mode) when no auth.secretStore is named', async () => {
-    const resolve = secretRefResolver({ components, byDefault: { label: 'Kubernetes Secret', read: (name) => Promise.resolve({ password: `${name}-value` }) } });
+    const resolve = secretRefResolver({ components, byDefault: { label: 'Kubernetes Secret', read: (name: string) => Promise.resolve({ password: `${name}-value` }) } });
     const resolved = await resolve(parseComponentSpec(doc([{ name: 'redisPassword', secretKeyRef: { name: 'redis', key: 'password' } }]), 'f'));
     expect(resolved.metadata).to.deep.equal({ redisPassword: 'redis-value' });
   });
