@@ -41,12 +41,23 @@ const BINDINGS: Record<string, BuiltinFactory> = {
   'bindings.cron': async (get, _spec, ctx) => (await import('./bindings/cron.js')).CronBinding.fromMetadata(get, ctx.log),
 };
 
+/** Built-in secret stores. */
+const SECRET_STORES: Record<string, BuiltinFactory> = {
+  'secretstores.local.file': async (get, _spec, ctx) => {
+    const { LocalFileSecretStore, localFileOptions } = await import('./secrets/local-file.js');
+    return LocalFileSecretStore.open(localFileOptions(get), ctx.resourcesPaths);
+  },
+  'secretstores.local.env': async (get) => new (await import('./secrets/local-env.js')).LocalEnvSecretStore(get('prefix') ?? ''),
+  'secretstores.kubernetes': async (_get, _spec, ctx) => (await import('./secrets/kubernetes-store.js')).KubernetesSecretStore.forNamespace(ctx.kubernetes?.kubeconfig, ctx.kubernetes?.namespace),
+};
+
 /** Registers every built-in component type. */
 export function registerBuiltinComponents(registry: ComponentRegistry): void {
   const groups = [
     ['state', STATE_STORES],
     ['pubsub', PUBSUBS],
     ['bindings', BINDINGS],
+    ['secretstores', SECRET_STORES],
   ] as const;
   for (const [category, factories] of groups) {
     for (const [type, factory] of Object.entries(factories)) {

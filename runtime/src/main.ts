@@ -20,6 +20,9 @@ import { publishRoutes } from './api/http/routes/publish.js';
 import { InputBindingsHost } from './bindings/input-bindings-host.js';
 import { OutputBindingApi } from './bindings/output-api.js';
 import { stateRoutes } from './api/http/routes/state.js';
+import { secretRoutes } from './api/http/routes/secrets.js';
+import { SecretsApi } from './secrets/secrets-api.js';
+import { secretRefResolver, type DefaultSecretSource } from './secrets/secret-refs.js';
 import { HttpApiServer } from './api/http/server.js';
 import { GrpcApiServer } from './util/grpc-server.js';
 import { runtimeApiServices } from './api/grpc/runtime-service.js';
@@ -71,9 +74,15 @@ const DEFAULT_NAMESPACE = 'default';
 
 /** Imported on demand: the Kubernetes client is heavy (~20 MB of heap) and standalone svcd never needs it. */
 async function loadFromKubernetes(config: RuntimeConfig, log: Logger): Promise<ComponentSpec[]> {
-  const k8s = await import('./components/kubernetes-loader.js');
+  const [k8s, secrets] = await Promise.all([import('./components/kubernetes-loader.js'), import('./secrets/kubernetes-store.js')]);
   const lister = new k8s.ApiServerObjectLister(k8s.kubernetesConfig(config.kubeconfig), log);
-  return k8s.loadKubernetesComponents({ appId: config.appId, namespace: config.namespace, log, lister });
+  return secrets.withDefaultSecretStore(await k8s.loadKubernetesComponents({ appId: config.appId, namespace: config.namespace, log, lister }));
+}
+
+/** Components' secret references without `auth.secretStore`: kubernetes mode reads the namespace's Secrets. */
+async function defaultSecretSource(config: RuntimeConfig): Promise<DefaultSecretSource | undefined> {
+  if (config.mode !== 'kubernetes') return undefined;
+  return (await import('./secrets/kubernetes-store.js')).namespaceSecretSource(config.kubeconfig, config.namespace);
 }
 
 /** Declarative subscriptions: the Subscription objects of the namespace, or the Subscription files. */
@@ -125,7 +134,13 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
 
   const internalServer = new InternalServer(config.internalAddress, config.internalGrpcPort);
   const resources = new RuntimeResources(config, log);
-  const components = new ComponentManager(registry, { appId: config.appId, dataDir: config.dataDir, log }, config.componentInitTimeoutMs);
+  const components = new ComponentManager(registry, {
+    appId: config.appId,
+    dataDir: config.dataDir,
+    resourcesPaths: config.resourcesPaths,
+    kubernetes: { kubeconfig: config.kubeconfig, namespace: config.namespace },
+    log,
+  }, config.componentInitTimeoutMs);
   const actors: ActorHost = new ActorHost({
     appId: config.appId,
     components,
@@ -190,6 +205,7 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
   const stateApi = new StateApi({ appId: config.appId, namespace: config.namespace, stores: components, resiliency: () => resources.resiliency });
   const publishApi = new PublishApi(pubsubs, config.appId, pubsubMetrics, () => resources.resiliency);
   const bindingApi = new OutputBindingApi(components, () => resources.resiliency);
+  const secretsApi = new SecretsApi(components, () => resources.configuration?.secretScopes ?? []);
   const publicActors = () => new PublicActors(actors.requireRuntime(), () => resources.resiliency);
   const workflowApi = new WorkflowManagementApi(workflows.engine, workflows);
   const outboundHealth = new OutboundHealth(components, { pingTimeoutMs: OUTBOUND_PING_TIMEOUT_MS, cacheMs: OUTBOUND_HEALTH_CACHE_MS });
@@ -204,6 +220,7 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
       stateRoutes(stateApi, config.maxRequestSizeBytes),
       publishRoutes(publishApi, config.maxRequestSizeBytes),
       bindingRoutes(bindingApi, config.maxRequestSizeBytes),
+      secretRoutes(secretsApi),
       metadataRoutes(runtimeMetadata),
       actorRoutes(publicActors, config.maxRequestSizeBytes),
       workflowHttpRoutes({ api: workflowApi, maxBodyBytes: config.maxRequestSizeBytes }),
@@ -218,6 +235,7 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
     state: stateApi,
     publish: publishApi,
     bindings: bindingApi,
+    secrets: secretsApi,
     metadata: runtimeMetadata,
     actors: publicActors,
     workflows: workflowApi,
@@ -253,7 +271,7 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
             ? await loadFromKubernetes(config, log)
             : await loadStandaloneComponents(config.resourcesPaths, config.appId, log);
         await pluggable.awaitSocketsFor(specs);
-        await components.initAll(specs, log);
+        await components.initAll(specs, log, secretRefResolver({ components, byDefault: await defaultSecretSource(config) }));
       },
       stop: () => components.closeAll(log),
     })

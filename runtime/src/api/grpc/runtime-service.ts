@@ -9,6 +9,7 @@ import type { PublicActorApi } from '../../actors/public-actors.js';
 import type { OutputBindingApi } from '../../bindings/output-api.js';
 import type { RuntimeMetadata } from '../../metadata/runtime-metadata.js';
 import type { PublishApi } from '../../pubsub/publish-api.js';
+import type { SecretsApi } from '../../secrets/secrets-api.js';
 import type { StateApi } from '../../state/state-api.js';
 import type { Readiness } from '../../util/readiness.js';
 import type { WorkflowManagementApi } from '../../workflow/management-api.js';
@@ -18,6 +19,7 @@ import type { Handler, HandlerGroup } from './runtime/handler.js';
 import { unary } from './unary.js';
 import { messagingHandlers } from './runtime/messaging.js';
 import { metadataHandlers } from './runtime/metadata.js';
+import { secretHandlers } from './runtime/secrets.js';
 import { stateHandlers } from './runtime/state.js';
 import { subscribeStreamHandler, type StreamingSubscriptions } from './runtime/subscribe-stream.js';
 import { unimplementedMethods } from './runtime/unimplemented.js';
@@ -29,6 +31,7 @@ export interface RuntimeServiceDeps {
   readonly state: StateApi;
   readonly publish: PublishApi;
   readonly bindings: OutputBindingApi;
+  readonly secrets: SecretsApi;
   readonly metadata: RuntimeMetadata;
   /** Throws ERR_ACTOR_RUNTIME_NOT_FOUND when no actor state store is configured. */
   readonly actors: () => PublicActorApi;
@@ -53,6 +56,7 @@ function runtimeImplementation(deps: RuntimeServiceDeps): grpc.UntypedServiceImp
   const groups: HandlerGroup[] = [
     stateHandlers(deps.state),
     messagingHandlers(deps.publish, deps.bindings),
+    secretHandlers(deps.secrets),
     metadataHandlers(deps.metadata),
     actorHandlers(deps.actors),
     workflowHandlers(deps.workflows),
