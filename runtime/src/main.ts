@@ -58,6 +58,7 @@ import { workflowHttpRoutes } from './api/http/routes/workflows.js';
 import { workflowPeerHandlers } from './workflow/peer-handlers.js';
 import { InternalServer } from './internal/internal-server.js';
 import { InvocationHost } from './invocation/invocation-host.js';
+import { apiServerReview, KubernetesIdentity } from './invocation/kubernetes-identity.js';
 import { GrpcAppInvoker } from './app/grpc-app-invoker.js';
 import { HttpAppInvoker } from './app/http-app-invoker.js';
 import { invocationPath } from './api/http/invoke-path.js';
@@ -145,6 +146,9 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
     self: { appId: config.appId, namespace: config.namespace ?? DEFAULT_NAMESPACE },
     app: config.appPort === 0 ? undefined : config.appProtocol === 'grpc' ? new GrpcAppInvoker(config.appPort, config.maxRequestSizeBytes) : new HttpAppInvoker(config.appPort),
     internal: { services: internalServer, address: () => internalServer.address },
+    mode: config.mode,
+    kubeconfig: config.kubeconfig,
+    identity: config.mode === 'kubernetes' ? new KubernetesIdentity({ tokenFile: config.invokeTokenFile, review: () => apiServerReview(config.kubeconfig) }) : undefined,
     resolution: () => undefined,
     actorStore: () => actors.storeSpec,
     invokeToken: config.invokeToken,
