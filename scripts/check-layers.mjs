@@ -21,7 +21,7 @@ const MAX_LINES = 450;
  */
 const LAYERS = [
   ['wiring', 9, ['main.ts', 'index.ts', 'cli', 'launcher']],
-  ['wiring: the built-in components', 8.5, ['builtins.ts']],
+  ['wiring: the built-in components and resources', 8.5, ['builtins.ts', 'runtime-resources.ts']],
   ['transports', 8, ['api']],
   ['building block views', 7, ['metadata']],
   ['building blocks', 6, ['workflow']],

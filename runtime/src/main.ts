@@ -62,6 +62,8 @@ import { apiServerReview, KubernetesIdentity } from './invocation/kubernetes-ide
 import { GrpcAppInvoker } from './app/grpc-app-invoker.js';
 import { HttpAppInvoker } from './app/http-app-invoker.js';
 import { invocationPath } from './api/http/invoke-path.js';
+import { accessCheck } from './invocation/access-check.js';
+import { RuntimeResources } from './runtime-resources.js';
 
 /** Where an app is when `--namespace` does not say (standalone). */
 const DEFAULT_NAMESPACE = 'default';
@@ -121,6 +123,7 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
   });
 
   const internalServer = new InternalServer(config.internalAddress, config.internalGrpcPort);
+  const resources = new RuntimeResources(config, log);
   const components = new ComponentManager(registry, { appId: config.appId, dataDir: config.dataDir, log }, config.componentInitTimeoutMs);
   const actors: ActorHost = new ActorHost({
     appId: config.appId,
@@ -149,10 +152,11 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
     mode: config.mode,
     kubeconfig: config.kubeconfig,
     identity: config.mode === 'kubernetes' ? new KubernetesIdentity({ tokenFile: config.invokeTokenFile, review: () => apiServerReview(config.kubeconfig) }) : undefined,
-    resolution: () => undefined,
+    resolution: () => resources.configuration?.nameResolution,
     actorStore: () => actors.storeSpec,
     invokeToken: config.invokeToken,
-    access: () => undefined,
+    access: accessCheck(() => resources.configuration?.accessControl, log.child({ scope: 'invocation' })),
+    resiliency: () => resources.resiliency,
     metrics,
     log,
   });
@@ -239,6 +243,7 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
       },
       stop: () => metricsServer.stop(),
     })
+    .add(resources)
     .add({
       name: 'components',
       start: async () => {

@@ -117,7 +117,8 @@ export function parseAccessControl(v: unknown, source: string): AccessControl {
     }
   });
   return {
-    defaultAction: v.defaultAction === undefined || v.defaultAction === null ? 'allow' : action(child(at, 'defaultAction'), v.defaultAction),
+    // Writing an accessControl at all asks for control: what it does not allow is refused unless it says otherwise.
+    defaultAction: v.defaultAction === undefined || v.defaultAction === null ? 'deny' : action(child(at, 'defaultAction'), v.defaultAction),
     trustDomain: text(child(at, 'trustDomain'), v.trustDomain, DEFAULT_TRUST_DOMAIN),
     policies,
   };

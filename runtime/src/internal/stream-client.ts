@@ -63,7 +63,7 @@ export class StreamClients {
     const messages = call.iterator({ destroyOnReturn: false }) as AsyncIterator<Buffer>;
     const first = await Promise.race([messages.next(), failed]);
     if (first.done) throw new RuntimeError('ERR_DIRECT_INVOKE', `sidecar ${address} ended the call without an answer`);
-    return { head: decodeHead(first.value), body: replyBody(messages, address, o.signal) };
+    return { head: decodeHead(first.value), body: replyBody(messages, () => call.cancel(), address, o.signal) };
   }
 
   /** Closes the channel to a sidecar that went away. */
@@ -94,13 +94,27 @@ function connected(client: grpc.Client, address: string, timeoutMs: number): Pro
   });
 }
 
-/** The answer's body: the messages after its head, pulled one per read. A failed call destroys it with its error. */
-function replyBody(messages: AsyncIterator<Buffer>, address: string, signal: AbortSignal | undefined): Readable {
+/**
+ * The answer's body: the messages after its head, pulled one per read. A failed call destroys it with its error;
+ * destroying it (the reader went away) cancels the call.
+ */
+function replyBody(messages: AsyncIterator<Buffer>, cancel: () => void, address: string, signal: AbortSignal | undefined): Readable {
+  let ended = false;
   return new Readable({
+    destroy(err, callback) {
+      if (!ended) cancel();
+      callback(err);
+    },
     read() {
       messages.next().then(
-        (r) => this.push(r.done ? null : r.value),
-        (err: unknown) => this.destroy(toError(address, err as grpc.ServiceError, signal)),
+        (r) => {
+          ended ||= r.done === true;
+          this.push(r.done ? null : r.value);
+        },
+        (err: unknown) => {
+          ended = true;
+          this.destroy(toError(address, err as grpc.ServiceError, signal));
+        },
       );
     },
   });

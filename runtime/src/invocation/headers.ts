@@ -7,7 +7,8 @@
 import type { Headers } from '../app/app-invocation.js';
 import type { AppRef } from './target.js';
 
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'http2-settings']);
+// `expect` too: the calling sidecar already answered `100-continue`; the body is on its way.
+const HOP_BY_HOP = new Set(['expect', 'connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'http2-settings']);
 const STOP_AT_CALLER = new Set(['svc-api-token', 'dapr-api-token', 'svc-app-id', 'dapr-app-id']);
 const IDENTITY_PREFIXES = ['dapr-caller-', 'svc-caller-', 'dapr-callee-', 'svc-callee-'];
 

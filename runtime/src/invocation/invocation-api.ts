@@ -1,5 +1,7 @@
 import type { AppAnswer, AppCall, AppInvoker } from '../app/app-invocation.js';
-import { RuntimeError } from '../errors/runtime-error.js';
+import { isRuntimeError, RuntimeError } from '../errors/runtime-error.js';
+import { StreamUnreachableError } from '../internal/stream-client.js';
+import type { Resiliency } from '../resiliency/resiliency.js';
 import { appRequestHeaders, forwardedAnswerHeaders } from './headers.js';
 import type { InvocationMetrics } from './metrics.js';
 import type { RemoteSidecars } from './remote-sidecars.js';
@@ -11,6 +13,18 @@ export interface InvocationApiOptions {
   readonly app: AppInvoker | undefined;
   readonly remote: RemoteSidecars;
   readonly metrics: InvocationMetrics;
+  /** The Resiliency policies in force (loaded at start). */
+  readonly resiliency: () => Resiliency;
+}
+
+/** Verbs whose repetition does no harm: an answered call is retried only with one of these and no body. */
+const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
+
+/** An answer with a 5xx status: a failure for the target's circuit breaker and retries, still given back as it is. */
+class FailedAnswer extends Error {
+  constructor(readonly answer: AppAnswer) {
+    super(`the app answered ${answer.status}`);
+  }
 }
 
 /**
@@ -30,11 +44,42 @@ export class InvocationApi {
     const ref = parseTarget(target, this.o.self.namespace);
     const started = performance.now();
     try {
-      const answer = await this.#route(ref, call, signal);
+      const answer = await this.#withPolicy(ref, call, signal);
       this.o.metrics.called(ref.appId, answer.status, (performance.now() - started) / 1000);
       return answer;
     } catch (err) {
       this.o.metrics.called(ref.appId, err instanceof RuntimeError ? err.code : 'ERROR', (performance.now() - started) / 1000);
+      throw err;
+    }
+  }
+
+  /**
+   * The target's Resiliency policy around the call (docs/invocation.md, "Resiliency"). A call is tried again only
+   * when it provably did not reach the target (no sidecar connection), or it was answered or timed out and
+   * repeating it is harmless: an idempotent verb without a body (a streamed body cannot be sent twice).
+   */
+  async #withPolicy(ref: AppRef, call: AppCall, signal: AbortSignal): Promise<AppAnswer> {
+    const policy = this.o.resiliency().forApp(ref.appId);
+    const replayable = call.body === undefined && IDEMPOTENT.has(call.verb);
+    let previous: FailedAnswer | undefined;
+    try {
+      return await policy.run(
+        async (attempt) => {
+          previous?.answer.body.destroy();
+          const answer = await this.#route(ref, call, attempt);
+          if (answer.status >= 500) throw (previous = new FailedAnswer(answer));
+          return answer;
+        },
+        {
+          signal,
+          retryable: (err) =>
+            err instanceof StreamUnreachableError ||
+            (replayable && (err instanceof FailedAnswer ? policy.retriesStatus('http', err.answer.status) : isRuntimeError(err, 'ERR_RESILIENCY_TIMEOUT'))),
+        },
+      );
+    } catch (err) {
+      if (err instanceof FailedAnswer) return err.answer;
+      previous?.answer.body.destroy();
       throw err;
     }
   }

@@ -17,6 +17,7 @@ import { InvocationMetrics } from './metrics.js';
 import { RemoteSidecars } from './remote-sidecars.js';
 import type { AppRef } from './target.js';
 import { INVOKE_METHOD } from './wire.js';
+import type { Resiliency } from '../resiliency/resiliency.js';
 
 export interface InvocationHostOptions {
   readonly self: AppRef;
@@ -35,6 +36,7 @@ export interface InvocationHostOptions {
   /** How sidecars prove who calls (Kubernetes: ServiceAccount tokens); undefined: the shared secret. */
   readonly identity?: CallerIdentity;
   readonly access: AccessCheck;
+  readonly resiliency: () => Resiliency;
   readonly metrics: Registry;
   readonly log: Logger;
 }
@@ -62,7 +64,7 @@ export class InvocationHost {
       clients: this.#clients,
       credentials: () => this.#identity.credentials(),
     });
-    this.api = new InvocationApi({ self: o.self, app: o.app, remote: this.#remote, metrics });
+    this.api = new InvocationApi({ self: o.self, app: o.app, remote: this.#remote, metrics, resiliency: o.resiliency });
     addStreamService(o.internal.services, { [INVOKE_METHOD]: inboundInvocation({ self: o.self, app: o.app, identity: this.#identity, access: o.access, metrics, log }) }, log);
   }
 
