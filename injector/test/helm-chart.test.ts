@@ -151,7 +151,7 @@ describe('Helm chart charts/svc', function () {
     expect(injectorRole.rules).to.deep.include({ apiGroups: ['admissionregistration.k8s.io'], resources: ['mutatingwebhookconfigurations'], resourceNames: ['svc-injector'], verbs: ['get', 'patch'] });
     const reader = find(objs, 'ClusterRole', 'svc-components-reader') as unknown as { rules: unknown[] };
     expect(reader.rules).to.deep.equal([
-      { apiGroups: ['svc.io'], resources: ['components', 'subscriptions'], verbs: ['get', 'list'] },
+      { apiGroups: ['svc.io'], resources: ['components', 'subscriptions', 'resiliencies'], verbs: ['get', 'list'] },
       { apiGroups: ['svc.io'], resources: ['configurations'], verbs: ['get'] },
       { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch'] },
     ]);
@@ -169,7 +169,7 @@ describe('Helm chart charts/svc', function () {
     // instead of Services in every cluster the chart was installed in.
     const builtIn = ['all', 'svc', 'po', 'no', 'ns', 'cm', 'ep', 'ev', 'sa', 'pv', 'pvc', 'rc', 'rs', 'ds', 'sts', 'deploy', 'hpa', 'ing', 'netpol', 'pdb', 'cj', 'crd', 'sc', 'csr', 'limits', 'quota', 'pc'];
     const crds = objects(render()).filter((o) => o.kind === 'CustomResourceDefinition');
-    expect(crds.map((o) => o.metadata.name)).to.have.members(['components.svc.io', 'configurations.svc.io', 'subscriptions.svc.io']);
+    expect(crds.map((o) => o.metadata.name)).to.have.members(['components.svc.io', 'configurations.svc.io', 'resiliencies.svc.io', 'subscriptions.svc.io']);
     for (const crd of crds) {
       const names = (crd as unknown as { spec: { names: { categories?: string[]; shortNames?: string[] } } }).spec.names;
       for (const name of [...(names.categories ?? []), ...(names.shortNames ?? [])]) {

@@ -60,6 +60,8 @@ import { InternalServer } from './internal/internal-server.js';
 import { InvocationHost } from './invocation/invocation-host.js';
 import { apiServerReview, KubernetesIdentity } from './invocation/kubernetes-identity.js';
 import { GrpcAppInvoker } from './app/grpc-app-invoker.js';
+import { GrpcAppProxy } from './app/grpc-app-proxy.js';
+import { grpcProxy } from './api/grpc/proxy.js';
 import { HttpAppInvoker } from './app/http-app-invoker.js';
 import { invocationPath } from './api/http/invoke-path.js';
 import { accessCheck } from './invocation/access-check.js';
@@ -148,6 +150,7 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
   const invocation = new InvocationHost({
     self: { appId: config.appId, namespace: config.namespace ?? DEFAULT_NAMESPACE },
     app: config.appPort === 0 ? undefined : config.appProtocol === 'grpc' ? new GrpcAppInvoker(config.appPort, config.maxRequestSizeBytes) : new HttpAppInvoker(config.appPort),
+    grpcApp: config.appPort !== 0 && config.appProtocol === 'grpc' ? new GrpcAppProxy(config.appPort, config.maxRequestSizeBytes) : undefined,
     internal: { services: internalServer, address: () => internalServer.address },
     mode: config.mode,
     kubeconfig: config.kubeconfig,
@@ -188,10 +191,10 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
     () => (config.appPort === 0 ? {} : { appConnectionProperties: appConnectionProperties(config) }),
   ]);
   const readiness = new Readiness();
-  const stateApi = new StateApi({ appId: config.appId, namespace: config.namespace, stores: components });
-  const publishApi = new PublishApi(pubsubs, config.appId, pubsubMetrics);
-  const bindingApi = new OutputBindingApi(components);
-  const publicActors = () => new PublicActors(actors.requireRuntime());
+  const stateApi = new StateApi({ appId: config.appId, namespace: config.namespace, stores: components, resiliency: () => resources.resiliency });
+  const publishApi = new PublishApi(pubsubs, config.appId, pubsubMetrics, () => resources.resiliency);
+  const bindingApi = new OutputBindingApi(components, () => resources.resiliency);
+  const publicActors = () => new PublicActors(actors.requireRuntime(), () => resources.resiliency);
   const workflowApi = new WorkflowManagementApi(workflows.engine, workflows);
   const outboundHealth = new OutboundHealth(components, { pingTimeoutMs: OUTBOUND_PING_TIMEOUT_MS, cacheMs: OUTBOUND_HEALTH_CACHE_MS });
 
@@ -230,6 +233,7 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
     apiToken: config.apiToken,
   });
   for (const service of runtimeApi.services) grpcServer.addService(service.definition, service.implementation);
+  grpcServer.serveUnknownMethods(grpcProxy(invocation.api, config.apiToken));
   // @grpc/reflection names a service without a proto package with a leading dot.
   grpcServer.addReflection([() => loadDurableTaskProto().packageDefinition(), ...runtimeApi.reflection], ['.TaskHubSidecarService', ...runtimeApi.names]);
   const metricsServer = new MetricsServer(metrics, config.metricsListenAddress, config.metricsPort);

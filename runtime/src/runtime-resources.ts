@@ -1,14 +1,23 @@
 /**
  * The resources svcd reads besides Components, loaded before the components start: the Configuration (`--config`;
- * kubernetes mode: the object in the namespace) and the Resiliency policies. Parts read them through this holder
+ * kubernetes mode: the object in the namespace) and the Resiliency policies (the resources paths; kubernetes mode:
+ * the namespace's objects). Parts read them through this holder
  * once it started.
  */
 import type { RuntimeConfiguration } from './components/configuration-resource.js';
 import { loadStandaloneConfiguration } from './components/configuration-loader.js';
 import type { RuntimeConfig } from './config/config.js';
 import type { Logger } from './log/logger.js';
-import { loadResiliency, NO_RESILIENCY } from './resiliency/load-resiliency.js';
+import { loadResiliency, type LoadedResiliency } from './resiliency/load-resiliency.js';
 import { Resiliency } from './resiliency/resiliency.js';
+
+async function loadResiliencyResources(config: RuntimeConfig, log: Logger): Promise<LoadedResiliency> {
+  if (config.mode !== 'kubernetes') return loadResiliency(config.resourcesPaths, config.appId, log);
+  const [k8s, loader] = await Promise.all([import('./components/kubernetes-loader.js'), import('./resiliency/kubernetes-resiliency.js')]);
+  const lister = new k8s.ApiServerObjectLister(k8s.kubernetesConfig(config.kubeconfig), log, loader.RESILIENCIES);
+  // The component loader refuses a missing namespace first.
+  return loader.loadKubernetesResiliency(config.appId, config.namespace ?? '', lister, log);
+}
 
 async function loadConfiguration(config: RuntimeConfig, log: Logger): Promise<RuntimeConfiguration | undefined> {
   if (config.mode !== 'kubernetes') return loadStandaloneConfiguration(config.config, config.resourcesPaths, log);
@@ -39,8 +48,7 @@ export class RuntimeResources {
 
   async start(): Promise<void> {
     this.#configuration = await loadConfiguration(this.config, this.log);
-    // Resiliency resources are read from the resources paths; kubernetes mode reads none yet (docs/resiliency.md).
-    const loaded = this.config.mode === 'kubernetes' ? NO_RESILIENCY : await loadResiliency(this.config.resourcesPaths, this.config.appId, this.log);
+    const loaded = await loadResiliencyResources(this.config, this.log);
     const log = this.log.child({ scope: 'resiliency' });
     this.#resiliency = new Resiliency(loaded, { onStateChange: (c) => log.warn({ ...c }, 'circuit breaker changed state') });
   }

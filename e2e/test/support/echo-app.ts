@@ -16,13 +16,17 @@ export interface SeenRequest {
  * - `/status/<n>`: that status, with an `x-app` header;
  * - `/fail-times/<n>/<key>`: 503 for the first n calls of that key, then 200;
  * - `/stream/<n>`: n chunks of 64 KiB, 50 ms apart;
- * - `/slow/<ms>`: 200 after that long.
+ * - `/slow/<ms>`: 200 after that long;
+ * - `/relay/<app-id>/<path>`: calls `<path>` of that app through its own sidecar (`sidecarPort`), answering with
+ *   what came back.
  */
 export class EchoApp {
   readonly seen: SeenRequest[] = [];
   readonly #failures = new Map<string, number>();
   #server: http.Server | undefined;
   port = 0;
+  /** Its sidecar's HTTP port, for `/relay`. */
+  sidecarPort = 0;
 
   async start(): Promise<void> {
     const server = http.createServer((req, res) => this.#answer(req, res));
@@ -60,6 +64,14 @@ export class EchoApp {
         this.#failures.set(key, failed + 1);
         res.writeHead(failed < Number(parts[2]) ? 503 : 200, { 'content-type': 'text/plain' });
         res.end(`call ${failed + 1}`);
+        return;
+      }
+      if (parts[1] === 'relay') {
+        const [app, ...rest] = parts.slice(2);
+        void fetch(`http://127.0.0.1:${this.sidecarPort}/v1.0/invoke/${app}/method/${rest.join('/')}`).then(async (answer) => {
+          res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'text/plain' });
+          res.end(Buffer.from(await answer.arrayBuffer()));
+        });
         return;
       }
       if (parts[1] === 'slow') {

@@ -35,7 +35,7 @@ export function parseWarningHeader(value: string): string | undefined {
 }
 
 /** Kinds whose plural is not the kind + "s". */
-const IRREGULAR_PLURALS: Readonly<Record<string, string>> = { NetworkPolicy: 'networkpolicies' };
+const IRREGULAR_PLURALS: Readonly<Record<string, string>> = { NetworkPolicy: 'networkpolicies', Resiliency: 'resiliencies' };
 
 /** REST collection of an object: namespaced when it names a namespace. */
 export function collectionPath(obj: KubeObject): string {

@@ -39,3 +39,7 @@ export function subscriptionObject(namespace: string, name: string, opts: { scop
 export function configurationObject(namespace: string, name: string, spec: Record<string, unknown>): KubeObject {
   return { apiVersion: 'svc.io/v1alpha1', kind: 'Configuration', metadata: { namespace, name }, spec };
 }
+
+export function resiliencyObject(namespace: string, name: string, scopes: readonly string[], spec: Record<string, unknown>): KubeObject {
+  return { apiVersion: 'svc.io/v1alpha1', kind: 'Resiliency', metadata: { namespace, name }, scopes: [...scopes], spec } as KubeObject;
+}

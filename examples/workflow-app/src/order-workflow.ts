@@ -114,9 +114,23 @@ function packParcel(ctx: ActivityContext, req: { orderId: string; quantity: numb
   return { orderId: req.orderId, weightKg: req.quantity * 0.2 };
 }
 
-function handToCourier(ctx: ActivityContext, parcel: Parcel): { trackingNumber: string } {
-  console.log(`[${ctx.orchestrationId}] courier picked up ${parcel.weightKg.toFixed(1)} kg`);
-  return { trackingNumber: `TRK-${parcel.orderId}` };
+/**
+ * With `COURIER_APP_ID` set, the courier service (src/courier-service.ts) books the pick-up: called through this
+ * app's sidecar (`/v1.0/invoke/<courier>/method/pickups`), which finds the courier's sidecar. Without it, the
+ * tracking number is made here, so the example runs with no second service.
+ */
+async function handToCourier(ctx: ActivityContext, parcel: Parcel): Promise<{ trackingNumber: string }> {
+  const courier = process.env.COURIER_APP_ID;
+  if (!courier) {
+    console.log(`[${ctx.orchestrationId}] courier picked up ${parcel.weightKg.toFixed(1)} kg`);
+    return { trackingNumber: `TRK-${parcel.orderId}` };
+  }
+  const sidecar = `http://127.0.0.1:${process.env.SVC_HTTP_PORT ?? process.env.DAPR_HTTP_PORT ?? 3500}`;
+  const res = await fetch(`${sidecar}/v1.0/invoke/${courier}/method/pickups`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(parcel) });
+  if (!res.ok) throw new Error(`the courier (${courier}) answered ${res.status}: ${await res.text()}`);
+  const { trackingNumber } = (await res.json()) as { trackingNumber: string };
+  console.log(`[${ctx.orchestrationId}] ${courier} booked the pick-up: ${trackingNumber}`);
+  return { trackingNumber };
 }
 
 export function registerOrderWorkflow(worker: TaskHubGrpcWorker): void {

@@ -9,6 +9,7 @@
 import type { ErrorCode } from '../errors/codes.js';
 import { RuntimeError } from '../errors/runtime-error.js';
 import { withCode } from '../errors/with-code.js';
+import type { Resiliency } from '../resiliency/resiliency.js';
 import type { ActorRuntime, ActorStateOperation, ReminderInfo, ReminderOptions, TimerOptions } from './types.js';
 
 /** Actor types of svcd itself start with this; an app cannot register one (`isInternalActorType`). */
@@ -21,10 +22,17 @@ export function isInternalActorType(type: string): boolean {
 export type PublicActorApi = Pick<ActorRuntime, 'invoke' | 'createReminder' | 'deleteReminder' | 'getReminder' | 'createTimer' | 'deleteTimer' | 'getState' | 'applyState'>;
 
 export class PublicActors implements PublicActorApi {
-  constructor(private readonly runtime: ActorRuntime) {}
+  constructor(
+    private readonly runtime: ActorRuntime,
+    /** The Resiliency policies in force: an actor type's timeout and circuit breaker apply to calls of its methods. */
+    private readonly resiliency?: () => Resiliency,
+  ) {}
 
   invoke(type: string, id: string, method: string, data?: Buffer): Promise<Buffer | undefined> {
-    return this.#call(type, 'ERR_ACTOR_INVOKE_METHOD', `error invoking actor ${type}/${id}`, (rt) => rt.invoke(type, id, method, data));
+    const policy = this.resiliency?.().forActor(type, id);
+    // Never retried here: a method may have run before it failed (placement retries calls that never reached a host).
+    const call = (rt: ActorRuntime) => (policy ? policy.run(() => rt.invoke(type, id, method, data), { retryable: () => false }) : rt.invoke(type, id, method, data));
+    return this.#call(type, 'ERR_ACTOR_INVOKE_METHOD', `error invoking actor ${type}/${id}`, call);
   }
 
   createReminder(type: string, id: string, name: string, opts: ReminderOptions): Promise<void> {

@@ -1,6 +1,6 @@
 import http from 'node:http';
-import { pipeline } from 'node:stream/promises';
 import { RuntimeError } from '../errors/runtime-error.js';
+import { pipeInto } from '../util/pipe-into.js';
 import { appAgent } from './app-http.js';
 import type { AppAnswer, AppCall, AppInvoker, Headers } from './app-invocation.js';
 
@@ -21,7 +21,7 @@ export class HttpAppInvoker implements AppInvoker {
         if (err.name === 'AbortError') reject(err);
         else reject(new RuntimeError('ERR_DIRECT_INVOKE', `the app on port ${this.port} could not be called: ${err.code ?? err.message}`, { cause: err }));
       });
-      if (call.body) pipeline(call.body, req).catch((err: Error) => req.destroy(err));
+      if (call.body) pipeInto(call.body, req);
       else req.end();
     });
   }

@@ -2,9 +2,14 @@
 import type { ComponentManager } from '../components/manager.js';
 import { RuntimeError, ensureError, isRuntimeError } from '../errors/runtime-error.js';
 import { isOutputBinding, type InvokeRequest, type InvokeResponse } from '../components/contracts/bindings.js';
+import type { Resiliency } from '../resiliency/resiliency.js';
 
 export class OutputBindingApi {
-  constructor(private readonly components: ComponentManager) {}
+  constructor(
+    private readonly components: ComponentManager,
+    /** The Resiliency policies in force: each binding's outbound timeout and circuit breaker (never a retry: an operation may not be idempotent). */
+    private readonly resiliency?: () => Resiliency,
+  ) {}
 
   async invoke(name: string, req: InvokeRequest): Promise<InvokeResponse> {
     const c = this.components.get(name);
@@ -20,8 +25,10 @@ export class OutputBindingApi {
     if (supported.length > 0 && !supported.includes(req.operation)) {
       throw new RuntimeError('ERR_BINDING_OPERATION_NOT_SUPPORTED', `binding ${name} does not support operation ${req.operation} (supported: ${supported.join(', ')})`);
     }
+    const binding = c.instance;
+    const policy = this.resiliency?.().forComponent(name, 'outbound');
     try {
-      return await c.instance.invoke(req);
+      return await (policy ? policy.run(() => binding.invoke(req), { retryable: () => false }) : binding.invoke(req));
     } catch (err) {
       if (isRuntimeError(err) && err.code !== 'ERROR') throw err;
       throw new RuntimeError('ERR_INVOKE_OUTPUT_BINDING', `error invoking output binding ${name}: ${ensureError(err).message}`, { cause: err });

@@ -35,7 +35,7 @@ Options:
   --grpc-port <n>          svcd's gRPC API port (default 50001; env SVC_GRPC_PORT)
   --metrics-port <n>       svcd's metrics port (default 9090; 0: off; env SVC_METRICS_PORT)
   --app-port <n>           the port the app listens on, for actors and subscriptions (default: none; env SVC_APP_PORT)
-  --internal-grpc-port <n> replica-to-replica port on a Redis or PostgreSQL actor store (default: a free one; env SVC_INTERNAL_GRPC_PORT)
+  --internal-grpc-port <n> sidecar-to-sidecar port: service invocation, actor calls between replicas (default: a free one; env SVC_INTERNAL_GRPC_PORT)
   --resources-path <dir>   component files (default ${DEFAULT_RESOURCES_PATH}; written by \`svc init\` when missing; env SVC_RESOURCES_PATH)
   --data-dir <dir>         where the SQLite store keeps its file (default .svc/data; env SVC_DATA_DIR)
   --log-level <level>      svcd's log level (debug, info, warn, error; env SVC_LOG_LEVEL)

@@ -23,3 +23,13 @@ export function unauthenticatedRequest(): RuntimeError {
 export function configurationInvalid(source: string, field: string, problem: string): RuntimeError {
   return new RuntimeError('ERR_CONFIGURATION_INVALID', `${source}: ${field} ${problem}`);
 }
+
+/**
+ * The invoked app has no channel svcd could hand the call to: no `--app-port`, or, for a proxied gRPC call, an app
+ * that is not a gRPC one (`--app-protocol http`).
+ */
+export function appChannelNil(appId: string, kind: 'invocation' | 'grpc-proxy'): RuntimeError {
+  return kind === 'invocation'
+    ? new RuntimeError('ERR_APP_CHANNEL_NIL', `app ${appId} has no app channel (svcd runs without --app-port): it cannot be invoked`)
+    : new RuntimeError('ERR_APP_CHANNEL_NIL', `app ${appId} has no gRPC app channel (svcd runs without --app-port, or with --app-protocol http): gRPC calls cannot be proxied to it`);
+}

@@ -24,10 +24,9 @@ export class InternalServer implements InternalServices {
     this.#server = new GrpcApiServer(host, port, { maxMessageBytes: DEFAULT_PEER_MESSAGE_BYTES });
   }
 
-  /** `host:port` as other sidecars dial it; set once started. */
+  /** `host:port` as other sidecars dial it once started; empty before (a placement record made early says so). */
   get address(): string {
-    if (this.#address === undefined) throw new Error('the internal gRPC server has not started');
-    return this.#address;
+    return this.#address ?? '';
   }
 
   addService(service: grpc.ServiceDefinition, impl: grpc.UntypedServiceImplementation): void {

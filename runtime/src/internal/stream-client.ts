@@ -1,10 +1,9 @@
 import * as grpc from '@grpc/grpc-js';
 import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { ensureError, RuntimeError } from '../errors/runtime-error.js';
 import { carriedError, neverConnected } from './carried-error.js';
 import { DEFAULT_PEER_MESSAGE_BYTES } from './peer-service.js';
-import { decodeHead, encodeHead, streamMethodPath } from './stream-service.js';
+import { decodeHead, encodeHead, STREAM_TRAILER_METADATA, streamMethodPath } from './stream-service.js';
 
 /** The other sidecar could not be reached: nothing ran there, so the call may be tried elsewhere. */
 export class StreamUnreachableError extends RuntimeError {
@@ -22,7 +21,10 @@ export interface StreamCallOptions {
 
 export interface StreamReply {
   readonly head: unknown;
+  /** One chunk per message. */
   readonly body: Readable;
+  /** The answer's trailer (undefined: none) once the call ended OK; rejects with the body's error otherwise. */
+  readonly trailer: Promise<unknown>;
 }
 
 const identity = (b: Buffer) => b;
@@ -56,14 +58,26 @@ export class StreamClients {
     call.on('status', () => o.signal?.removeEventListener('abort', cancel));
     const failed = new Promise<never>((_, reject) => call.once('error', (err: grpc.ServiceError) => reject(toError(address, err, o.signal))));
     failed.catch(() => undefined);
+    const ended = new Promise<unknown>((resolve) =>
+      call.once('status', (s: grpc.StatusObject) => {
+        if (s.code === grpc.status.OK) resolve(trailerOf(s.metadata));
+      }),
+    );
+    // A failed status is emitted as an error first: `failed` settles the race.
+    const trailer = Promise.race([failed, ended]);
+    trailer.catch(() => undefined);
     call.write(encodeHead(head));
-    if (body) pipeline(body, call as unknown as NodeJS.WritableStream).catch(() => call.cancel());
+    if (body) {
+      // Not stream.pipeline: see util/pipe-into.ts. A body that fails cancels the call (the other side sees it cut).
+      body.once('error', () => call.cancel());
+      body.pipe(call as unknown as NodeJS.WritableStream);
+    }
     else call.end();
     // Not the default iterator: it destroys the call when the other side's messages end, and with it our half.
     const messages = call.iterator({ destroyOnReturn: false }) as AsyncIterator<Buffer>;
     const first = await Promise.race([messages.next(), failed]);
     if (first.done) throw new RuntimeError('ERR_DIRECT_INVOKE', `sidecar ${address} ended the call without an answer`);
-    return { head: decodeHead(first.value), body: replyBody(messages, () => call.cancel(), address, o.signal) };
+    return { head: decodeHead(first.value), body: replyBody(messages, () => call.cancel(), address, o.signal), trailer };
   }
 
   /** Closes the channel to a sidecar that went away. */
@@ -94,13 +108,19 @@ function connected(client: grpc.Client, address: string, timeoutMs: number): Pro
   });
 }
 
+function trailerOf(metadata: grpc.Metadata): unknown {
+  const value = metadata.get(STREAM_TRAILER_METADATA)[0];
+  return value === undefined ? undefined : decodeHead(value as Buffer);
+}
+
 /**
- * The answer's body: the messages after its head, pulled one per read. A failed call destroys it with its error;
- * destroying it (the reader went away) cancels the call.
+ * The answer's body: the messages after its head, one chunk each, pulled one per read. A failed call destroys it
+ * with its error; destroying it (the reader went away) cancels the call.
  */
 function replyBody(messages: AsyncIterator<Buffer>, cancel: () => void, address: string, signal: AbortSignal | undefined): Readable {
   let ended = false;
   return new Readable({
+    objectMode: true,
     destroy(err, callback) {
       if (!ended) cancel();
       callback(err);

@@ -5,7 +5,7 @@ import { ensureError, isRuntimeError } from '../errors/runtime-error.js';
 import type { Logger } from '../log/logger.js';
 import { carriedStatus } from './carried-error.js';
 import type { InternalServices } from './internal-server.js';
-import { decodeHead, encodeHead, streamServiceDefinition } from './stream-service.js';
+import { decodeHead, encodeHead, STREAM_TRAILER_METADATA, streamServiceDefinition } from './stream-service.js';
 
 /** One streaming call as its handler sees it. */
 export interface StreamCall {
@@ -19,17 +19,20 @@ export interface StreamCall {
 
 export interface StreamAnswer {
   readonly head: unknown;
-  /** Sent after the head; none: the answer is the head alone. */
+  /** Sent after the head, one message per chunk; none: the answer is the head alone. */
   readonly body?: Readable;
+  /** Asked for once the body is sent, and sent with the OK status. */
+  readonly trailer?: () => Promise<unknown>;
 }
 
 export type StreamHandler = (call: StreamCall) => Promise<StreamAnswer>;
 
 type Messages = AsyncIterator<Buffer>;
 
-/** The messages after the head as a byte stream, pulled one message per read so gRPC's flow control holds. */
+/** The messages after the head, one chunk each, pulled one message per read so gRPC's flow control holds. */
 function bodyOf(messages: Messages): Readable {
   return new Readable({
+    objectMode: true,
     read() {
       messages.next().then(
         (r) => this.push(r.done ? null : r.value),
@@ -48,7 +51,10 @@ async function send(call: grpc.ServerDuplexStream<Buffer, Buffer>, answer: Strea
       if (!call.write(chunk as Buffer)) await once(call, 'drain', { signal });
     }
   }
-  call.end();
+  if (!answer.trailer) return void call.end();
+  const trailer = new grpc.Metadata();
+  trailer.set(STREAM_TRAILER_METADATA, encodeHead(await answer.trailer()));
+  call.end(trailer);
 }
 
 /**

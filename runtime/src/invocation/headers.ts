@@ -5,6 +5,7 @@
  * caller's app wrote is dropped, never passed on.
  */
 import type { Headers } from '../app/app-invocation.js';
+import type { GrpcAppAnswer } from '../app/grpc-app-proxy.js';
 import type { AppRef } from './target.js';
 
 // `expect` too: the calling sidecar already answered `100-continue`; the body is on its way.
@@ -49,4 +50,13 @@ export function forwardedAnswerHeaders(headers: Headers): Headers {
   const out: Headers = {};
   for (const [name, value] of Object.entries(headers)) if (crosses(name, named)) out[name] = value;
   return out;
+}
+
+/** A gRPC app's answer as the caller receives it: its metadata and its trailers are answer headers. */
+export function forwardedGrpcAnswer(answer: GrpcAppAnswer): GrpcAppAnswer {
+  return {
+    headers: answer.headers && forwardedAnswerHeaders(answer.headers),
+    messages: answer.messages,
+    status: answer.status.then((s) => ({ ...s, trailers: forwardedAnswerHeaders(s.trailers) })),
+  };
 }

@@ -1,12 +1,14 @@
 import type { AppInvoker } from '../app/app-invocation.js';
+import type { GrpcAppProxy } from '../app/grpc-app-proxy.js';
+import { appChannelNil } from '../errors/catalogue.js';
 import { RuntimeError } from '../errors/runtime-error.js';
 import type { Logger } from '../log/logger.js';
-import type { StreamCall, StreamHandler } from '../internal/stream-server.js';
+import type { StreamAnswer, StreamCall, StreamHandler } from '../internal/stream-server.js';
 import type { CallerIdentity } from './caller-identity.js';
-import { appRequestHeaders, forwardedAnswerHeaders } from './headers.js';
-import type { InvocationMetrics } from './metrics.js';
+import { appRequestHeaders, forwardedAnswerHeaders, forwardedGrpcAnswer } from './headers.js';
+import { failureStatus, grpcStatusLabel, type InvocationMetrics } from './metrics.js';
 import { sameApp, type AppRef } from './target.js';
-import { callHead, type AnswerHead, type CallHead } from './wire.js';
+import { callHead, proxyHead, type AnswerHead, type CallHead, type ProxyAnswerHead, type ProxyHead } from './wire.js';
 
 /** Says whether `caller` may make this call; throws ERR_PERMISSION_DENIED when not. */
 export type AccessCheck = (caller: AppRef, head: CallHead) => void;
@@ -15,19 +17,25 @@ export interface InboundOptions {
   readonly self: AppRef;
   /** Undefined: this app has no channel (no `--app-port`). */
   readonly app: AppInvoker | undefined;
+  /** Undefined: this app has no gRPC channel (no `--app-port`, or `--app-protocol http`). */
+  readonly grpcApp: GrpcAppProxy | undefined;
   readonly identity: CallerIdentity;
   readonly access: AccessCheck;
   readonly metrics: InvocationMetrics;
   readonly log: Logger;
 }
 
+/** An admitted call, served: the answer, and the status counted for it once known. */
+type Serve<H extends CallHead> = (caller: AppRef, head: H, call: StreamCall) => Promise<{ answer: StreamAnswer; status: Promise<number | string> }>;
+
 /**
- * The receiving side of service invocation, on the internal port: authenticates the calling sidecar, checks that
- * the call is for this app, applies access control, then hands the call to the app and streams its answer back.
+ * The receiving side of service invocation, on the internal port, for both stream methods: authenticates the
+ * calling sidecar, checks that the call is for this app, applies access control, then lets `serve` hand the call
+ * to the app and stream its answer back.
  */
-export function inboundInvocation(o: InboundOptions): StreamHandler {
+function inbound<H extends CallHead>(o: InboundOptions, readHead: (v: unknown) => H, serve: Serve<H>): StreamHandler {
   return async (call: StreamCall) => {
-    const head = callHead(call.head);
+    const head = readHead(call.head);
     let caller: AppRef;
     try {
       caller = await o.identity.authenticate((name) => call.metadata.get(name)[0]?.toString(), head.caller);
@@ -41,14 +49,36 @@ export function inboundInvocation(o: InboundOptions): StreamHandler {
     }
     try {
       o.access(caller, head);
-      if (!o.app) throw new RuntimeError('ERR_APP_CHANNEL_NIL', `app ${o.self.appId} has no app channel (svcd runs without --app-port): it cannot be invoked`);
-      const answer = await o.app.invoke({ verb: head.verb, path: head.path, query: head.query, headers: appRequestHeaders(head.headers, caller, o.self), body: call.body }, call.signal);
-      o.metrics.served(caller.appId, answer.status);
-      const out: AnswerHead = { status: answer.status, headers: forwardedAnswerHeaders(answer.headers) };
-      return { head: out, body: answer.body };
+      const served = await serve(caller, head, call);
+      served.status.then(
+        (status) => o.metrics.served(caller.appId, status),
+        (err: unknown) => o.metrics.served(caller.appId, failureStatus(err)),
+      );
+      return served.answer;
     } catch (err) {
-      o.metrics.served(caller.appId, err instanceof RuntimeError ? err.code : 'ERROR');
+      o.metrics.served(caller.appId, failureStatus(err));
       throw err;
     }
   };
+}
+
+/** `Invoke`: an HTTP-shaped call, handed to the app's channel (HTTP or gRPC `OnInvoke`). */
+export function inboundInvocation(o: InboundOptions): StreamHandler {
+  return inbound(o, callHead, async (caller, head, call) => {
+    if (!o.app) throw appChannelNil(o.self.appId, 'invocation');
+    const answer = await o.app.invoke({ verb: head.verb, path: head.path, query: head.query, headers: appRequestHeaders(head.headers, caller, o.self), body: call.body }, call.signal);
+    const out: AnswerHead = { status: answer.status, headers: forwardedAnswerHeaders(answer.headers) };
+    return { answer: { head: out, body: answer.body }, status: Promise.resolve(answer.status) };
+  });
+}
+
+/** `Proxy`: a gRPC call for any method of the app's gRPC server, messages as they are; its status is the trailer. */
+export function inboundProxy(o: InboundOptions): StreamHandler {
+  return inbound<ProxyHead>(o, proxyHead, async (caller, head, call) => {
+    if (!o.grpcApp) throw appChannelNil(o.self.appId, 'grpc-proxy');
+    const appCall = { path: head.path, headers: appRequestHeaders(head.headers, caller, o.self), messages: call.body, ...(head.timeoutMs === undefined ? {} : { timeoutMs: head.timeoutMs }) };
+    const answer = forwardedGrpcAnswer(await o.grpcApp.call(appCall, call.signal));
+    const out: ProxyAnswerHead = answer.headers ? { headers: answer.headers } : {};
+    return { answer: { head: out, body: answer.messages, trailer: () => answer.status }, status: answer.status.then((s) => grpcStatusLabel(s.code)) };
+  });
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Registry } from 'prom-client';
 import type { AppInvoker } from '../app/app-invocation.js';
+import type { GrpcAppProxy } from '../app/grpc-app-proxy.js';
 import type { NameResolver } from '../components/contracts/name-resolution.js';
 import type { NameResolutionSpec } from '../components/configuration-resource.js';
 import { createNameResolver } from '../components/name-resolution/create-resolver.js';
@@ -11,17 +12,19 @@ import type { InternalServices } from '../internal/internal-server.js';
 import { StreamClients } from '../internal/stream-client.js';
 import { addStreamService } from '../internal/stream-server.js';
 import { SharedSecretIdentity, type CallerIdentity } from './caller-identity.js';
-import { inboundInvocation, type AccessCheck } from './inbound.js';
+import { inboundInvocation, inboundProxy, type AccessCheck } from './inbound.js';
 import { InvocationApi } from './invocation-api.js';
 import { InvocationMetrics } from './metrics.js';
 import { RemoteSidecars } from './remote-sidecars.js';
 import type { AppRef } from './target.js';
-import { INVOKE_METHOD } from './wire.js';
+import { INVOKE_METHOD, PROXY_METHOD } from './wire.js';
 import type { Resiliency } from '../resiliency/resiliency.js';
 
 export interface InvocationHostOptions {
   readonly self: AppRef;
   readonly app: AppInvoker | undefined;
+  /** The app's gRPC server for proxied calls (`--app-protocol grpc`); closed when this part stops. */
+  readonly grpcApp: GrpcAppProxy | undefined;
   readonly internal: { readonly services: InternalServices; readonly address: () => string };
   /** Picks the default name resolution: Kubernetes mode's is the API server's pods. */
   readonly mode: 'standalone' | 'kubernetes';
@@ -64,8 +67,9 @@ export class InvocationHost {
       clients: this.#clients,
       credentials: () => this.#identity.credentials(),
     });
-    this.api = new InvocationApi({ self: o.self, app: o.app, remote: this.#remote, metrics, resiliency: o.resiliency });
-    addStreamService(o.internal.services, { [INVOKE_METHOD]: inboundInvocation({ self: o.self, app: o.app, identity: this.#identity, access: o.access, metrics, log }) }, log);
+    this.api = new InvocationApi({ self: o.self, app: o.app, grpcApp: o.grpcApp, remote: this.#remote, metrics, resiliency: o.resiliency });
+    const inbound = { self: o.self, app: o.app, grpcApp: o.grpcApp, identity: this.#identity, access: o.access, metrics, log };
+    addStreamService(o.internal.services, { [INVOKE_METHOD]: inboundInvocation(inbound), [PROXY_METHOD]: inboundProxy(inbound) }, log);
   }
 
   async start(): Promise<void> {
@@ -73,6 +77,7 @@ export class InvocationHost {
     if (!this.o.identity) this.#secret = this.o.invokeToken ?? (await resolver.sharedSecret());
     if (!this.o.identity && this.#secret === undefined) throw new RuntimeError('ERR_CONFIG_INVALID', `name resolution '${resolver.kind}' keeps no shared secret: give every sidecar the same SVC_INVOKE_TOKEN`);
     const address = this.o.internal.address();
+    if (address === '') throw new Error('the internal gRPC server must be listening before service invocation starts');
     await resolver.register({ ...this.o.self, hostId: randomUUID(), address });
     this.#resolver = resolver;
     this.o.log.info({ nameResolution: resolver.kind, callerIdentity: this.#identity.kind, address }, 'service invocation: this sidecar is findable');
@@ -82,6 +87,7 @@ export class InvocationHost {
     await this.#resolver?.close();
     this.#resolver = undefined;
     this.#clients.close();
+    this.o.grpcApp?.close();
   }
 
   /** `/v1.0/metadata`: how apps are found, and the apps called lately with their sidecars. */

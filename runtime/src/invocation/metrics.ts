@@ -1,4 +1,11 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
+import { RuntimeError } from '../errors/runtime-error.js';
+
+/** The status label of a call that got no answer: svcd's error code. */
+export const failureStatus = (err: unknown): string => (err instanceof RuntimeError ? err.code : 'ERROR');
+
+/** The status label of a proxied gRPC call (HTTP calls are labelled with their numeric status). */
+export const grpcStatusLabel = (code: number): string => `grpc-${code}`;
 
 /** Service invocation metrics: calls made (by target and status) with their time to the answer's head, and calls served. */
 export class InvocationMetrics {

@@ -1,10 +1,12 @@
+import type { Readable } from 'node:stream';
 import type { AppAnswer, AppCall } from '../app/app-invocation.js';
+import type { GrpcAppAnswer, GrpcAppCall } from '../app/grpc-app-proxy.js';
 import type { NameResolver } from '../components/contracts/name-resolution.js';
 import { RuntimeError } from '../errors/runtime-error.js';
-import { StreamUnreachableError, type StreamClients } from '../internal/stream-client.js';
-import { forwardedAnswerHeaders, forwardedRequestHeaders } from './headers.js';
+import { StreamUnreachableError, type StreamClients, type StreamReply } from '../internal/stream-client.js';
+import { forwardedAnswerHeaders, forwardedGrpcAnswer, forwardedRequestHeaders } from './headers.js';
 import type { AppRef } from './target.js';
-import { answerHead, INVOKE_METHOD, type CallHead } from './wire.js';
+import { answerHead, INVOKE_METHOD, PROXY_METHOD, proxyAnswerHead, proxyTrailer, type CallHead, type ProxyHead } from './wire.js';
 
 /** Addresses found are trusted this long; an address that could not be reached is dropped at once. */
 const RESOLVED_FOR_MS = 1_000;
@@ -30,14 +32,33 @@ export class RemoteSidecars {
 
   async call(target: AppRef, call: AppCall, signal: AbortSignal): Promise<AppAnswer> {
     const head: CallHead = { caller: this.o.self, callee: target, verb: call.verb, path: call.path, query: call.query, headers: forwardedRequestHeaders(call.headers) };
+    const reply = await this.#send(target, INVOKE_METHOD, head, call.body, signal);
+    const answer = answerHead(reply.head);
+    return { status: answer.status, headers: forwardedAnswerHeaders(answer.headers), body: reply.body };
+  }
+
+  /** A gRPC call for the target's app, proxied: its status comes from the target's sidecar after the messages. */
+  async proxy(target: AppRef, call: GrpcAppCall, signal: AbortSignal): Promise<GrpcAppAnswer> {
+    const head: ProxyHead = {
+      caller: this.o.self,
+      callee: target,
+      verb: '',
+      path: call.path,
+      query: '',
+      headers: forwardedRequestHeaders(call.headers),
+      ...(call.timeoutMs === undefined ? {} : { timeoutMs: call.timeoutMs }),
+    };
+    const reply = await this.#send(target, PROXY_METHOD, head, call.messages, signal);
+    return forwardedGrpcAnswer({ headers: proxyAnswerHead(reply.head).headers, messages: reply.body, status: reply.trailer.then(proxyTrailer) });
+  }
+
+  async #send(target: AppRef, method: string, head: CallHead, body: Readable | undefined, signal: AbortSignal): Promise<StreamReply> {
     const tried = new Set<string>();
     for (;;) {
       const address = await this.#pick(target, tried);
       tried.add(address);
       try {
-        const reply = await this.o.clients.call(address, INVOKE_METHOD, head, call.body, { metadata: await this.o.credentials(), connectTimeoutMs: CONNECT_TIMEOUT_MS, signal });
-        const answer = answerHead(reply.head);
-        return { status: answer.status, headers: forwardedAnswerHeaders(answer.headers), body: reply.body };
+        return await this.o.clients.call(address, method, head, body, { metadata: await this.o.credentials(), connectTimeoutMs: CONNECT_TIMEOUT_MS, signal });
       } catch (err) {
         if (!(err instanceof StreamUnreachableError)) throw err;
         this.#drop(target, address);

@@ -3,11 +3,13 @@
  * answer. Checked on arrival: the other side is a sidecar, but of another version perhaps.
  */
 import type { Headers } from '../app/app-invocation.js';
+import type { GrpcAppStatus } from '../app/grpc-app-proxy.js';
 import { malformedRequest } from '../errors/catalogue.js';
 import type { AppRef } from './target.js';
 
-/** The stream method of service invocation on the internal port. */
+/** The stream methods of service invocation on the internal port: HTTP-shaped calls, and proxied gRPC calls. */
 export const INVOKE_METHOD = 'Invoke';
+export const PROXY_METHOD = 'Proxy';
 
 export interface CallHead {
   readonly caller: AppRef;
@@ -16,6 +18,20 @@ export interface CallHead {
   readonly path: string;
   readonly query: string;
   readonly headers: Headers;
+}
+
+/**
+ * A proxied gRPC call: its method as `path` and its metadata as `headers`; `verb` is '' (access control matches a
+ * gRPC call against every operation's verbs) and `query` is ''.
+ */
+export interface ProxyHead extends CallHead {
+  /** What was left of the caller's deadline when its sidecar sent the call. */
+  readonly timeoutMs?: number;
+}
+
+/** Undefined headers: the app answered with trailers only. Its status follows the messages, as the trailer. */
+export interface ProxyAnswerHead {
+  readonly headers?: Headers;
 }
 
 export interface AnswerHead {
@@ -39,4 +55,22 @@ export function answerHead(v: unknown): AnswerHead {
   const h = v as Partial<AnswerHead>;
   if (typeof h.status !== 'number' || !isHeaders(h.headers)) throw malformedRequest('the target sidecar sent a malformed answer head');
   return h as AnswerHead;
+}
+
+export function proxyHead(v: unknown): ProxyHead {
+  const h = callHead(v) as ProxyHead;
+  if (h.timeoutMs !== undefined && (typeof h.timeoutMs !== 'number' || !(h.timeoutMs >= 0))) throw malformedRequest('the calling sidecar sent a malformed deadline');
+  return h;
+}
+
+export function proxyAnswerHead(v: unknown): ProxyAnswerHead {
+  const h = v as ProxyAnswerHead;
+  if (typeof h !== 'object' || h === null || (h.headers !== undefined && !isHeaders(h.headers))) throw malformedRequest('the target sidecar sent a malformed answer head');
+  return h;
+}
+
+export function proxyTrailer(v: unknown): GrpcAppStatus {
+  const t = v as Partial<GrpcAppStatus> | undefined;
+  if (typeof t?.code !== 'number' || typeof t.details !== 'string' || !isHeaders(t.trailers)) throw malformedRequest('the target sidecar ended a proxied call without its status');
+  return t as GrpcAppStatus;
 }

@@ -7,6 +7,7 @@ import { CLOUDEVENT_CONTENT_TYPE, completeCloudEvent, isCloudEventContentType, w
 import type { PubSubMetrics } from './metrics.js';
 import type { LoadedPubSub, PubSubs } from './pubsubs.js';
 import type { BulkPublishMessage, FailedEntry } from '../components/contracts/pubsub.js';
+import type { Resiliency } from '../resiliency/resiliency.js';
 
 export interface PublishInput {
   readonly data: Buffer;
@@ -45,6 +46,8 @@ export class PublishApi {
     private readonly pubsubs: PubSubs,
     private readonly appId: string,
     private readonly metrics: PubSubMetrics,
+    /** The Resiliency policies in force: each pub/sub's outbound policy applies to publishing. */
+    private readonly resiliency?: () => Resiliency,
   ) {}
 
   async publish(pubsubName: string, topic: string, input: PublishInput): Promise<void> {
@@ -110,8 +113,12 @@ export class PublishApi {
 
   async #send(target: LoadedPubSub, topic: string, message: { data: Buffer; contentType: string }, metadata: Readonly<Record<string, string>>): Promise<void> {
     const labels = { pubsub: target.spec.name, topic };
+    const publish = () => target.pubsub.publish({ topic, data: message.data, contentType: message.contentType, metadata });
+    const policy = this.resiliency?.().forComponent(target.spec.name, 'outbound');
     try {
-      await target.pubsub.publish({ topic, data: message.data, contentType: message.contentType, metadata });
+      // Retried on the broker's failures: delivery is at least once anyway, so a publish repeated after a timeout
+      // that did reach the broker is a duplicate subscribers already handle.
+      await (policy ? policy.run(publish, { retryable: (err) => !(isRuntimeError(err) && err.httpStatus < 500) }) : publish());
       this.metrics.published.inc({ ...labels, success: 'true' });
     } catch (err) {
       this.metrics.published.inc({ ...labels, success: 'false' });

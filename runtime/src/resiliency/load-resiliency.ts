@@ -42,7 +42,12 @@ export function mergeResiliency(specs: readonly ResiliencySpec[]): LoadedResilie
  * hold `appId` (empty scopes: every app), merged.
  */
 export async function loadResiliency(folders: readonly string[], appId: string, log: Logger): Promise<LoadedResiliency> {
-  const specs = (await readResourceDocuments(folders, log))
+  return resiliencyFor(appId, await readResourceDocuments(folders, log), log);
+}
+
+/** The Resiliency documents among `documents` (from files or the API server) that apply to `appId`, merged. */
+export function resiliencyFor(appId: string, documents: readonly { doc: unknown; source: string }[], log: Logger): LoadedResiliency {
+  const specs = documents
     .filter(({ doc }) => isResiliencyDocument(doc))
     .map(({ doc, source }) => parseResiliencySpec(doc, source))
     .filter((spec) => spec.scopes.length === 0 || spec.scopes.includes(appId));

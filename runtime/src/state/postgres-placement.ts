@@ -9,7 +9,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { inTransaction } from '../stores/pg-transaction.js';
-import { quotedCompanionTableName } from './sql-identifier.js';
+import { quotedCompanionTableName } from '../stores/sql-identifier.js';
 import { ChangeListeners } from './change-listeners.js';
 import { OWNERSHIP_PARTITIONS, type Fence, type HostLease, type HostRecord, type PartitionOwner, type PlacementBackend, type PlacementView } from './placement-store.js';
 

@@ -4,7 +4,7 @@ import { failedFences, placementTables, PostgresPlacementBackend } from './postg
 import { FencedError, type Fence, type MultiHostStore, type PlacementBackend } from './placement-store.js';
 import { parsePgConnection } from '../stores/pg-connection.js';
 import { inTransaction } from '../stores/pg-transaction.js';
-import { quotedCompanionTableName, quotedTableName } from './sql-identifier.js';
+import { quotedCompanionTableName, quotedTableName } from '../stores/sql-identifier.js';
 import { prefixUpperBound, type KeyListingStore, type KeyPage, type ListedKey, type TransactionOperation } from '../components/contracts/state-store.js';
 import { batchUnconditional, mismatch, type PlannedWrite, type UnconditionalBatch } from './write-plan.js';
 import { ExpirySweeper } from './expiry-sweeper.js';

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { ensureError, RuntimeError } from '../errors/runtime-error.js';
 import { WalCheckpointer } from '../stores/sqlite-checkpointer.js';
 import { holdDatabaseLock, type DatabaseLock } from '../stores/sqlite-lock.js';
-import { quotedTableName } from './sql-identifier.js';
+import { quotedTableName } from '../stores/sql-identifier.js';
 import { prefixUpperBound, type KeyListingStore, type KeyPage, type ListedKey } from '../components/contracts/state-store.js';
 import { applyInOrder, type PlannedWrite } from './write-plan.js';
 import { ExpirySweeper } from './expiry-sweeper.js';

@@ -6,6 +6,8 @@ import { metadataValue, type ComponentSpec } from '../components/spec.js';
 import { RuntimeError, type RuntimeErrorOptions } from '../errors/runtime-error.js';
 import type { ErrorCode } from '../errors/codes.js';
 import { StateKeyMapper, stateKeyPrefix } from './key-prefix.js';
+import { resilientStore } from './resilient-store.js';
+import type { Resiliency } from '../resiliency/resiliency.js';
 import {
   ComponentStatusError,
   isTransactional,
@@ -58,6 +60,8 @@ export interface StateApiOptions {
   readonly appId: string;
   /** The `NAMESPACE` of the process, for the `namespace` key prefix strategy. */
   readonly namespace: string | undefined;
+  /** The Resiliency policies in force: each store's outbound policy applies to its calls. */
+  readonly resiliency?: () => Resiliency;
   readonly stores: StateStoreDirectory;
 }
 
@@ -104,7 +108,8 @@ export class StateApi {
     const found = this.opts.stores.stateStore(storeName);
     if (!found) throw new RuntimeError('ERR_STATE_STORE_NOT_FOUND', `state store ${storeName} is not found`);
     const prefix = stateKeyPrefix(metadataValue(found.spec, 'keyPrefix'), { appId: this.opts.appId, storeName, namespace: this.opts.namespace });
-    return { store: found.store, keys: new StateKeyMapper(prefix) };
+    const store = this.opts.resiliency ? resilientStore(found.store, this.opts.resiliency().forComponent(storeName, 'outbound')) : found.store;
+    return { store, keys: new StateKeyMapper(prefix) };
   }
 
   #setRequest(store: StateStore, storeName: string, keys: StateKeyMapper, item: SaveStateItem, extraMetadata: StateMetadata): SetRequest {

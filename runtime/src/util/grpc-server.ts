@@ -4,6 +4,7 @@ import { loadProtoRoot, REFLECTION_VERSIONS, servedService, type Conversions, ty
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { ensureError } from '../errors/runtime-error.js';
+import { serveUnknownMethods } from './grpc-unknown-methods.js';
 
 /** @grpc/reflection's copy of the reflection protocol (svc's own holds only the ListServices part discovery uses). */
 function reflectionProtocolFile(version: ReflectionVersion): string {
@@ -49,6 +50,11 @@ export class GrpcApiServer {
 
   addService(service: grpc.ServiceDefinition, impl: grpc.UntypedServiceImplementation): void {
     this.#server.addService(service, impl);
+  }
+
+  /** Calls to methods no added service serves go to `handle`, messages as raw bytes (gRPC proxying). */
+  serveUnknownMethods(handle: grpc.handleBidiStreamingCall<Buffer, Buffer>): void {
+    serveUnknownMethods(this.#server, handle);
   }
 
   /**

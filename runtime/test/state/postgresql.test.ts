@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { PostgresStateStore, postgresOptionsFromMetadata } from '../../src/state/postgresql.js';
 import { inTransaction } from '../../src/stores/pg-transaction.js';
-import { quotedCompanionTableName } from '../../src/state/sql-identifier.js';
+import { quotedCompanionTableName } from '../../src/stores/sql-identifier.js';
 import { describeStateStoreConformance } from '../conformance/state-store-conformance.js';
 import { dropTestPostgresTable, freePort, TEST_POSTGRES_URL, withTestPostgres } from '../support/index.js';
 

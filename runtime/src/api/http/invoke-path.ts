@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { pipeline } from 'node:stream/promises';
 import type { Headers } from '../../app/app-invocation.js';
 import { malformedRequest, unauthenticatedRequest } from '../../errors/catalogue.js';
 import type { InvocationApi } from '../../invocation/invocation-api.js';
+import { pipeInto } from '../../util/pipe-into.js';
 import { send, type FastPathOptions } from './fast-routes.js';
 
 const PREFIX = '/v1.0/invoke/';
@@ -75,6 +75,10 @@ async function forward(api: InvocationApi, inv: { target: string; method: string
     send(res, failed);
     return failed.status;
   }
-  await pipeline(answer.body, res).catch(() => res.destroy());
+  const body = answer.body;
+  await new Promise<void>((resolve) => {
+    res.once('close', resolve);
+    pipeInto(body, res);
+  });
   return answer.status;
 }

@@ -54,11 +54,11 @@ export function createNameResolver(spec: NameResolutionSpec | undefined, ctx: Re
     case 'sqlite':
       return lease(new SqliteRegistry(path.resolve(get('path') ?? defaultRegistryFile())));
     case 'redis':
-      return lease(new RedisRegistry(redisOptionsFromMetadata(get)));
+      return lease(new RedisRegistry(redisOptionsFromMetadata(get), get('registryKeyPrefix')));
     case 'postgresql': {
       const connectionString = get('connectionString');
       if (!connectionString) throw invalid('postgresql needs configuration.connectionString');
-      return lease(new PostgresRegistry(parsePgConnection(connectionString)));
+      return lease(new PostgresRegistry(parsePgConnection(connectionString), get('registryTable')));
     }
     default:
       throw invalid(`unknown component '${chosen.component}' (one of ${NAME_RESOLVERS.join(', ')})`);
