@@ -41,5 +41,5 @@ export function configurationObject(namespace: string, name: string, spec: Recor
 }
 
 export function resiliencyObject(namespace: string, name: string, scopes: readonly string[], spec: Record<string, unknown>): KubeObject {
-  return { apiVersion: 'svc.io/v1alpha1', kind: 'Resiliency', metadata: { namespace, name }, scopes: [...scopes], spec } as KubeObject;
+  return { apiVersion: 'svc.io/v1alpha1', kind: 'Resiliency', metadata: { namespace, name }, scopes: [...scopes], spec };
 }
