@@ -48,8 +48,11 @@ const cases: Case[] = [
       expect(envOf(container(pod, 'app'))).to.deep.equal({ SVC_HTTP_PORT: '3500', SVC_GRPC_PORT: '50001', DAPR_HTTP_PORT: '3500', DAPR_GRPC_PORT: '50001' });
       expect(pod.metadata?.labels).to.deep.equal({ 'svc.io/sidecar-injected': 'true', 'svc.io/app-id': 'myapp' });
       expect(out.patch.filter((op) => op.path === '/spec/volumes')).to.have.length(1);
-      expect(pod.spec?.volumes?.map((v) => v.name)).to.deep.equal(['svc-data']);
+      expect(pod.spec?.volumes?.map((v) => v.name)).to.deep.equal(['svc-data', 'svc-invoke-token']);
       expect(out.warnings).to.deep.equal([]);
+      // svcd's invocation token: for audience svc.io/invoke only, at the default of its --invoke-token-file.
+      expect(pod.spec?.volumes?.[1]?.projected?.sources).to.deep.equal([{ serviceAccountToken: { audience: 'svc.io/invoke', expirationSeconds: 3600, path: 'token' } }]);
+      expect(svcd.volumeMounts).to.deep.include({ name: 'svc-invoke-token', mountPath: '/var/run/secrets/svc.io/invoke', readOnly: true });
     },
   },
   {
@@ -59,7 +62,7 @@ const cases: Case[] = [
       containers: [{ name: 'app', image: 'a', volumeMounts: [{ name: 'kube-api-access-x', mountPath: '/var/run/secrets/kubernetes.io/serviceaccount' }] }],
     }),
     check: (pod, out) => {
-      expect(pod.spec?.volumes?.map((v) => v.name)).to.deep.equal(['kube-api-access-x', 'svc-data']);
+      expect(pod.spec?.volumes?.map((v) => v.name)).to.deep.equal(['kube-api-access-x', 'svc-data', 'svc-invoke-token']);
       expect(out.patch.some((op) => op.path === '/spec/volumes')).to.equal(false);
       expect(container(pod, 'app').volumeMounts).to.have.length(1);
     },
@@ -90,7 +93,7 @@ const cases: Case[] = [
       const svcd = container(pod, 'svcd');
       expect(svcd.volumeMounts).to.deep.include({ name: 'svc-components-sockets', mountPath: SOCKETS });
       expect(envOf(svcd).SVC_COMPONENTS_SOCKETS_FOLDER).to.equal(SOCKETS);
-      expect(pod.spec?.volumes?.map((v) => v.name)).to.deep.equal(['svc-data', 'svc-components-sockets']);
+      expect(pod.spec?.volumes?.map((v) => v.name)).to.deep.equal(['svc-data', 'svc-invoke-token', 'svc-components-sockets']);
       expect(out.patch.filter((op) => op.path === '/spec/volumes')).to.have.length(1);
     },
   },
@@ -115,7 +118,7 @@ const cases: Case[] = [
       expect(comp.resources).to.deep.equal({ limits: { memory: '64Mi' } });
       expect(comp.securityContext).to.deep.equal({ runAsNonRoot: true });
       expect(comp.volumeMounts).to.deep.equal([{ name: 'scratch', mountPath: '/scratch' }, { name: 'svc-components-sockets', mountPath: SOCKETS }]);
-      expect(pod.spec?.volumes?.map((v) => v.name)).to.deep.equal(['svc-data', 'svc-components-sockets', 'scratch']);
+      expect(pod.spec?.volumes?.map((v) => v.name)).to.deep.equal(['svc-data', 'svc-invoke-token', 'svc-components-sockets', 'scratch']);
       expect(container(pod, 'svcd').volumeMounts?.map((m) => m.name)).to.include('svc-components-sockets');
       expect(out.warnings).to.deep.equal([]);
       expect(pod.spec?.containers.map((c) => c.name)).to.deep.equal(['app', 'my-store', 'svcd']);
@@ -135,7 +138,7 @@ const cases: Case[] = [
       expect(pod.spec?.containers.map((c) => c.name)).to.deep.equal(['app', 'svcd']);
       expect(out.warnings).to.have.length(1);
       expect(out.warnings[0]).to.contain('"open-store"').and.contain('scopes: ["myapp"]');
-      expect(pod.spec?.volumes?.map((v) => v.name)).to.deep.equal(['svc-data']);
+      expect(pod.spec?.volumes?.map((v) => v.name)).to.deep.equal(['svc-data', 'svc-invoke-token']);
     },
   },
   {

@@ -16,6 +16,7 @@ const cases: { what: string; container: V1Container; field: string; deniedFrom: 
   { what: 'Windows host process', container: { ...base, securityContext: { windowsOptions: { hostProcess: true } } }, field: 'securityContext.windowsOptions.hostProcess: true', deniedFrom: 'baseline' },
   { what: 'SELinux user', container: { ...base, securityContext: { seLinuxOptions: { user: 'system_u' } } }, field: 'securityContext.seLinuxOptions.user: "system_u"', deniedFrom: 'baseline' },
   { what: "svcd's data volume", container: { ...base, volumeMounts: [{ name: 'svc-data', mountPath: '/steal' }] }, field: 'volumeMounts[].name: "svc-data"', deniedFrom: 'baseline' },
+  { what: "svcd's invocation token", container: { ...base, volumeMounts: [{ name: 'svc-invoke-token', mountPath: '/steal' }] }, field: 'volumeMounts[].name: "svc-invoke-token"', deniedFrom: 'baseline' },
   { what: 'privilege escalation', container: { ...base, securityContext: { allowPrivilegeEscalation: true } }, field: 'securityContext.allowPrivilegeEscalation: true', deniedFrom: 'restricted' },
   { what: 'runAsNonRoot false', container: { ...base, securityContext: { runAsNonRoot: false } }, field: 'securityContext.runAsNonRoot: false', deniedFrom: 'restricted' },
   { what: 'root user', container: { ...base, securityContext: { runAsUser: 0 } }, field: 'securityContext.runAsUser: 0', deniedFrom: 'restricted' },

@@ -81,6 +81,7 @@ const SAMPLES: Record<string, unknown> = {
   'sidecar.pullPolicy': 'Always',
   'sidecar.componentsSocketsFolder': '/var/run/sockets',
   'sidecar.componentReaders': [{ namespace: 'shop', serviceAccount: 'orders' }],
+  'sidecar.crossNamespaceInvocation': true,
   'webhook.failurePolicy': 'Ignore',
   'webhook.timeoutSeconds': 7,
   'webhook.namespaceSelector.matchLabels.svc.io/injection': 'on',
@@ -154,7 +155,13 @@ describe('Helm chart charts/svc', function () {
       { apiGroups: ['svc.io'], resources: ['configurations'], verbs: ['get'] },
       // The namespace's Secrets: the default kubernetes secret store and Components' secretKeyRef.
       { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'list'] },
+      { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch'] },
     ]);
+    const reviewer = find(objs, 'ClusterRole', 'svc-token-reviewer') as unknown as { rules: unknown[] };
+    expect(reviewer.rules).to.deep.equal([{ apiGroups: ['authentication.k8s.io'], resources: ['tokenreviews'], verbs: ['create'] }]);
+    // Nothing is bound, and no pod of another namespace is readable, until values say whom.
+    expect(objs.filter((o) => o.kind === 'ClusterRoleBinding').map((o) => o.metadata.name)).to.deep.equal(['svc-injector']);
+    expect(objs.some((o) => o.metadata.name === 'svc-pods-reader')).to.equal(false);
     const secretRole = find(objs, 'Role', 'svc-injector') as unknown as { rules: Array<{ verbs: string[]; resourceNames?: string[] }> };
     expect(secretRole.rules.find((r) => r.verbs.includes('update'))?.resourceNames).to.deep.equal(['svc-injector-tls']);
   });
@@ -171,6 +178,22 @@ describe('Helm chart charts/svc', function () {
         expect(builtIn, `${crd.metadata.name}: ${name}`).to.not.include(name);
       }
     }
+  });
+
+  it('binds each svcd service account in its namespace, to token reviews cluster-wide, and to every namespace\'s pods only when asked', () => {
+    const readers = [{ namespace: 'shop', serviceAccount: 'orders' }, { namespace: 'bank', serviceAccount: 'ledger' }];
+    const subjects = readers.map((r) => ({ kind: 'ServiceAccount', name: r.serviceAccount, namespace: r.namespace }));
+    const objs = objects(render({ sidecar: { componentReaders: readers } }));
+    const inShop = find(objs, 'RoleBinding', 'svc-components-reader-orders') as unknown as { metadata: { namespace: string }; roleRef: { name: string } };
+    expect([inShop.metadata.namespace, inShop.roleRef.name]).to.deep.equal(['shop', 'svc-components-reader']);
+    const reviewers = find(objs, 'ClusterRoleBinding', 'svc-token-reviewer') as unknown as { roleRef: { name: string }; subjects: unknown[] };
+    expect([reviewers.roleRef.name, reviewers.subjects]).to.deep.equal(['svc-token-reviewer', subjects]);
+    expect(objs.some((o) => o.metadata.name === 'svc-pods-reader')).to.equal(false);
+
+    const across = objects(render({ sidecar: { componentReaders: readers, crossNamespaceInvocation: true } }));
+    const podsReader = find(across, 'ClusterRole', 'svc-pods-reader') as unknown as { rules: unknown[] };
+    expect(podsReader.rules).to.deep.equal([{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch'] }]);
+    expect((find(across, 'ClusterRoleBinding', 'svc-pods-reader') as unknown as { subjects: unknown[] }).subjects).to.deep.equal(subjects);
   });
 
   it('wires the client CA into the injector and admits only the webhook port from the given peers', () => {

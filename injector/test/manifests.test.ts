@@ -58,12 +58,13 @@ describe('manifests', function () {
     expect(container(patched, 'svcd').env?.find((e) => e.name === 'SVC_INTERNAL_ADDRESS')?.valueFrom?.fieldRef?.fieldPath).to.equal('status.podIP');
   });
 
-  it('the example namespace is opted in and binds the components reader role the chart defines', () => {
+  it('the example namespace is opted in and binds the components reader and token reviewer roles the chart defines', () => {
     const docs = exampleDocs();
     const ns = docs.find((d) => d.kind === 'Namespace') as unknown as { metadata: { labels: Record<string, string> } };
     expect(ns.metadata.labels['svc.io/injection']).to.equal('enabled');
-    const binding = docs.find((d) => d.kind === 'RoleBinding') as unknown as { roleRef: { name: string } };
     const rendered = yaml.loadAll(readFileSync(path.join(REPO, 'manifests/svc.yaml'), 'utf8')) as Doc[];
-    expect(rendered.some((d) => d?.kind === 'ClusterRole' && d.metadata.name === binding.roleRef.name)).to.equal(true);
+    const bound = docs.filter((d) => d.kind === 'RoleBinding' || d.kind === 'ClusterRoleBinding').map((d) => (d as unknown as { roleRef: { name: string } }).roleRef.name);
+    expect(bound).to.have.members(['svc-components-reader', 'svc-token-reviewer']);
+    for (const role of bound) expect(rendered.some((d) => d?.kind === 'ClusterRole' && d.metadata.name === role), role).to.equal(true);
   });
 });

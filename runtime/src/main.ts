@@ -61,6 +61,7 @@ import { workflowHttpRoutes } from './api/http/routes/workflows.js';
 import { workflowPeerHandlers } from './workflow/peer-handlers.js';
 import { InternalServer } from './internal/internal-server.js';
 import { InvocationHost } from './invocation/invocation-host.js';
+import { apiServerReview, KubernetesIdentity } from './invocation/kubernetes-identity.js';
 import { GrpcAppInvoker } from './app/grpc-app-invoker.js';
 import { GrpcAppProxy } from './app/grpc-app-proxy.js';
 import { grpcProxy } from './api/grpc/proxy.js';
@@ -166,6 +167,9 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
     app: config.appPort === 0 ? undefined : config.appProtocol === 'grpc' ? new GrpcAppInvoker(config.appPort, config.maxRequestSizeBytes) : new HttpAppInvoker(config.appPort),
     grpcApp: config.appPort !== 0 && config.appProtocol === 'grpc' ? new GrpcAppProxy(config.appPort, config.maxRequestSizeBytes) : undefined,
     internal: { services: internalServer, address: () => internalServer.address },
+    mode: config.mode,
+    kubeconfig: config.kubeconfig,
+    identity: config.mode === 'kubernetes' ? new KubernetesIdentity({ tokenFile: config.invokeTokenFile, review: () => apiServerReview(config.kubeconfig) }) : undefined,
     resolution: () => resources.configuration?.nameResolution,
     actorStore: () => actors.storeSpec,
     invokeToken: config.invokeToken,

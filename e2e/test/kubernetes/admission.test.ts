@@ -188,7 +188,7 @@ describe('svc-injector admission through a real kube-apiserver', function () {
     const bare = pod(SHOP, 'orders-no-volumes', { ...INJECT, 'svc.io/inject-pluggable-components': 'true' });
     bare.spec.automountServiceAccountToken = false;
     const { stored } = await createPod(bare);
-    expect((stored.spec.volumes ?? []).map((v) => v.name).sort()).to.deep.equal(['svc-components-sockets', 'svc-data']);
+    expect((stored.spec.volumes ?? []).map((v) => v.name).sort()).to.deep.equal(['svc-components-sockets', 'svc-data', 'svc-invoke-token']);
     expect(stored.spec.containers.map((c) => c.name)).to.deep.equal(['app', 'memstore', 'svcd']);
   });
 
@@ -390,8 +390,9 @@ describe('svc-injector admission through a real kube-apiserver', function () {
       const body = (await res.json()) as { id?: string; components?: Array<{ name: string; type: string }> };
       expect(body.id).to.equal(APP_ID);
       const names = (body.components ?? []).map((c) => c.name).sort();
-      // Scoped to orders, or unscoped (svcd loads those; only injection requires a scope); never billing's.
-      expect(names).to.deep.equal(['memstore', 'plain-store', 'unscoped-store']);
+      // Scoped to orders, or unscoped (svcd loads those; only injection requires a scope); never billing's. And the
+      // default `kubernetes` secret store of kubernetes mode.
+      expect(names).to.deep.equal(['kubernetes', 'memstore', 'plain-store', 'unscoped-store']);
     } finally {
       await sidecar.dispose();
     }

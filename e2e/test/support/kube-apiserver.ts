@@ -212,13 +212,20 @@ export class KubeApiServer {
     return file;
   }
 
-  /** A bound token of a ServiceAccount (TokenRequest API: no token controller needed). */
-  async serviceAccountToken(namespace: string, serviceAccount: string): Promise<KubeCredentials> {
+  /**
+   * A bound token of a ServiceAccount (TokenRequest API: no token controller needed); for the API server unless
+   * `audiences` says otherwise, and bound to a pod when given one (as the kubelet's projected tokens are).
+   */
+  async serviceAccountToken(namespace: string, serviceAccount: string, opts: { audiences?: string[]; pod?: { name: string; uid: string } } = {}): Promise<KubeCredentials> {
     const path = `/api/v1/namespaces/${namespace}/serviceaccounts/${serviceAccount}/token`;
     const res = await this.admin.request<{ status?: { token?: string } }>('POST', path, {
       apiVersion: 'authentication.k8s.io/v1',
       kind: 'TokenRequest',
-      spec: { expirationSeconds: 3600 },
+      spec: {
+        expirationSeconds: 3600,
+        ...(opts.audiences ? { audiences: opts.audiences } : {}),
+        ...(opts.pod ? { boundObjectRef: { kind: 'Pod', apiVersion: 'v1', ...opts.pod } } : {}),
+      },
     });
     const token = res.body.status?.token;
     if (res.status !== 201 || !token) throw new Error(`POST ${path} → ${res.status}: ${res.text}`);

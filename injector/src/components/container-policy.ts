@@ -6,14 +6,14 @@
  * - `restricted` (default): everything `baseline` forbids, and allowPrivilegeEscalation true, runAsNonRoot false,
  *   runAsUser 0, and added capabilities other than NET_BIND_SERVICE;
  * - `baseline`: privileged, hostPort, capabilities beyond the baseline set, seccomp or AppArmor Unconfined,
- *   procMount Unmasked, Windows hostProcess, custom SELinux user or role; mounts of svcd's own data volume;
+ *   procMount Unmasked, Windows hostProcess, custom SELinux user or role; mounts of svcd's own data and invocation token volumes;
  * - `privileged`: anything.
  * Fields a container leaves unset are not required here: the namespace's Pod Security admission still applies
  * to the whole pod. Host namespaces (hostNetwork, hostPID, hostIPC) and hostPath volumes are pod-level: a
  * component container cannot carry them.
  */
 import type { V1Container } from '@kubernetes/client-node';
-import { DATA_VOLUME_NAME } from '../patch/names.js';
+import { DATA_VOLUME_NAME, INVOKE_TOKEN_VOLUME_NAME } from '../patch/names.js';
 
 export const CONTAINER_POLICY_LEVELS = ['restricted', 'baseline', 'privileged'] as const;
 export type ContainerPolicyLevel = (typeof CONTAINER_POLICY_LEVELS)[number];
@@ -42,7 +42,8 @@ function findings(c: V1Container): Finding[] {
   if (sc.seLinuxOptions?.user) baseline('securityContext.seLinuxOptions.user', sc.seLinuxOptions.user);
   if (sc.seLinuxOptions?.role) baseline('securityContext.seLinuxOptions.role', sc.seLinuxOptions.role);
   for (const port of c.ports ?? []) if (port.hostPort !== undefined && port.hostPort !== 0) baseline('ports[].hostPort', port.hostPort);
-  for (const mount of c.volumeMounts ?? []) if (mount.name === DATA_VOLUME_NAME) baseline('volumeMounts[].name', mount.name);
+  // svcd's own volumes: its data, and the token that proves its app to other sidecars.
+  for (const mount of c.volumeMounts ?? []) if (mount.name === DATA_VOLUME_NAME || mount.name === INVOKE_TOKEN_VOLUME_NAME) baseline('volumeMounts[].name', mount.name);
   if (sc.allowPrivilegeEscalation === true) restricted('securityContext.allowPrivilegeEscalation', true);
   if (sc.runAsNonRoot === false) restricted('securityContext.runAsNonRoot', false);
   if (sc.runAsUser === 0) restricted('securityContext.runAsUser', 0);

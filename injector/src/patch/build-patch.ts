@@ -14,6 +14,9 @@ import {
   APP_ID_LABEL,
   DATA_VOLUME_NAME,
   INJECTED_LABEL,
+  INVOKE_TOKEN_AUDIENCE,
+  INVOKE_TOKEN_SECONDS,
+  INVOKE_TOKEN_VOLUME_NAME,
   SOCKETS_FOLDER_ENV_NAMES,
   SOCKETS_VOLUME_NAME,
 } from './names.js';
@@ -99,17 +102,24 @@ function plan(req: PatchRequest): Plan | { deny: string } {
     const clash = containers[index]?.volumeMounts?.find((m) => m.mountPath === socketsFolder && m.name !== SOCKETS_VOLUME_NAME);
     if (clash) problems.push(`container "${containers[index]?.name}" already mounts volume "${clash.name}" at ${socketsFolder}; remove that mount (the injector adds the shared socket volume) or set svc.io/components-sockets-folder`);
   }
-  for (const reserved of [DATA_VOLUME_NAME, SOCKETS_VOLUME_NAME]) {
+  for (const reserved of [DATA_VOLUME_NAME, INVOKE_TOKEN_VOLUME_NAME, SOCKETS_VOLUME_NAME]) {
     if ((pod.spec?.volumes ?? []).some((v) => v.name === reserved)) problems.push(`the pod already has a volume named "${reserved}", a name the injector reserves`);
   }
   if (problems.length > 0 || typeof appId !== 'string') return { deny: `svc-injector cannot inject this pod: ${problems.join('; ')}` };
   return { appId, annotations: a, injected, componentIndexes, warnings };
 }
 
-/** New pod volumes: svcd data, the socket folder when there are components, emptyDirs for injected mounts. */
+/**
+ * New pod volumes: svcd data, its invocation token, the socket folder when there are components, emptyDirs for
+ * injected mounts.
+ */
 function newVolumes(pod: V1Pod, p: Plan, pluggable: boolean): V1Volume[] {
   const existing = new Set((pod.spec?.volumes ?? []).map((v) => v.name));
-  const volumes: V1Volume[] = [{ name: DATA_VOLUME_NAME, emptyDir: {} }];
+  const invokeToken = { audience: INVOKE_TOKEN_AUDIENCE, expirationSeconds: INVOKE_TOKEN_SECONDS, path: 'token' };
+  const volumes: V1Volume[] = [
+    { name: DATA_VOLUME_NAME, emptyDir: {} },
+    { name: INVOKE_TOKEN_VOLUME_NAME, projected: { sources: [{ serviceAccountToken: invokeToken }] } },
+  ];
   if (pluggable) volumes.push({ name: SOCKETS_VOLUME_NAME, emptyDir: {} });
   for (const c of p.injected) {
     for (const m of c.volumeMounts ?? []) {

@@ -1,6 +1,6 @@
-import type { V1Container, V1EnvVar, V1Probe, V1ResourceRequirements } from '@kubernetes/client-node';
+import type { V1Container, V1EnvVar, V1Probe, V1ResourceRequirements, V1VolumeMount } from '@kubernetes/client-node';
 import type { SidecarAnnotations } from '../annotations/table.js';
-import { DATA_MOUNT_PATH, DATA_VOLUME_NAME, HEALTH_PATH, SIDECAR_CONTAINER_NAME, SOCKETS_VOLUME_NAME } from './names.js';
+import { DATA_MOUNT_PATH, DATA_VOLUME_NAME, HEALTH_PATH, INVOKE_TOKEN_MOUNT_PATH, INVOKE_TOKEN_VOLUME_NAME, SIDECAR_CONTAINER_NAME, SOCKETS_VOLUME_NAME } from './names.js';
 
 export interface SidecarContainerInput {
   readonly appId: string;
@@ -86,7 +86,10 @@ export function buildSidecarContainer(input: SidecarContainerInput): V1Container
     { name: 'svc-internal', containerPort: a.internalGrpcPort, protocol: 'TCP' },
     ...(a.enableMetrics ? [{ name: 'svc-metrics', containerPort: a.metricsPort, protocol: 'TCP' }] : []),
   ];
-  const volumeMounts = [{ name: DATA_VOLUME_NAME, mountPath: DATA_MOUNT_PATH }];
+  const volumeMounts: V1VolumeMount[] = [
+    { name: DATA_VOLUME_NAME, mountPath: DATA_MOUNT_PATH },
+    { name: INVOKE_TOKEN_VOLUME_NAME, mountPath: INVOKE_TOKEN_MOUNT_PATH, readOnly: true },
+  ];
   if (input.socketsFolder !== undefined) volumeMounts.push({ name: SOCKETS_VOLUME_NAME, mountPath: input.socketsFolder });
   const limits = resources(a);
   return {

@@ -48,10 +48,10 @@ function statusBody(body: unknown): StatusBody {
 }
 
 /**
- * One line for a failed list: "403 Forbidden: <the API server's message>" for an answer, the transport error
+ * One line for a failed request: "403 Forbidden: <the API server's message>" for an answer, the transport error
  * otherwise. client-node's own message is a multi-line dump of the status, body and headers.
  */
-function describeFailure(err: unknown): string {
+export function describeFailure(err: unknown): string {
   if (!(err instanceof ApiException)) return (err as Error).message;
   const { code, body } = err as ApiException<unknown>;
   const status = statusBody(body);

@@ -51,6 +51,8 @@ export interface RuntimeConfig {
   readonly appHealth: { readonly path: string; readonly intervalMs: number; readonly timeoutMs: number; readonly threshold: number } | undefined;
   readonly namespace: string | undefined;
   readonly kubeconfig: string | undefined;
+  /** Kubernetes mode: the file of the token this sidecar presents to the sidecars it calls. */
+  readonly invokeTokenFile: string;
   readonly actorIdleTimeoutMs: number;
 }
 
@@ -186,6 +188,7 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
       : undefined,
     namespace: typed(raw, 'namespace', str) || undefined,
     kubeconfig: typed(raw, 'kubeconfig', str) || undefined,
+    invokeTokenFile: typed(raw, 'invoke-token-file', str),
     actorIdleTimeoutMs: typed(raw, 'actor-idle-timeout', parseDuration),
   };
   return { kind: 'run', config };

@@ -60,6 +60,7 @@ export const OPTIONS = [
   { flag: 'app-health-threshold', env: 'SVC_APP_HEALTH_THRESHOLD', kind: 'string', description: 'Failed probes in a row after which the app is unhealthy (one success makes it healthy again)', default: '3' },
   { flag: 'actor-idle-timeout', env: 'SVC_ACTOR_IDLE_TIMEOUT', kind: 'duration', description: 'Idle time after which an actor is deactivated (an app may set its own in /dapr/config)', default: '60m' },
   { flag: 'namespace', env: 'NAMESPACE', kind: 'string', description: 'Namespace of this pod: kubernetes mode reads its Components, both modes skip Components of other namespaces (the injector sets it from the downward API)', default: '' },
+  { flag: 'invoke-token-file', env: 'SVC_INVOKE_TOKEN_FILE', kind: 'string', description: 'Kubernetes mode: the projected ServiceAccount token (audience svc.io/invoke) svcd presents to the sidecars it calls, re-read when the kubelet rotates it (the injector mounts it here)', default: '/var/run/secrets/svc.io/invoke/token' },
   { flag: 'kubeconfig', env: 'KUBECONFIG', kind: 'string', description: 'kubeconfig for kubernetes mode outside a pod (tests); in a pod the service account is used', default: '' },
   { flag: 'shutdown-grace-period', env: 'SVC_SHUTDOWN_GRACE_PERIOD', kind: 'duration', description: 'How long a graceful stop waits for in-flight work', default: '5s' },
 ] as const satisfies readonly OptionDef[];

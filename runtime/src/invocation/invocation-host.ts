@@ -26,6 +26,10 @@ export interface InvocationHostOptions {
   /** The app's gRPC server for proxied calls (`--app-protocol grpc`); closed when this part stops. */
   readonly grpcApp: GrpcAppProxy | undefined;
   readonly internal: { readonly services: InternalServices; readonly address: () => string };
+  /** Picks the default name resolution: Kubernetes mode's is the API server's pods. */
+  readonly mode: 'standalone' | 'kubernetes';
+  /** `--kubeconfig`, for Kubernetes name resolution outside a pod. */
+  readonly kubeconfig: string | undefined;
   /** Read at start: the Configuration's `spec.nameResolution` (undefined: the mode's default). */
   readonly resolution: () => NameResolutionSpec | undefined;
   /** Read at start: the actor state store's spec (its Redis or PostgreSQL is the standalone default). */
@@ -69,7 +73,7 @@ export class InvocationHost {
   }
 
   async start(): Promise<void> {
-    const resolver = createNameResolver(this.o.resolution(), { actorStore: this.o.actorStore(), log: this.o.log });
+    const resolver = createNameResolver(this.o.resolution(), { mode: this.o.mode, kubeconfig: this.o.kubeconfig, actorStore: this.o.actorStore(), log: this.o.log });
     if (!this.o.identity) this.#secret = this.o.invokeToken ?? (await resolver.sharedSecret());
     if (!this.o.identity && this.#secret === undefined) throw new RuntimeError('ERR_CONFIG_INVALID', `name resolution '${resolver.kind}' keeps no shared secret: give every sidecar the same SVC_INVOKE_TOKEN`);
     const address = this.o.internal.address();

@@ -9,6 +9,7 @@ import { redisOptionsFromMetadata } from '../../stores/redis-connection.js';
 import type { NameResolutionSpec } from '../configuration-resource.js';
 import type { NameResolver } from '../contracts/name-resolution.js';
 import { metadataValue, type ComponentSpec } from '../spec.js';
+import { KubernetesResolver, type PodSources } from './kubernetes-resolver.js';
 import { LeaseRegistry, type RegistryBackend } from './lease-registry.js';
 import { PostgresRegistry } from './postgres-registry.js';
 import { RedisRegistry } from './redis-registry.js';
@@ -16,12 +17,16 @@ import { SqliteRegistry } from './sqlite-registry.js';
 import { StaticResolver } from './static-resolver.js';
 
 export interface ResolverContext {
+  /** Kubernetes mode's default is the API server's pods; standalone's, a store the replicas share. */
+  readonly mode: 'standalone' | 'kubernetes';
+  /** `--kubeconfig`; undefined: the in-cluster service account (Kubernetes resolution only). */
+  readonly kubeconfig: string | undefined;
   /** The actor state store's spec, if any: its Redis or PostgreSQL is the one the replicas share. */
   readonly actorStore: ComponentSpec | undefined;
   readonly log: Logger;
 }
 
-export const NAME_RESOLVERS = ['sqlite', 'redis', 'postgresql', 'static'] as const;
+export const NAME_RESOLVERS = ['kubernetes', 'sqlite', 'redis', 'postgresql', 'static'] as const;
 
 const DEFAULT_LEASE_TTL_MS = 10_000;
 
@@ -31,16 +36,18 @@ export function defaultRegistryFile(): string {
 }
 
 /**
- * The resolver the Configuration names, or the standalone default: the Redis or PostgreSQL of the actor state
- * store when it is one of those (the store the replicas already share), else the host's SQLite registry file.
+ * The resolver the Configuration names, or the mode's default: in Kubernetes mode the pods of the app id; in
+ * standalone mode the Redis or PostgreSQL of the actor state store when it is one of those (the store the replicas
+ * already share), else the host's SQLite registry file.
  */
 export function createNameResolver(spec: NameResolutionSpec | undefined, ctx: ResolverContext): NameResolver {
-  const chosen = spec ?? defaultSpec(ctx.actorStore);
+  const chosen = spec ?? (ctx.mode === 'kubernetes' ? { component: 'kubernetes', configuration: {} } : defaultSpec(ctx.actorStore));
   const conf = chosen.configuration;
   const strings = Object.fromEntries(Object.entries(conf).flatMap(([k, v]) => (v === undefined || v === null ? [] : [[k, typeof v === 'string' ? v : JSON.stringify(v)]])));
   // Case-insensitive, as component metadata is read: the default passes the actor store's metadata on.
   const get = (name: string): string | undefined => metadataValue({ metadata: strings }, name);
   if (chosen.component === 'static') return new StaticResolver(conf);
+  if (chosen.component === 'kubernetes') return new KubernetesResolver({ connect: () => apiServerPods(ctx.kubeconfig), log: ctx.log });
   const lease = (backend: RegistryBackend) =>
     new LeaseRegistry(backend, { ttlMs: get('leaseTtl') ? parseDuration(get('leaseTtl')!) : DEFAULT_LEASE_TTL_MS, log: ctx.log, newSecret: () => randomBytes(32).toString('base64url') });
   switch (chosen.component) {
@@ -56,6 +63,12 @@ export function createNameResolver(spec: NameResolutionSpec | undefined, ctx: Re
     default:
       throw invalid(`unknown component '${chosen.component}' (one of ${NAME_RESOLVERS.join(', ')})`);
   }
+}
+
+/** Imported on demand: the Kubernetes client is heavy and standalone svcd never needs it. */
+async function apiServerPods(kubeconfig: string | undefined): Promise<PodSources> {
+  const [{ kubernetesConfig }, pods] = await Promise.all([import('../kubernetes-loader.js'), import('./kubernetes-pods.js')]);
+  return pods.apiServerPods(kubernetesConfig(kubeconfig));
 }
 
 function defaultSpec(actorStore: ComponentSpec | undefined): NameResolutionSpec {
