@@ -3,7 +3,7 @@
  * and every value parses. Checked against the real svcd binary of this repository (runtime/dist).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -45,6 +45,9 @@ describe('injected svcd configuration against the real svcd', function () {
 
   it('svcd starts with the injected values (ports and data folder moved for this machine, standalone components)', async () => {
     const work = mkdtempSync(path.join(os.tmpdir(), 'svcd-compat-'));
+    // The Configuration the svc.io/config annotation names (kubernetes mode gets it from the API server).
+    mkdirSync(path.join(work, 'resources'));
+    writeFileSync(path.join(work, 'resources', 'c.yaml'), 'apiVersion: svc.io/v1alpha1\nkind: Configuration\nmetadata:\n  name: c\nspec: {}\n');
     const env = {
       ...injectedSvcdEnv(annotations),
       SVC_MODE: 'standalone',
@@ -56,6 +59,7 @@ describe('injected svcd configuration against the real svcd', function () {
       SVC_METRICS_PORT: String(await freePort()),
       SVC_APP_PORT: '0',
       SVC_DATA_DIR: path.join(work, 'data'),
+      SVC_RESOURCES_PATH: path.join(work, 'resources'),
       SVC_COMPONENTS_SOCKETS_FOLDER: path.join(work, 'sockets'),
       NAMESPACE: 'shop',
     };
