@@ -41,12 +41,21 @@ const BINDINGS: Record<string, BuiltinFactory> = {
   'bindings.cron': async (get, _spec, ctx) => (await import('./bindings/cron.js')).CronBinding.fromMetadata(get, ctx.log),
 };
 
+/** Built-in lock stores. */
+const LOCK_STORES: Record<string, BuiltinFactory> = {
+  'lock.redis': async (get) => {
+    const [{ RedisLockStore }, { redisOptionsFromMetadata }] = await Promise.all([import('./lock/redis-lock.js'), import('./stores/redis-connection.js')]);
+    return RedisLockStore.connect(redisOptionsFromMetadata(get));
+  },
+};
+
 /** Registers every built-in component type. */
 export function registerBuiltinComponents(registry: ComponentRegistry): void {
   const groups = [
     ['state', STATE_STORES],
     ['pubsub', PUBSUBS],
     ['bindings', BINDINGS],
+    ['lock', LOCK_STORES],
   ] as const;
   for (const [category, factories] of groups) {
     for (const [type, factory] of Object.entries(factories)) {

@@ -16,9 +16,11 @@ import { metadataRoutes } from './api/http/routes/metadata.js';
 import { httpRequestMetrics } from './api/http/request-metrics.js';
 import { RuntimeMetadata } from './metadata/runtime-metadata.js';
 import { bindingRoutes } from './api/http/routes/bindings.js';
+import { lockRoutes } from './api/http/routes/lock.js';
 import { publishRoutes } from './api/http/routes/publish.js';
 import { InputBindingsHost } from './bindings/input-bindings-host.js';
 import { OutputBindingApi } from './bindings/output-api.js';
+import { LockApi } from './lock/lock-api.js';
 import { stateRoutes } from './api/http/routes/state.js';
 import { HttpApiServer } from './api/http/server.js';
 import { GrpcApiServer } from './util/grpc-server.js';
@@ -190,6 +192,7 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
   const stateApi = new StateApi({ appId: config.appId, namespace: config.namespace, stores: components, resiliency: () => resources.resiliency });
   const publishApi = new PublishApi(pubsubs, config.appId, pubsubMetrics, () => resources.resiliency);
   const bindingApi = new OutputBindingApi(components, () => resources.resiliency);
+  const lockApi = new LockApi(components, config.appId);
   const publicActors = () => new PublicActors(actors.requireRuntime(), () => resources.resiliency);
   const workflowApi = new WorkflowManagementApi(workflows.engine, workflows);
   const outboundHealth = new OutboundHealth(components, { pingTimeoutMs: OUTBOUND_PING_TIMEOUT_MS, cacheMs: OUTBOUND_HEALTH_CACHE_MS });
@@ -204,6 +207,7 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
       stateRoutes(stateApi, config.maxRequestSizeBytes),
       publishRoutes(publishApi, config.maxRequestSizeBytes),
       bindingRoutes(bindingApi, config.maxRequestSizeBytes),
+      lockRoutes(lockApi),
       metadataRoutes(runtimeMetadata),
       actorRoutes(publicActors, config.maxRequestSizeBytes),
       workflowHttpRoutes({ api: workflowApi, maxBodyBytes: config.maxRequestSizeBytes }),
@@ -218,6 +222,7 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
     state: stateApi,
     publish: publishApi,
     bindings: bindingApi,
+    lock: lockApi,
     metadata: runtimeMetadata,
     actors: publicActors,
     workflows: workflowApi,

@@ -102,6 +102,12 @@ export const ERROR_CODES = {
   ERR_BINDING_OPERATION_NOT_SUPPORTED: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT },
   ERR_INVOKE_OUTPUT_BINDING: { http: 500, grpc: GrpcStatus.INTERNAL },
 
+  // Distributed lock (statuses as the reference system's; missing fields are ERR_MALFORMED_REQUEST)
+  ERR_LOCK_STORE_NOT_CONFIGURED: { http: 500, grpc: GrpcStatus.FAILED_PRECONDITION },
+  ERR_LOCK_STORE_NOT_FOUND: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT },
+  ERR_TRY_LOCK: { http: 500, grpc: GrpcStatus.INTERNAL },
+  ERR_UNLOCK: { http: 500, grpc: GrpcStatus.INTERNAL },
+
   // Service invocation: the target app's own answers (any status) pass through as they are; these are svcd's.
   ERR_DIRECT_INVOKE: { http: 500, grpc: GrpcStatus.INTERNAL },
   ERR_DIRECT_INVOKE_APP_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND },

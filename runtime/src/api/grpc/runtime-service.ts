@@ -7,6 +7,7 @@ import type * as grpc from '@grpc/grpc-js';
 import { loadHealthProto, loadRuntimeApiProto, type HealthCheckRequest__Output, type HealthCheckResponse, type PackageDefinition } from '@svc/proto';
 import type { PublicActorApi } from '../../actors/public-actors.js';
 import type { OutputBindingApi } from '../../bindings/output-api.js';
+import type { LockApi } from '../../lock/lock-api.js';
 import type { RuntimeMetadata } from '../../metadata/runtime-metadata.js';
 import type { PublishApi } from '../../pubsub/publish-api.js';
 import type { StateApi } from '../../state/state-api.js';
@@ -16,6 +17,7 @@ import { decodingFailuresAsRequests } from './malformed-request.js';
 import { actorHandlers } from './runtime/actors.js';
 import type { Handler, HandlerGroup } from './runtime/handler.js';
 import { unary } from './unary.js';
+import { lockHandlers } from './runtime/lock.js';
 import { messagingHandlers } from './runtime/messaging.js';
 import { metadataHandlers } from './runtime/metadata.js';
 import { stateHandlers } from './runtime/state.js';
@@ -29,6 +31,7 @@ export interface RuntimeServiceDeps {
   readonly state: StateApi;
   readonly publish: PublishApi;
   readonly bindings: OutputBindingApi;
+  readonly lock: LockApi;
   readonly metadata: RuntimeMetadata;
   /** Throws ERR_ACTOR_RUNTIME_NOT_FOUND when no actor state store is configured. */
   readonly actors: () => PublicActorApi;
@@ -54,6 +57,7 @@ function runtimeImplementation(deps: RuntimeServiceDeps): grpc.UntypedServiceImp
     stateHandlers(deps.state),
     messagingHandlers(deps.publish, deps.bindings),
     metadataHandlers(deps.metadata),
+    lockHandlers(deps.lock),
     actorHandlers(deps.actors),
     workflowHandlers(deps.workflows),
     invokeHandlers(deps.invocation, deps.maxRequestSizeBytes),

@@ -17,8 +17,6 @@ const BLOCKS: Readonly<Record<string, string>> = {
   SubscribeConfiguration: 'configuration',
   UnsubscribeConfigurationAlpha1: 'configuration',
   UnsubscribeConfiguration: 'configuration',
-  TryLockAlpha1: 'distributed lock',
-  UnlockAlpha1: 'distributed lock',
   EncryptAlpha1: 'cryptography',
   DecryptAlpha1: 'cryptography',
   SubtleGetKeyAlpha1: 'cryptography',
