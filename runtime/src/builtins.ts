@@ -49,6 +49,18 @@ const LOCK_STORES: Record<string, BuiltinFactory> = {
   },
 };
 
+/** Built-in configuration stores. */
+const CONFIGURATION_STORES: Record<string, BuiltinFactory> = {
+  'configuration.redis': async (get, _spec, ctx) => {
+    const [{ RedisConfigurationStore }, { redisOptionsFromMetadata }] = await Promise.all([import('./configuration/redis-configuration.js'), import('./stores/redis-connection.js')]);
+    return RedisConfigurationStore.connect(redisOptionsFromMetadata(get), ctx.log);
+  },
+  'configuration.postgresql': async (get, _spec, ctx) => {
+    const { PostgresConfigurationStore, postgresConfigurationOptions } = await import('./configuration/postgres-configuration.js');
+    return PostgresConfigurationStore.connect(postgresConfigurationOptions(get), ctx.log);
+  },
+};
+
 /** Registers every built-in component type. */
 export function registerBuiltinComponents(registry: ComponentRegistry): void {
   const groups = [
@@ -56,6 +68,7 @@ export function registerBuiltinComponents(registry: ComponentRegistry): void {
     ['pubsub', PUBSUBS],
     ['bindings', BINDINGS],
     ['lock', LOCK_STORES],
+    ['configuration', CONFIGURATION_STORES],
   ] as const;
   for (const [category, factories] of groups) {
     for (const [type, factory] of Object.entries(factories)) {

@@ -102,6 +102,12 @@ export const ERROR_CODES = {
   ERR_BINDING_OPERATION_NOT_SUPPORTED: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT },
   ERR_INVOKE_OUTPUT_BINDING: { http: 500, grpc: GrpcStatus.INTERNAL },
 
+  // Configuration API (the reference system's statuses; not the Configuration resource's ERR_CONFIGURATION_INVALID)
+  ERR_CONFIGURATION_STORE_NOT_CONFIGURED: { http: 500, grpc: GrpcStatus.FAILED_PRECONDITION },
+  ERR_CONFIGURATION_STORE_NOT_FOUND: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT },
+  ERR_CONFIGURATION_GET: { http: 500, grpc: GrpcStatus.INTERNAL },
+  ERR_CONFIGURATION_SUBSCRIBE: { http: 500, grpc: GrpcStatus.INVALID_ARGUMENT },
+
   // Distributed lock (statuses as the reference system's; missing fields are ERR_MALFORMED_REQUEST)
   ERR_LOCK_STORE_NOT_CONFIGURED: { http: 500, grpc: GrpcStatus.FAILED_PRECONDITION },
   ERR_LOCK_STORE_NOT_FOUND: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT },

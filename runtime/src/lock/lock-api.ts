@@ -2,8 +2,8 @@
 import type { ComponentManager } from '../components/manager.js';
 import { metadataValue } from '../components/spec.js';
 import { isLockStore, type LockStore, type UnlockStatus } from '../components/contracts/lock-store.js';
-import { malformedRequest } from '../errors/catalogue.js';
-import { RuntimeError, ensureError, isRuntimeError } from '../errors/runtime-error.js';
+import { componentFailure, malformedRequest } from '../errors/catalogue.js';
+import { RuntimeError } from '../errors/runtime-error.js';
 import { lockKey } from './lock-key.js';
 
 export interface TryLockRequest {
@@ -30,7 +30,7 @@ export class LockApi {
     try {
       return { success: await store.tryLock(key, req.lockOwner, req.expiryInSeconds) };
     } catch (err) {
-      throw storeFailure('ERR_TRY_LOCK', 'failed to try acquiring lock', err);
+      throw componentFailure('ERR_TRY_LOCK', 'failed to try acquiring lock', err);
     }
   }
 
@@ -39,7 +39,7 @@ export class LockApi {
     try {
       return { status: await store.unlock(key, req.lockOwner) };
     } catch (err) {
-      throw storeFailure('ERR_UNLOCK', 'failed to release lock', err);
+      throw componentFailure('ERR_UNLOCK', 'failed to release lock', err);
     }
   }
 
@@ -53,9 +53,4 @@ export class LockApi {
     if (!found || !isLockStore(found.instance)) throw new RuntimeError('ERR_LOCK_STORE_NOT_FOUND', `lock store ${storeName} not found`);
     return { store: found.instance, key: lockKey(req.resourceId, { appId: this.appId, storeName, keyPrefix: metadataValue(found.spec, 'keyPrefix') }) };
   }
-}
-
-function storeFailure(code: 'ERR_TRY_LOCK' | 'ERR_UNLOCK', what: string, err: unknown): RuntimeError {
-  if (isRuntimeError(err) && err.code !== 'ERROR') return err;
-  return new RuntimeError(code, `${what}: ${ensureError(err).message}`, { cause: err });
 }

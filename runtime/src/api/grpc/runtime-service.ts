@@ -7,6 +7,7 @@ import type * as grpc from '@grpc/grpc-js';
 import { loadHealthProto, loadRuntimeApiProto, type HealthCheckRequest__Output, type HealthCheckResponse, type PackageDefinition } from '@svc/proto';
 import type { PublicActorApi } from '../../actors/public-actors.js';
 import type { OutputBindingApi } from '../../bindings/output-api.js';
+import type { ConfigurationApi } from '../../configuration/configuration-api.js';
 import type { LockApi } from '../../lock/lock-api.js';
 import type { RuntimeMetadata } from '../../metadata/runtime-metadata.js';
 import type { PublishApi } from '../../pubsub/publish-api.js';
@@ -17,6 +18,7 @@ import { decodingFailuresAsRequests } from './malformed-request.js';
 import { actorHandlers } from './runtime/actors.js';
 import type { Handler, HandlerGroup } from './runtime/handler.js';
 import { unary } from './unary.js';
+import { configurationHandlers, subscribeConfigurationHandler } from './runtime/configuration.js';
 import { lockHandlers } from './runtime/lock.js';
 import { messagingHandlers } from './runtime/messaging.js';
 import { metadataHandlers } from './runtime/metadata.js';
@@ -32,6 +34,7 @@ export interface RuntimeServiceDeps {
   readonly publish: PublishApi;
   readonly bindings: OutputBindingApi;
   readonly lock: LockApi;
+  readonly configuration: ConfigurationApi;
   readonly metadata: RuntimeMetadata;
   /** Throws ERR_ACTOR_RUNTIME_NOT_FOUND when no actor state store is configured. */
   readonly actors: () => PublicActorApi;
@@ -58,6 +61,7 @@ function runtimeImplementation(deps: RuntimeServiceDeps): grpc.UntypedServiceImp
     messagingHandlers(deps.publish, deps.bindings),
     metadataHandlers(deps.metadata),
     lockHandlers(deps.lock),
+    configurationHandlers(deps.configuration),
     actorHandlers(deps.actors),
     workflowHandlers(deps.workflows),
     invokeHandlers(deps.invocation, deps.maxRequestSizeBytes),
@@ -76,6 +80,7 @@ function runtimeImplementation(deps: RuntimeServiceDeps): grpc.UntypedServiceImp
     }
   }
   impl.SubscribeTopicEventsAlpha1 = subscribeStreamHandler(deps.subscriptions, deps.apiToken) as grpc.UntypedHandleCall;
+  impl.SubscribeConfiguration = impl.SubscribeConfigurationAlpha1 = subscribeConfigurationHandler(deps.configuration, deps.apiToken) as grpc.UntypedHandleCall;
   return impl;
 }
 
