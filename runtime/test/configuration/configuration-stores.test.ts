@@ -13,7 +13,6 @@ import { createLogger } from '../../src/log/logger.js';
 import { redisOptionsFromMetadata } from '../../src/stores/redis-connection.js';
 import { TEST_POSTGRES_URL, TEST_REDIS_HOST, configurationTableSql, eventually, withTestPostgres, withTestRedis } from '../support/index.js';
 
-
 const log = createLogger({ level: 'error', json: true });
 
 /** The changes a watch reported, merged in order. */
