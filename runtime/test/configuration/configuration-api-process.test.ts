@@ -2,7 +2,8 @@
  * The configuration API of a real svcd with `configuration.redis` and `configuration.postgresql`: get over HTTP
  * (items by key, 204 when none) and gRPC; an HTTP subscription whose changes the app receives at
  * `/configuration/<store>/<key>` until it unsubscribes; a gRPC SubscribeConfiguration stream whose first message
- * is the id, ended with OK by UnsubscribeConfiguration; and Dapr's errors.
+ * is the id, ended with OK by UnsubscribeConfiguration and by svcd stopping; the stores in `/v1.0/metadata`; and
+ * Dapr's errors.
  */
 import * as grpc from '@grpc/grpc-js';
 import { expect } from 'chai';
@@ -60,6 +61,14 @@ describe('configuration API (real svcd, configuration.redis and configuration.po
     expect((await svcd.request('GET', `/v1.0/configuration/redisconfig?key=${prefix}none`)).status).to.equal(204);
   });
 
+  it('lists both stores in /v1.0/metadata', async () => {
+    const { components } = (await (await svcd.request('GET', '/v1.0/metadata')).json()) as { components: { name: string; type: string }[] };
+    expect(components.map((c) => [c.name, c.type])).to.deep.include.members([
+      ['redisconfig', 'configuration.redis'],
+      ['pgconfig', 'configuration.postgresql'],
+    ]);
+  });
+
   it('gRPC GetConfiguration and GetConfigurationAlpha1', async () => {
     const got = await unary<{ items: Record<string, Item> }>('GetConfiguration', { storeName: 'redisconfig', keys: [`${prefix}color`] });
     expect(got.items).to.deep.equal({ [`${prefix}color`]: { value: 'blue', version: 'v1', metadata: {} } });
@@ -112,6 +121,23 @@ describe('configuration API (real svcd, configuration.redis and configuration.po
     expect([noChannel.status, ((await noChannel.json()) as { errorCode: string }).errorCode]).to.deep.equal([400, 'ERR_MALFORMED_REQUEST']);
     const err = await unary('GetConfiguration', { storeName: 'nope' }).catch((e: grpc.ServiceError) => e);
     expect((err as grpc.ServiceError).code).to.equal(grpc.status.INVALID_ARGUMENT);
+  });
+
+  it('ends SubscribeConfiguration streams with OK when svcd stops (SIGTERM)', async () => {
+    const stopping = await SvcdProcess.start({ resources: { 'redis.yaml': componentYaml('redisconfig', 'configuration.redis', { redisHost: TEST_REDIS_HOST }) } });
+    const own = daprClient(stopping.ports.grpc);
+    try {
+      const stream = (own.SubscribeConfiguration as (r: unknown) => grpc.ClientReadableStream<StreamMessage>)({ storeName: 'redisconfig', keys: [`${prefix}color`] });
+      const ended = new Promise<grpc.StatusObject>((resolve) => stream.on('status', resolve));
+      const first = new Promise((resolve) => stream.once('data', resolve));
+      stream.on('error', () => undefined);
+      await first;
+      await stopping.stop();
+      expect((await ended).code).to.equal(grpc.status.OK);
+    } finally {
+      own.close();
+      await stopping.dispose();
+    }
   });
 
   it('answers 500 ERR_CONFIGURATION_STORE_NOT_CONFIGURED without any configuration store, and HTTP subscribe needs an app', async () => {
