@@ -44,7 +44,8 @@ describe('Dapr JS SDK configuration (DaprClient get/subscribe over gRPC) against
       return seen.length > 0;
     });
     expect(seen.at(-1)?.[key]).to.deep.include({ value: 'off' });
-    await subscription.stop();
+    // Typed as returning nothing, but the gRPC client's stop() is async: it unsubscribes before it resolves.
+    await Promise.resolve(subscription.stop());
     await new Promise((r) => setTimeout(r, 200));
     const count = seen.length;
     await withTestRedis((r) => r.set(key, 'after||v99'));
