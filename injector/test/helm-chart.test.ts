@@ -152,6 +152,8 @@ describe('Helm chart charts/svc', function () {
     expect(reader.rules).to.deep.equal([
       { apiGroups: ['svc.io'], resources: ['components', 'subscriptions', 'resiliencies'], verbs: ['get', 'list'] },
       { apiGroups: ['svc.io'], resources: ['configurations'], verbs: ['get'] },
+      // The namespace's Secrets: the default kubernetes secret store and Components' secretKeyRef.
+      { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'list'] },
     ]);
     const secretRole = find(objs, 'Role', 'svc-injector') as unknown as { rules: Array<{ verbs: string[]; resourceNames?: string[] }> };
     expect(secretRole.rules.find((r) => r.verbs.includes('update'))?.resourceNames).to.deep.equal(['svc-injector-tls']);

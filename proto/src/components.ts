@@ -8,6 +8,7 @@ import type protobuf from 'protobufjs';
 import type { InputBindingClient } from './gen/svc/proto/components/v1/InputBinding.js';
 import type { OutputBindingClient } from './gen/svc/proto/components/v1/OutputBinding.js';
 import type { PubSubClient } from './gen/svc/proto/components/v1/PubSub.js';
+import type { SecretStoreClient } from './gen/svc/proto/components/v1/SecretStore.js';
 import type { QueriableStateStoreClient } from './gen/svc/proto/components/v1/QueriableStateStore.js';
 import type { StateStoreClient } from './gen/svc/proto/components/v1/StateStore.js';
 import type { TransactionalStateStoreClient } from './gen/svc/proto/components/v1/TransactionalStateStore.js';
@@ -21,7 +22,7 @@ export const DAPR_COMPONENTS_PACKAGE = 'dapr.proto.components.v1';
 export const COMPONENTS_PACKAGES = [SVC_COMPONENTS_PACKAGE, DAPR_COMPONENTS_PACKAGE] as const;
 export type ComponentsPackage = (typeof COMPONENTS_PACKAGES)[number];
 
-const FILES = ['common', 'state', 'pubsub', 'bindings'].map((f) => path.join('svc', 'components', 'v1', `${f}.proto`));
+const FILES = ['common', 'state', 'pubsub', 'bindings', 'secretstore'].map((f) => path.join('svc', 'components', 'v1', `${f}.proto`));
 
 /** Typed client classes (with their service definitions, for servers) of every component API. */
 export interface ComponentsGrpc {
@@ -32,6 +33,7 @@ export interface ComponentsGrpc {
   readonly PubSub: ServiceClientClass<PubSubClient>;
   readonly InputBinding: ServiceClientClass<InputBindingClient>;
   readonly OutputBinding: ServiceClientClass<OutputBindingClient>;
+  readonly SecretStore: ServiceClientClass<SecretStoreClient>;
 }
 
 export interface ComponentsProtoPackage {
@@ -54,6 +56,7 @@ function pick(root: protobuf.Root, pkg: ComponentsPackage, definition: () => Pro
       PubSub: client('PubSub'),
       InputBinding: client('InputBinding'),
       OutputBinding: client('OutputBinding'),
+      SecretStore: client('SecretStore'),
     },
   };
 }

@@ -41,6 +41,16 @@ const BINDINGS: Record<string, BuiltinFactory> = {
   'bindings.cron': async (get, _spec, ctx) => (await import('./bindings/cron.js')).CronBinding.fromMetadata(get, ctx.log),
 };
 
+/** Built-in secret stores. */
+const SECRET_STORES: Record<string, BuiltinFactory> = {
+  'secretstores.local.file': async (get, _spec, ctx) => {
+    const { LocalFileSecretStore, localFileOptions } = await import('./secrets/local-file.js');
+    return LocalFileSecretStore.open(localFileOptions(get), ctx.resourcesPaths);
+  },
+  'secretstores.local.env': async (get) => new (await import('./secrets/local-env.js')).LocalEnvSecretStore(get('prefix') ?? ''),
+  'secretstores.kubernetes': async (_get, _spec, ctx) => (await import('./secrets/kubernetes-store.js')).KubernetesSecretStore.forNamespace(ctx.kubernetes?.kubeconfig, ctx.kubernetes?.namespace),
+};
+
 /** Built-in lock stores. */
 const LOCK_STORES: Record<string, BuiltinFactory> = {
   'lock.redis': async (get) => {
@@ -67,6 +77,7 @@ export function registerBuiltinComponents(registry: ComponentRegistry): void {
     ['state', STATE_STORES],
     ['pubsub', PUBSUBS],
     ['bindings', BINDINGS],
+    ['secretstores', SECRET_STORES],
     ['lock', LOCK_STORES],
     ['configuration', CONFIGURATION_STORES],
   ] as const;

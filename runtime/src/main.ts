@@ -25,6 +25,9 @@ import { LockApi } from './lock/lock-api.js';
 import { ConfigurationApi } from './configuration/configuration-api.js';
 import { AppConfigurationUpdates } from './configuration/app-updates.js';
 import { stateRoutes } from './api/http/routes/state.js';
+import { secretRoutes } from './api/http/routes/secrets.js';
+import { SecretsApi } from './secrets/secrets-api.js';
+import { secretRefResolver, type DefaultSecretSource } from './secrets/secret-refs.js';
 import { HttpApiServer } from './api/http/server.js';
 import { GrpcApiServer } from './util/grpc-server.js';
 import { runtimeApiServices } from './api/grpc/runtime-service.js';
@@ -76,9 +79,15 @@ const DEFAULT_NAMESPACE = 'default';
 
 /** Imported on demand: the Kubernetes client is heavy (~20 MB of heap) and standalone svcd never needs it. */
 async function loadFromKubernetes(config: RuntimeConfig, log: Logger): Promise<ComponentSpec[]> {
-  const k8s = await import('./components/kubernetes-loader.js');
+  const [k8s, secrets] = await Promise.all([import('./components/kubernetes-loader.js'), import('./secrets/kubernetes-store.js')]);
   const lister = new k8s.ApiServerObjectLister(k8s.kubernetesConfig(config.kubeconfig), log);
-  return k8s.loadKubernetesComponents({ appId: config.appId, namespace: config.namespace, log, lister });
+  return secrets.withDefaultSecretStore(await k8s.loadKubernetesComponents({ appId: config.appId, namespace: config.namespace, log, lister }));
+}
+
+/** Components' secret references without `auth.secretStore`: kubernetes mode reads the namespace's Secrets. */
+async function defaultSecretSource(config: RuntimeConfig): Promise<DefaultSecretSource | undefined> {
+  if (config.mode !== 'kubernetes') return undefined;
+  return (await import('./secrets/kubernetes-store.js')).namespaceSecretSource(config.kubeconfig, config.namespace);
 }
 
 /** Declarative subscriptions: the Subscription objects of the namespace, or the Subscription files. */
@@ -130,7 +139,13 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
 
   const internalServer = new InternalServer(config.internalAddress, config.internalGrpcPort);
   const resources = new RuntimeResources(config, log);
-  const components = new ComponentManager(registry, { appId: config.appId, dataDir: config.dataDir, log }, config.componentInitTimeoutMs);
+  const components = new ComponentManager(registry, {
+    appId: config.appId,
+    dataDir: config.dataDir,
+    resourcesPaths: config.resourcesPaths,
+    kubernetes: { kubeconfig: config.kubeconfig, namespace: config.namespace },
+    log,
+  }, config.componentInitTimeoutMs);
   const actors: ActorHost = new ActorHost({
     appId: config.appId,
     components,
@@ -195,6 +210,7 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
   const stateApi = new StateApi({ appId: config.appId, namespace: config.namespace, stores: components, resiliency: () => resources.resiliency });
   const publishApi = new PublishApi(pubsubs, config.appId, pubsubMetrics, () => resources.resiliency);
   const bindingApi = new OutputBindingApi(components, () => resources.resiliency);
+  const secretsApi = new SecretsApi(components, () => resources.configuration?.secretScopes ?? []);
   const lockApi = new LockApi(components, config.appId);
   const configurationApi = new ConfigurationApi(components);
   const configurationUpdates = config.appPort !== 0 && config.appProtocol === 'http' ? new AppConfigurationUpdates(config.appPort, appLog) : undefined;
@@ -212,6 +228,7 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
       stateRoutes(stateApi, config.maxRequestSizeBytes),
       publishRoutes(publishApi, config.maxRequestSizeBytes),
       bindingRoutes(bindingApi, config.maxRequestSizeBytes),
+      secretRoutes(secretsApi),
       lockRoutes(lockApi),
       configurationRoutes({ api: configurationApi, appId: config.appId, appSubscriber: configurationUpdates && ((store) => configurationUpdates.subscriberFor(store)) }),
       metadataRoutes(runtimeMetadata),
@@ -228,6 +245,7 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
     state: stateApi,
     publish: publishApi,
     bindings: bindingApi,
+    secrets: secretsApi,
     lock: lockApi,
     configuration: configurationApi,
     metadata: runtimeMetadata,
@@ -265,7 +283,7 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
             ? await loadFromKubernetes(config, log)
             : await loadStandaloneComponents(config.resourcesPaths, config.appId, log);
         await pluggable.awaitSocketsFor(specs);
-        await components.initAll(specs, log);
+        await components.initAll(specs, log, secretRefResolver({ components, byDefault: await defaultSecretSource(config) }));
       },
       stop: () => components.closeAll(log),
     })

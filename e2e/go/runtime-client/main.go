@@ -1,6 +1,6 @@
 // Command runtime-client calls svcd's gRPC runtime API through the Dapr Go SDK client (github.com/dapr/go-sdk/client),
 // as a Go app would: state with ETags, bulk and transactions, publish and bulk publish, an output binding, metadata,
-// workflow management and the errors of unknown components. It finds the sidecar as a Dapr app does
+// workflow management, secrets and the errors of unknown components. It finds the sidecar as a Dapr app does
 // (DAPR_GRPC_PORT, DAPR_API_TOKEN) and prints one JSON line per step: what it observed, or its error.
 package main
 
@@ -32,6 +32,7 @@ var steps = []step{
 	{"workflow", workflowStep},
 	{"streaming", streamingStep},
 	{"actors", actorsStep},
+	{"secrets", secretsStep},
 }
 
 func main() {
@@ -282,4 +283,18 @@ func statusOf(err error) string {
 		return s.Code().String() + ": " + s.Message()
 	}
 	return err.Error()
+}
+
+// secretsStep reads the "envstore" secret store (secretstores.local.env with prefix GO_SECRET_, which the test sets).
+func secretsStep(ctx context.Context, c dapr.Client) (map[string]any, error) {
+	one, err := c.GetSecret(ctx, "envstore", "token", nil)
+	if err != nil {
+		return nil, fmt.Errorf("get: %w", err)
+	}
+	bulk, err := c.GetBulkSecret(ctx, "envstore", nil)
+	if err != nil {
+		return nil, fmt.Errorf("bulk get: %w", err)
+	}
+	_, unknown := c.GetSecret(ctx, "nope", "token", nil)
+	return map[string]any{"secret": one, "bulk": bulk, "unknownStore": statusOf(unknown)}, nil
 }

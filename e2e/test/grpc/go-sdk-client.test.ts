@@ -1,7 +1,7 @@
 /**
  * A real Go program on the Dapr Go SDK client (github.com/dapr/go-sdk/client v1.11.0, gRPC only) against svcd:
  * e2e/go/runtime-client runs its steps — state with ETags, bulk and transactions, publish and bulk publish,
- * an output binding, metadata, workflow management, errors — and prints what each observed; each `it` checks one.
+ * an output binding, metadata, workflow management, secrets, errors — and prints what each observed; each `it` checks one.
  */
 import { expect } from 'chai';
 import { componentYaml, ExampleComponent, SubscriberApp, SvcdProcess, tempSocketsFolder } from '@svc/runtime/test-support';
@@ -26,11 +26,12 @@ describe('Dapr Go SDK client over gRPC against svcd (e2e/go/runtime-client)', fu
     app.answers.set('/actors/Counter/c1/method/add', [{ status: 200, body: { total: 2 } }]);
     svcd = await SvcdProcess.start({
       socketsFolder: folder,
-      env: { SVC_API_TOKEN: TOKEN },
+      env: { SVC_API_TOKEN: TOKEN, GO_SECRET_token: 'go-secret-value' },
       resources: {
         'state.yaml': componentYaml('statestore', 'state.sqlite', { actorStateStore: 'true' }),
         'pubsub.yaml': componentYaml('pubsub', 'pubsub.in-memory'),
         'outbox.yaml': componentYaml('outbox', 'bindings.memstore'),
+        'envstore.yaml': componentYaml('envstore', 'secretstores.local.env', { prefix: 'GO_SECRET_' }),
       },
       args: ['--app-port', String(app.port)],
     });
@@ -62,6 +63,13 @@ describe('Dapr Go SDK client over gRPC against svcd (e2e/go/runtime-client)', fu
     expect(o.badTTL).to.match(/^InvalidArgument: .*ttlInSeconds 'soon'/);
   });
 
+  it('reads a secret and the bulk of a secret store; an unknown store is InvalidArgument', () => {
+    const o = observed('secrets');
+    expect(o.secret).to.deep.equal({ token: 'go-secret-value' });
+    expect(o.bulk).to.deep.equal({ token: { token: 'go-secret-value' } });
+    expect(o.unknownStore).to.match(/^InvalidArgument: .*failed finding secret store with key nope/);
+  });
+
   it('gets the catalogue status for an unknown store', () => {
     expect(observed('state-errors').unknownStore).to.match(/^InvalidArgument: .*state store nope is not found$/);
   });
@@ -82,7 +90,7 @@ describe('Dapr Go SDK client over gRPC against svcd (e2e/go/runtime-client)', fu
   });
 
   it('sets and reads metadata: app id, components, the attribute, subscriptions', () => {
-    expect(observed('metadata')).to.deep.equal({ id: 'testapp', components: ['outbox', 'pubsub', 'statestore'], extended: { team: 'payments' }, topics: ['orders'] });
+    expect(observed('metadata')).to.deep.equal({ id: 'testapp', components: ['envstore', 'outbox', 'pubsub', 'statestore'], extended: { team: 'payments' }, topics: ['orders'] });
   });
 
   it('starts, reads, terminates and purges a workflow instance through the Beta1 methods', () => {

@@ -205,7 +205,7 @@ describe('svcd --mode kubernetes: Components and Subscriptions from a real kube-
     });
     try {
       const meta = (await (await svcd.request('GET', '/v1.0/metadata')).json()) as { components: Array<{ name: string }> };
-      expect(meta.components.map((c) => c.name).sort()).to.deep.equal(['everyone', 'mine']);
+      expect(meta.components.map((c) => c.name).sort()).to.deep.equal(['everyone', 'kubernetes', 'mine']);
       expect((await svcd.request('POST', '/v1.0/state/mine', [{ key: 'k', value: 1 }])).status).to.equal(204);
       expect(await (await svcd.request('GET', '/v1.0/state/mine/k')).text()).to.equal('1');
     } finally {

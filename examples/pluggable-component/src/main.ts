@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 /**
- * Example pluggable component: a transactional in-memory state store, an in-memory pub/sub and an "outbox"
- * binding (input and output) behind ONE Unix socket, with gRPC reflection so svcd discovers every API. Register it
- * with one Component spec per API, `state.<name>`, `pubsub.<name>`, `bindings.<name>`, where <name> is the socket
- * file name without `.sock`.
+ * Example pluggable component: a transactional in-memory state store, an in-memory pub/sub, an "outbox"
+ * binding (input and output) and a secret store behind ONE Unix socket, with gRPC reflection so svcd discovers
+ * every API. Register it with one Component spec per API, `state.<name>`, `pubsub.<name>`, `bindings.<name>`,
+ * `secretstores.<name>`, where <name> is the socket file name without `.sock`.
  */
 import * as grpc from '@grpc/grpc-js';
 import { ReflectionService } from '@grpc/reflection';
@@ -13,6 +13,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { bindingServices } from './bindings-service.js';
 import { pubSubService } from './pubsub-service.js';
+import { secretStoreService } from './secret-store-service.js';
 import { stateServices } from './state-service.js';
 
 const REFLECTION_CHOICES = ['v1+v1alpha', 'v1alpha'] as const;
@@ -87,7 +88,8 @@ async function main(): Promise<void> {
   const bindings = bindingServices();
   server.addService(proto.grpc.InputBinding.service, bindings.input);
   server.addService(proto.grpc.OutputBinding.service, bindings.output);
-  const served = ['StateStore', ...(transactional ? ['TransactionalStateStore'] : []), 'PubSub', 'InputBinding', 'OutputBinding'];
+  server.addService(proto.grpc.SecretStore.service, secretStoreService());
+  const served = ['StateStore', ...(transactional ? ['TransactionalStateStore'] : []), 'PubSub', 'InputBinding', 'OutputBinding', 'SecretStore'];
   await addReflection(server, s, served.map((n) => `${s.pkg}.${n}`));
 
   mkdirSync(path.dirname(s.socketPath), { recursive: true });

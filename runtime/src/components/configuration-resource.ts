@@ -1,11 +1,13 @@
 /**
  * The `Configuration` resource (the reference system's Configuration CRD shape): the settings of one app's sidecar
  * that are not components. svcd keeps what it uses: access control for service invocation (validated here), the
- * name resolution component's settings and tracing (kept raw: their users validate them).
+ * name resolution component's settings and tracing (kept raw: their users validate them), and the secret stores'
+ * access scopes.
  */
 import { configurationInvalid } from '../errors/catalogue.js';
 import { isRecord } from '../util/is-record.js';
 import { parseAccessControl, type AccessControl } from './access-control-spec.js';
+import { parseSecretScopes, type SecretScope } from './secret-scopes-spec.js';
 
 export const CONFIGURATION_KIND = 'Configuration';
 const API_VERSIONS = new Set(['svc.io/v1alpha1', 'dapr.io/v1alpha1']);
@@ -25,6 +27,8 @@ export interface RuntimeConfiguration {
   readonly accessControl: AccessControl | undefined;
   readonly nameResolution: NameResolutionSpec | undefined;
   readonly tracing: Readonly<Record<string, unknown>> | undefined;
+  /** `spec.secrets.scopes`: at most one per store; a store without one serves every secret. */
+  readonly secretScopes: readonly SecretScope[];
 }
 
 export function isConfigurationDocument(doc: unknown): boolean {
@@ -63,5 +67,6 @@ export function parseConfiguration(doc: unknown, source: string): RuntimeConfigu
     accessControl: spec.accessControl === undefined || spec.accessControl === null ? undefined : parseAccessControl(spec.accessControl, source),
     nameResolution: nameResolution(source, spec.nameResolution),
     tracing: optionalMap(source, 'spec.tracing', spec.tracing),
+    secretScopes: parseSecretScopes(source, spec.secrets),
   };
 }

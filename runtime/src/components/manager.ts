@@ -10,7 +10,19 @@ export interface LoadedComponent {
   readonly instance: Component;
 }
 
-/** Initialises components in order (init timeout, `ignoreErrors`), holds them by name and closes them in reverse. */
+/**
+ * Fills a spec's secret references in (secrets/secret-refs.ts) just before its init; a failure is the component's
+ * own, so `ignoreErrors` applies to it.
+ */
+export type PrepareSpec = (spec: ComponentSpec) => Promise<ComponentSpec>;
+
+/** Specs taken as they are: no secret references to resolve. */
+const AS_GIVEN: PrepareSpec = (spec) => Promise.resolve(spec);
+
+/**
+ * Initialises components in order (init timeout, `ignoreErrors`), holds them by name and closes them in reverse.
+ * Secret stores come first, in their given order, so every other component's secret references can be read.
+ */
 export class ComponentManager {
   readonly #loaded: LoadedComponent[] = [];
   readonly #byName = new Map<string, LoadedComponent>();
@@ -21,10 +33,11 @@ export class ComponentManager {
     private readonly defaultInitTimeoutMs: number,
   ) {}
 
-  async initAll(specs: readonly ComponentSpec[], log: Logger): Promise<void> {
-    for (const spec of specs) {
+  async initAll(specs: readonly ComponentSpec[], log: Logger, prepare: PrepareSpec = AS_GIVEN): Promise<void> {
+    const ordered = [...specs.filter((s) => s.category === 'secretstores'), ...specs.filter((s) => s.category !== 'secretstores')];
+    for (const spec of ordered) {
       try {
-        const loaded = await this.#initOne(spec);
+        const loaded = await this.#initOne(await prepare(spec));
         this.#loaded.push(loaded);
         this.#byName.set(spec.name, loaded);
         log.info({ component: spec.name, type: spec.type, origin: loaded.origin }, 'component loaded');

@@ -19,6 +19,10 @@ export interface Component {
 export interface ComponentContext {
   readonly appId: string;
   readonly dataDir: string;
+  /** Where the resources were read from (standalone), for files a component names relative to them. */
+  readonly resourcesPaths: readonly string[];
+  /** The API server and namespace svcd reads (kubernetes mode), for components that read it too. */
+  readonly kubernetes?: { readonly kubeconfig: string | undefined; readonly namespace: string | undefined };
   readonly log: Logger;
 }
 

@@ -8,6 +8,12 @@ export const COMPONENT_KIND = 'Component';
 export const COMPONENT_CATEGORIES = ['state', 'pubsub', 'bindings', 'secretstores', 'workflow', 'lock', 'configuration'] as const;
 export type ComponentCategory = (typeof COMPONENT_CATEGORIES)[number];
 
+/** `spec.metadata[].secretKeyRef`: the value is `key` (default: `name`) of secret `name` in the secret store. */
+export interface SecretKeyRef {
+  readonly name: string;
+  readonly key: string;
+}
+
 /** A validated Component document. */
 export interface ComponentSpec {
   readonly name: string;
@@ -21,6 +27,10 @@ export interface ComponentSpec {
   readonly initTimeoutMs: number | undefined;
   /** `spec.metadata` as name → string value (non-string values are JSON-encoded). */
   readonly metadata: Readonly<Record<string, string>>;
+  /** Metadata entries whose value comes from a secret (absent from `metadata` until resolved before the init). */
+  readonly secretRefs: Readonly<Record<string, SecretKeyRef>>;
+  /** `auth.secretStore`: the secret store `secretRefs` are read from (kubernetes mode: default the namespace's Secrets). */
+  readonly secretStore: string | undefined;
   readonly scopes: readonly string[];
   /** Where the document came from, for error messages: `file /r/file.yaml (document 2)` or `kubernetes: ns/name`. */
   readonly source: string;
@@ -88,16 +98,22 @@ export function parseComponentSpec(doc: unknown, source: string): ComponentSpec 
   }
 
   const metadata: Record<string, string> = {};
+  const secretRefs: Record<string, SecretKeyRef> = {};
   if (spec.metadata !== undefined && spec.metadata !== null) {
     if (!Array.isArray(spec.metadata)) fail(source, 'spec.metadata', 'must be a list of {name, value}');
     spec.metadata.forEach((entry: unknown, i: number) => {
       const field = `spec.metadata[${i}]`;
       if (!isRecord(entry) || typeof entry.name !== 'string' || entry.name === '') fail(source, `${field}.name`, 'is required');
-      if (entry.secretKeyRef !== undefined) fail(source, `${field}.secretKeyRef`, 'is not supported yet: put the value in value');
+      if (entry.secretKeyRef !== undefined && entry.secretKeyRef !== null) {
+        secretRefs[entry.name] = secretKeyRef(source, `${field}.secretKeyRef`, entry.secretKeyRef);
+        return;
+      }
       const v = entry.value;
       metadata[entry.name] = typeof v === 'string' ? v : v === undefined || v === null ? '' : JSON.stringify(v);
     });
   }
+  const auth = doc.auth ?? {};
+  if (!isRecord(auth) || (auth.secretStore !== undefined && typeof auth.secretStore !== 'string')) fail(source, 'auth.secretStore', 'must be the name of a secret store');
 
   const rawScopes: unknown = doc.scopes ?? [];
   if (!Array.isArray(rawScopes) || rawScopes.some((s) => typeof s !== 'string')) fail(source, 'scopes', 'must be a list of app ids');
@@ -113,9 +129,17 @@ export function parseComponentSpec(doc: unknown, source: string): ComponentSpec 
     ignoreErrors: spec.ignoreErrors === true,
     initTimeoutMs,
     metadata,
+    secretRefs,
+    secretStore: typeof auth.secretStore === 'string' && auth.secretStore !== '' ? auth.secretStore : undefined,
     scopes,
     source,
   };
+}
+
+function secretKeyRef(source: string, field: string, v: unknown): SecretKeyRef {
+  if (!isRecord(v) || typeof v.name !== 'string' || v.name === '') fail(source, `${field}.name`, 'is required (the secret to read)');
+  if (v.key !== undefined && typeof v.key !== 'string') fail(source, `${field}.key`, 'must be a string');
+  return { name: v.name, key: v.key || v.name };
 }
 
 /** How errors name a component: `component 'cache' (file /r/cache.yaml)`. */

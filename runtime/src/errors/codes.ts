@@ -102,6 +102,12 @@ export const ERROR_CODES = {
   ERR_BINDING_OPERATION_NOT_SUPPORTED: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT },
   ERR_INVOKE_OUTPUT_BINDING: { http: 500, grpc: GrpcStatus.INTERNAL },
 
+  // Secrets (statuses as the reference system's, 401 for an unknown store included: its SDKs and users expect it).
+  // ERR_PERMISSION_DENIED (below) answers a secret the store's scope denies.
+  ERR_SECRET_STORES_NOT_CONFIGURED: { http: 500, grpc: GrpcStatus.FAILED_PRECONDITION },
+  ERR_SECRET_STORE_NOT_FOUND: { http: 401, grpc: GrpcStatus.INVALID_ARGUMENT },
+  ERR_SECRET_GET: { http: 500, grpc: GrpcStatus.INTERNAL },
+
   // Configuration API (the reference system's statuses; not the Configuration resource's ERR_CONFIGURATION_INVALID)
   ERR_CONFIGURATION_STORE_NOT_CONFIGURED: { http: 500, grpc: GrpcStatus.FAILED_PRECONDITION },
   ERR_CONFIGURATION_STORE_NOT_FOUND: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT },

@@ -22,7 +22,7 @@ async function hostWith(stores: { name: string; type: string; actor: boolean }[]
   const registry = new ComponentRegistry();
   registry.register({ type: 'state.memory-tx', category: 'state', origin: 'built-in', create: () => Promise.resolve(new InMemoryStateStore()) });
   registry.register({ type: 'state.memory-plain', category: 'state', origin: 'built-in', create: () => Promise.resolve(new PlainStore()) });
-  const components = new ComponentManager(registry, { appId: 'app', dataDir: '/tmp', log }, 5000);
+  const components = new ComponentManager(registry, { appId: 'app', dataDir: '/tmp', resourcesPaths: [], log }, 5000);
   const specs = stores.map((s) =>
     parseComponentSpec(
       {

@@ -65,13 +65,14 @@ describe('Configuration resource', () => {
         },
         nameResolution: { component: 'kubernetes', configuration: { clusterDomain: 'cluster.local', ports: [1, 2] } },
         tracing: { samplingRate: '1', otel: { endpointAddress: 'localhost:4317' } },
+        secretScopes: [],
       });
     });
 
     it('defaults the global action to allow, and reads dapr.io documents and documents without a spec', () => {
       expect(parseConfiguration(configuration({ accessControl: {} }), 's').accessControl).to.deep.equal({ defaultAction: 'deny', trustDomain: 'public', policies: [] });
       const dapr = parseConfiguration({ apiVersion: 'dapr.io/v1alpha1', kind: 'Configuration', metadata: { name: 'daprconfig' } }, 's');
-      expect(dapr).to.deep.equal({ name: 'daprconfig', source: 's', accessControl: undefined, nameResolution: undefined, tracing: undefined });
+      expect(dapr).to.deep.equal({ name: 'daprconfig', source: 's', accessControl: undefined, nameResolution: undefined, tracing: undefined, secretScopes: [] });
       expect(parseConfiguration(configuration({ nameResolution: { component: 'mdns' } }), 's').nameResolution).to.deep.equal({ component: 'mdns', configuration: {} });
     });
 

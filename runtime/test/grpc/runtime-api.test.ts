@@ -92,9 +92,9 @@ describe('gRPC runtime API (real svcd, raw gRPC clients)', function () {
   });
 
   it('names the building block of a method svc does not implement', async () => {
-    const err = await failure(dapr, 'GetSecret', {});
+    const err = await failure(dapr, 'SubtleGetKeyAlpha1', {});
     expect(err.code).to.equal(grpc.status.UNIMPLEMENTED);
-    expect(err.details).to.contain('secrets');
+    expect(err.details).to.contain('cryptography');
   });
 
   it('answers grpc.health.v1 Check and Watch', async () => {

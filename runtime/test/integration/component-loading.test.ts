@@ -65,7 +65,7 @@ describe('component loading', function () {
   });
 
   it('loads every Component of a multi-document file (Dapr ones with a warning) and skips other kinds with a log line', async () => {
-    const other = 'apiVersion: svc.io/v1alpha1\nkind: Configuration\nmetadata:\n  name: tracing\nspec: {}\n';
+    const other = 'apiVersion: dapr.io/v1alpha1\nkind: HTTPEndpoint\nmetadata:\n  name: external\nspec: {}\n';
     const foreign = componentYaml('foreign', 'state.in-memory').replace('svc.io/v1alpha1', 'dapr.io/v1alpha1');
     const svcd = await SvcdProcess.start({
       resources: { 'all.yaml': [componentYaml('one', 'state.in-memory'), other, foreign, componentYaml('two', 'state.sqlite')].join('---\n'), 'notes.txt': 'not yaml' },

@@ -23,7 +23,7 @@ async function pluggableStore(opts: { pkg?: 'dapr.proto.components.v1'; reflecti
     { apiVersion: 'svc.io/v1alpha1', kind: 'Component', metadata: { name: 'conformance' }, spec: { type: 'state.memstore', version: 'v1' } },
     'conformance.test.ts',
   );
-  const store = (await registration.create(spec, { appId: 'conformance', dataDir: folder, log })) as unknown as StateStore;
+  const store = (await registration.create(spec, { appId: 'conformance', dataDir: folder, resourcesPaths: [], log })) as unknown as StateStore;
   return { store, component };
 }
 

@@ -75,6 +75,7 @@ describe('pluggable discovery over real sockets', function () {
       ['state', 'svc.proto.components.v1'],
       ['pubsub', 'svc.proto.components.v1'],
       ['bindings', 'svc.proto.components.v1'],
+      ['secretstores', 'svc.proto.components.v1'],
     ]);
     expect(found?.apis.find((a) => a.category === 'state')?.services).to.include.members(['StateStore', 'TransactionalStateStore']);
     expect(found?.apis.find((a) => a.category === 'bindings')?.services).to.include.members(['InputBinding', 'OutputBinding']);
@@ -85,7 +86,7 @@ describe('pluggable discovery over real sockets', function () {
     await example({ folder, name: 'legacy', pkg: 'dapr.proto.components.v1', reflection: 'v1alpha' });
     const [found] = await discoverPluggableComponents(folder, { probeTimeoutMs: 3000, owners: OWN, log });
     expect(found?.reflection).to.equal('v1alpha');
-    expect(found?.apis.map((a) => a.pkg)).to.deep.equal(['dapr.proto.components.v1', 'dapr.proto.components.v1', 'dapr.proto.components.v1']);
+    expect(found?.apis.map((a) => a.pkg)).to.deep.equal(['dapr.proto.components.v1', 'dapr.proto.components.v1', 'dapr.proto.components.v1', 'dapr.proto.components.v1']);
   });
 
   it('skips sockets that never answer or answer garbage, within the probe timeout, and keeps the good one', async () => {

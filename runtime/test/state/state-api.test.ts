@@ -7,7 +7,7 @@ import { StateApi } from '../../src/state/state-api.js';
 import { ComponentStatusError, type StateStore, type TransactionalStateStore } from '../../src/components/contracts/state-store.js';
 
 function spec(name: string, metadata: Record<string, string> = {}): ComponentSpec {
-  return { name, namespace: undefined, annotations: {}, type: 'state.fake', category: 'state', version: 'v1', ignoreErrors: false, initTimeoutMs: undefined, metadata, scopes: [], source: 'test' };
+  return { name, namespace: undefined, annotations: {}, type: 'state.fake', category: 'state', version: 'v1', ignoreErrors: false, initTimeoutMs: undefined, metadata, secretRefs: {}, secretStore: undefined, scopes: [], source: 'test' };
 }
 
 function apiWith(stores: Record<string, { store: StateStore; metadata?: Record<string, string> }>): StateApi {

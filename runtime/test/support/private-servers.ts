@@ -21,8 +21,10 @@ async function waitAccepting(server: TestChildProcess, name: string, port: numbe
 
 /** A private, memory-only redis-server on a loopback port, for tests that stop and restart the server itself. */
 export class PrivateRedisServer extends TestChildProcess {
-  static async start(port: number): Promise<PrivateRedisServer> {
-    const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'], {
+  /** With `password`, clients must AUTH (`requirepass`): for components whose password comes from a secret. */
+  static async start(port: number, opts: { password?: string } = {}): Promise<PrivateRedisServer> {
+    const auth = opts.password === undefined ? [] : ['--requirepass', opts.password];
+    const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no', ...auth], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const server = new PrivateRedisServer(child);

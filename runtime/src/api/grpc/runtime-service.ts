@@ -11,6 +11,7 @@ import type { ConfigurationApi } from '../../configuration/configuration-api.js'
 import type { LockApi } from '../../lock/lock-api.js';
 import type { RuntimeMetadata } from '../../metadata/runtime-metadata.js';
 import type { PublishApi } from '../../pubsub/publish-api.js';
+import type { SecretsApi } from '../../secrets/secrets-api.js';
 import type { StateApi } from '../../state/state-api.js';
 import type { Readiness } from '../../util/readiness.js';
 import type { WorkflowManagementApi } from '../../workflow/management-api.js';
@@ -22,6 +23,7 @@ import { configurationHandlers, subscribeConfigurationHandler } from './runtime/
 import { lockHandlers } from './runtime/lock.js';
 import { messagingHandlers } from './runtime/messaging.js';
 import { metadataHandlers } from './runtime/metadata.js';
+import { secretHandlers } from './runtime/secrets.js';
 import { stateHandlers } from './runtime/state.js';
 import { subscribeStreamHandler, type StreamingSubscriptions } from './runtime/subscribe-stream.js';
 import { unimplementedMethods } from './runtime/unimplemented.js';
@@ -33,6 +35,7 @@ export interface RuntimeServiceDeps {
   readonly state: StateApi;
   readonly publish: PublishApi;
   readonly bindings: OutputBindingApi;
+  readonly secrets: SecretsApi;
   readonly lock: LockApi;
   readonly configuration: ConfigurationApi;
   readonly metadata: RuntimeMetadata;
@@ -59,6 +62,7 @@ function runtimeImplementation(deps: RuntimeServiceDeps): grpc.UntypedServiceImp
   const groups: HandlerGroup[] = [
     stateHandlers(deps.state),
     messagingHandlers(deps.publish, deps.bindings),
+    secretHandlers(deps.secrets),
     metadataHandlers(deps.metadata),
     lockHandlers(deps.lock),
     configurationHandlers(deps.configuration),

@@ -15,7 +15,7 @@ export interface PluggableOptions extends PluggableSettings {
   readonly log: Logger;
 }
 
-const PLUGGABLE_CATEGORIES: ReadonlySet<string> = new Set(['state', 'pubsub', 'bindings']);
+const PLUGGABLE_CATEGORIES: ReadonlySet<string> = new Set(['state', 'pubsub', 'bindings', 'secretstores']);
 
 /** Puts pluggable component types into the registry: those present at start, then those specs wait for. */
 export class PluggableComponents {

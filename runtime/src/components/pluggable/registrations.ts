@@ -8,6 +8,7 @@ import type { DiscoveredComponent } from './discovery.js';
 import { PluggablePubSub } from './pubsub.js';
 import type { ReplyBudget } from './reply-budget.js';
 import type { DiscoveredApi } from './service-map.js';
+import { PluggableSecretStore } from './secret-store.js';
 import { PluggableStateStore } from './state-store.js';
 
 export interface PluggableSettings {
@@ -35,10 +36,12 @@ function adapterFor(api: DiscoveredApi, conn: ComponentConnection, spec: Compone
       const sides = { input: api.services.includes('InputBinding'), output: api.services.includes('OutputBinding') };
       return new PluggableBinding(conn, proto, sides, spec.metadata, ctx.log);
     }
+    case 'secretstores':
+      return new PluggableSecretStore(conn, proto, spec.metadata);
   }
 }
 
-/** One registration per API the socket offers: `state.<name>`, `pubsub.<name>`, `bindings.<name>`. */
+/** One registration per API the socket offers: `state.<name>`, `pubsub.<name>`, `bindings.<name>`, `secretstores.<name>`. */
 export function registrationsFor(component: DiscoveredComponent, settings: PluggableSettings): ComponentRegistration[] {
   return component.apis.map((api) => ({
     type: `${api.category}.${component.name}`,

@@ -1,6 +1,6 @@
 import { splitComponentService, SVC_COMPONENTS_PACKAGE, type ComponentsPackage } from '@svc/proto';
 
-export type PluggableCategory = 'state' | 'pubsub' | 'bindings';
+export type PluggableCategory = 'state' | 'pubsub' | 'bindings' | 'secretstores';
 
 /** Which reflected service makes a socket offer which component API; every other service is ignored. */
 const CATEGORY_OF_SERVICE: Readonly<Record<string, PluggableCategory>> = {
@@ -8,6 +8,7 @@ const CATEGORY_OF_SERVICE: Readonly<Record<string, PluggableCategory>> = {
   PubSub: 'pubsub',
   InputBinding: 'bindings',
   OutputBinding: 'bindings',
+  SecretStore: 'secretstores',
 };
 
 /** One component API behind a socket, and the package its services must be called under. */

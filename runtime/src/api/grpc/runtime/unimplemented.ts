@@ -6,8 +6,6 @@ import * as grpc from '@grpc/grpc-js';
 
 const BLOCKS: Readonly<Record<string, string>> = {
   QueryStateAlpha1: 'state query (no svc state store supports queries)',
-  GetSecret: 'secrets',
-  GetBulkSecret: 'secrets',
   UnregisterActorRemindersByType: 'actors: deleting reminders by type',
   ListActorReminders: 'actors: listing reminders',
   SubscribeActorEventsAlpha1: 'actors: streaming actor hosting',
