@@ -211,8 +211,8 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
   const publishApi = new PublishApi(pubsubs, config.appId, pubsubMetrics, () => resources.resiliency);
   const bindingApi = new OutputBindingApi(components, () => resources.resiliency);
   const secretsApi = new SecretsApi(components, () => resources.configuration?.secretScopes ?? []);
-  const lockApi = new LockApi(components, config.appId);
-  const configurationApi = new ConfigurationApi(components);
+  const lockApi = new LockApi(components, config.appId, () => resources.resiliency);
+  const configurationApi = new ConfigurationApi(components, () => resources.resiliency);
   const configurationUpdates = config.appPort !== 0 && config.appProtocol === 'http' ? new AppConfigurationUpdates(config.appPort, appLog) : undefined;
   const publicActors = () => new PublicActors(actors.requireRuntime(), () => resources.resiliency);
   const workflowApi = new WorkflowManagementApi(workflows.engine, workflows);

@@ -7,6 +7,7 @@ import type { ComponentManager } from '../components/manager.js';
 import { isConfigurationStore, type ConfigurationItems, type ConfigurationRequest, type ConfigurationStore, type ConfigurationWatch } from '../components/contracts/configuration-store.js';
 import { componentFailure } from '../errors/catalogue.js';
 import { RuntimeError } from '../errors/runtime-error.js';
+import type { Resiliency } from '../resiliency/resiliency.js';
 
 /** What a subscriber is told: its subscription's id and the items that changed. */
 export interface ConfigurationUpdate {
@@ -29,12 +30,17 @@ interface Subscription {
 export class ConfigurationApi {
   readonly #subscriptions = new Map<string, Subscription>();
 
-  constructor(private readonly components: ComponentManager) {}
+  constructor(
+    private readonly components: ComponentManager,
+    /** The Resiliency policies in force: each store's outbound policy on reads, which may be retried. */
+    private readonly resiliency?: () => Resiliency,
+  ) {}
 
   async get(storeName: string, req: ConfigurationRequest): Promise<ConfigurationItems> {
     const store = this.#store(storeName);
     try {
-      return await store.get(req);
+      const policy = this.resiliency?.().forComponent(storeName, 'outbound');
+      return await (policy ? policy.run(() => store.get(req), { retryable: () => true }) : store.get(req));
     } catch (err) {
       throw componentFailure('ERR_CONFIGURATION_GET', `failed to get [${req.keys.join(' ')}] from Configuration store ${storeName}`, err);
     }

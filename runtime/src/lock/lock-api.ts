@@ -4,6 +4,7 @@ import { metadataValue } from '../components/spec.js';
 import { isLockStore, type LockStore, type UnlockStatus } from '../components/contracts/lock-store.js';
 import { componentFailure, malformedRequest } from '../errors/catalogue.js';
 import { RuntimeError } from '../errors/runtime-error.js';
+import type { Resiliency } from '../resiliency/resiliency.js';
 import { lockKey } from './lock-key.js';
 
 export interface TryLockRequest {
@@ -21,6 +22,11 @@ export class LockApi {
   constructor(
     private readonly components: ComponentManager,
     private readonly appId: string,
+    /**
+     * The Resiliency policies in force: each store's outbound timeout and circuit breaker. Never a retry: a try-lock
+     * whose answer was lost took the lock, and trying again would report it taken by someone else.
+     */
+    private readonly resiliency?: () => Resiliency,
   ) {}
 
   async tryLock(storeName: string, req: TryLockRequest): Promise<{ success: boolean }> {
@@ -28,7 +34,7 @@ export class LockApi {
     if (!Number.isInteger(req.expiryInSeconds) || req.expiryInSeconds <= 0) throw malformedRequest(`ExpiryInSeconds is not positive in lock store ${storeName}`);
     const { store, key } = this.#resolve(storeName, req);
     try {
-      return { success: await store.tryLock(key, req.lockOwner, req.expiryInSeconds) };
+      return { success: await this.#guarded(storeName, () => store.tryLock(key, req.lockOwner, req.expiryInSeconds)) };
     } catch (err) {
       throw componentFailure('ERR_TRY_LOCK', 'failed to try acquiring lock', err);
     }
@@ -37,10 +43,15 @@ export class LockApi {
   async unlock(storeName: string, req: UnlockRequest): Promise<{ status: UnlockStatus }> {
     const { store, key } = this.#resolve(storeName, req);
     try {
-      return { status: await store.unlock(key, req.lockOwner) };
+      return { status: await this.#guarded(storeName, () => store.unlock(key, req.lockOwner)) };
     } catch (err) {
       throw componentFailure('ERR_UNLOCK', 'failed to release lock', err);
     }
+  }
+
+  #guarded<T>(storeName: string, call: () => Promise<T>): Promise<T> {
+    const policy = this.resiliency?.().forComponent(storeName, 'outbound');
+    return policy ? policy.run(call, { retryable: () => false }) : call();
   }
 
   /** Dapr's order of checks: any lock store at all, the request's fields, then the named store. */
