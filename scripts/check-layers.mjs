@@ -26,7 +26,7 @@ const LAYERS = [
   ['building block views', 7, ['metadata']],
   ['building blocks', 6, ['workflow']],
   ['building blocks', 5, ['actors']],
-  ['building blocks', 4, ['pubsub', 'bindings', 'invocation', 'secrets']],
+  ['building blocks', 4, ['pubsub', 'bindings', 'invocation', 'secrets', 'lock', 'configuration']],
   ['building blocks', 3, ['state']],
   ['channels', 2.5, ['app', 'internal', 'delivery', 'resiliency']],
   ['components', 2, ['components']],

@@ -51,6 +51,26 @@ const SECRET_STORES: Record<string, BuiltinFactory> = {
   'secretstores.kubernetes': async (_get, _spec, ctx) => (await import('./secrets/kubernetes-store.js')).KubernetesSecretStore.forNamespace(ctx.kubernetes?.kubeconfig, ctx.kubernetes?.namespace),
 };
 
+/** Built-in lock stores. */
+const LOCK_STORES: Record<string, BuiltinFactory> = {
+  'lock.redis': async (get) => {
+    const [{ RedisLockStore }, { redisOptionsFromMetadata }] = await Promise.all([import('./lock/redis-lock.js'), import('./stores/redis-connection.js')]);
+    return RedisLockStore.connect(redisOptionsFromMetadata(get));
+  },
+};
+
+/** Built-in configuration stores. */
+const CONFIGURATION_STORES: Record<string, BuiltinFactory> = {
+  'configuration.redis': async (get, _spec, ctx) => {
+    const [{ RedisConfigurationStore }, { redisOptionsFromMetadata }] = await Promise.all([import('./configuration/redis-configuration.js'), import('./stores/redis-connection.js')]);
+    return RedisConfigurationStore.connect(redisOptionsFromMetadata(get), ctx.log);
+  },
+  'configuration.postgresql': async (get, _spec, ctx) => {
+    const { PostgresConfigurationStore, postgresConfigurationOptions } = await import('./configuration/postgres-configuration.js');
+    return PostgresConfigurationStore.connect(postgresConfigurationOptions(get), ctx.log);
+  },
+};
+
 /** Registers every built-in component type. */
 export function registerBuiltinComponents(registry: ComponentRegistry): void {
   const groups = [
@@ -58,6 +78,8 @@ export function registerBuiltinComponents(registry: ComponentRegistry): void {
     ['pubsub', PUBSUBS],
     ['bindings', BINDINGS],
     ['secretstores', SECRET_STORES],
+    ['lock', LOCK_STORES],
+    ['configuration', CONFIGURATION_STORES],
   ] as const;
   for (const [category, factories] of groups) {
     for (const [type, factory] of Object.entries(factories)) {

@@ -16,9 +16,14 @@ import { metadataRoutes } from './api/http/routes/metadata.js';
 import { httpRequestMetrics } from './api/http/request-metrics.js';
 import { RuntimeMetadata } from './metadata/runtime-metadata.js';
 import { bindingRoutes } from './api/http/routes/bindings.js';
+import { lockRoutes } from './api/http/routes/lock.js';
+import { configurationRoutes } from './api/http/routes/configuration.js';
 import { publishRoutes } from './api/http/routes/publish.js';
 import { InputBindingsHost } from './bindings/input-bindings-host.js';
 import { OutputBindingApi } from './bindings/output-api.js';
+import { LockApi } from './lock/lock-api.js';
+import { ConfigurationApi } from './configuration/configuration-api.js';
+import { AppConfigurationUpdates } from './configuration/app-updates.js';
 import { stateRoutes } from './api/http/routes/state.js';
 import { secretRoutes } from './api/http/routes/secrets.js';
 import { SecretsApi } from './secrets/secrets-api.js';
@@ -210,6 +215,9 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
   const publishApi = new PublishApi(pubsubs, config.appId, pubsubMetrics, () => resources.resiliency);
   const bindingApi = new OutputBindingApi(components, () => resources.resiliency);
   const secretsApi = new SecretsApi(components, () => resources.configuration?.secretScopes ?? []);
+  const lockApi = new LockApi(components, config.appId, () => resources.resiliency);
+  const configurationApi = new ConfigurationApi(components, () => resources.resiliency);
+  const configurationUpdates = config.appPort !== 0 && config.appProtocol === 'http' ? new AppConfigurationUpdates(config.appPort, appLog) : undefined;
   const publicActors = () => new PublicActors(actors.requireRuntime(), () => resources.resiliency);
   const workflowApi = new WorkflowManagementApi(workflows.engine, workflows);
   const outboundHealth = new OutboundHealth(components, { pingTimeoutMs: OUTBOUND_PING_TIMEOUT_MS, cacheMs: OUTBOUND_HEALTH_CACHE_MS });
@@ -225,6 +233,8 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
       publishRoutes(publishApi, config.maxRequestSizeBytes),
       bindingRoutes(bindingApi, config.maxRequestSizeBytes),
       secretRoutes(secretsApi),
+      lockRoutes(lockApi),
+      configurationRoutes({ api: configurationApi, appId: config.appId, appSubscriber: configurationUpdates && ((store) => configurationUpdates.subscriberFor(store)) }),
       metadataRoutes(runtimeMetadata),
       actorRoutes(publicActors, config.maxRequestSizeBytes),
       workflowHttpRoutes({ api: workflowApi, maxBodyBytes: config.maxRequestSizeBytes }),
@@ -240,6 +250,8 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
     publish: publishApi,
     bindings: bindingApi,
     secrets: secretsApi,
+    lock: lockApi,
+    configuration: configurationApi,
     metadata: runtimeMetadata,
     actors: publicActors,
     workflows: workflowApi,
@@ -295,6 +307,8 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
     .add({ name: 'grpc-api', start: async () => void (ports.grpc = await listenFor('grpc-port', config.listenAddress, config.grpcPort, () => grpcServer.start())), stop: () => grpcServer.stop(config.shutdownGracePeriodMs) })
     // Stops before the gRPC server: workers' GetWorkItems streams end with status OK, so SDK workers reconnect.
     .add({ name: 'workflow-workers', start: () => Promise.resolve(), stop: () => workflows.closeWorkers() })
+    // Likewise: SubscribeConfiguration streams end with OK, and no store is watched once components close.
+    .add({ name: 'configuration-subscriptions', start: () => Promise.resolve(), stop: () => configurationApi.closeAll() })
     .add({ name: 'http-api', start: async () => void (ports.http = await listenFor('http-port', config.listenAddress, config.httpPort, () => httpServer.start())), stop: () => httpServer.stop(config.shutdownGracePeriodMs) });
 
   try {

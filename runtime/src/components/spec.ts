@@ -5,7 +5,7 @@ import { isRecord } from '../util/is-record.js';
 export const COMPONENT_API_VERSION = 'svc.io/v1alpha1';
 export const COMPONENT_KIND = 'Component';
 /** Component categories svcd knows; `spec.type` is `<category>.<name>`. */
-export const COMPONENT_CATEGORIES = ['state', 'pubsub', 'bindings', 'secretstores', 'workflow'] as const;
+export const COMPONENT_CATEGORIES = ['state', 'pubsub', 'bindings', 'secretstores', 'workflow', 'lock', 'configuration'] as const;
 export type ComponentCategory = (typeof COMPONENT_CATEGORIES)[number];
 
 /** `spec.metadata[].secretKeyRef`: the value is `key` (default: `name`) of secret `name` in the secret store. */

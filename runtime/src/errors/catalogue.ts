@@ -2,7 +2,8 @@
  * Named errors of the catalogue whose wording is a rule of its own, so every place that raises one says it the
  * same way (clients match on the code; people and docs read the message).
  */
-import { RuntimeError } from './runtime-error.js';
+import type { ErrorCode } from './codes.js';
+import { RuntimeError, ensureError, isRuntimeError } from './runtime-error.js';
 
 /** A request svcd cannot take as sent: 400 / INVALID_ARGUMENT. */
 export function malformedRequest(message: string, cause?: unknown): RuntimeError {
@@ -25,11 +26,23 @@ export function configurationInvalid(source: string, field: string, problem: str
 }
 
 /**
- * The invoked app has no channel svcd could hand the call to: no `--app-port`, or, for a proxied gRPC call, an app
- * that is not a gRPC one (`--app-protocol http`).
+ * The app has no channel svcd could hand something to: no `--app-port`; for a proxied gRPC call, an app that is not
+ * a gRPC one (`--app-protocol http`); for configuration updates over HTTP, one that is not an HTTP one.
  */
-export function appChannelNil(appId: string, kind: 'invocation' | 'grpc-proxy'): RuntimeError {
-  return kind === 'invocation'
-    ? new RuntimeError('ERR_APP_CHANNEL_NIL', `app ${appId} has no app channel (svcd runs without --app-port): it cannot be invoked`)
-    : new RuntimeError('ERR_APP_CHANNEL_NIL', `app ${appId} has no gRPC app channel (svcd runs without --app-port, or with --app-protocol http): gRPC calls cannot be proxied to it`);
+export function appChannelNil(appId: string, kind: 'invocation' | 'grpc-proxy' | 'configuration'): RuntimeError {
+  const messages = {
+    invocation: `app ${appId} has no app channel (svcd runs without --app-port): it cannot be invoked`,
+    'grpc-proxy': `app ${appId} has no gRPC app channel (svcd runs without --app-port, or with --app-protocol http): gRPC calls cannot be proxied to it`,
+    configuration: `app ${appId} has no HTTP app channel (svcd runs without --app-port, or with --app-protocol grpc): configuration updates cannot be POSTed to it; subscribe over gRPC instead`,
+  };
+  return new RuntimeError('ERR_APP_CHANNEL_NIL', messages[kind]);
+}
+
+/**
+ * A component's failure as the building block's error `code` ("<what>: <the component's reason>"); an error that
+ * already carries a specific code of the catalogue keeps it.
+ */
+export function componentFailure(code: ErrorCode, what: string, err: unknown): RuntimeError {
+  if (isRuntimeError(err) && err.code !== 'ERROR') return err;
+  return new RuntimeError(code, `${what}: ${ensureError(err).message}`, { cause: err });
 }

@@ -108,6 +108,18 @@ export const ERROR_CODES = {
   ERR_SECRET_STORE_NOT_FOUND: { http: 401, grpc: GrpcStatus.INVALID_ARGUMENT },
   ERR_SECRET_GET: { http: 500, grpc: GrpcStatus.INTERNAL },
 
+  // Configuration API (the reference system's statuses; not the Configuration resource's ERR_CONFIGURATION_INVALID)
+  ERR_CONFIGURATION_STORE_NOT_CONFIGURED: { http: 500, grpc: GrpcStatus.FAILED_PRECONDITION },
+  ERR_CONFIGURATION_STORE_NOT_FOUND: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT },
+  ERR_CONFIGURATION_GET: { http: 500, grpc: GrpcStatus.INTERNAL },
+  ERR_CONFIGURATION_SUBSCRIBE: { http: 500, grpc: GrpcStatus.INVALID_ARGUMENT },
+
+  // Distributed lock (statuses as the reference system's; missing fields are ERR_MALFORMED_REQUEST)
+  ERR_LOCK_STORE_NOT_CONFIGURED: { http: 500, grpc: GrpcStatus.FAILED_PRECONDITION },
+  ERR_LOCK_STORE_NOT_FOUND: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT },
+  ERR_TRY_LOCK: { http: 500, grpc: GrpcStatus.INTERNAL },
+  ERR_UNLOCK: { http: 500, grpc: GrpcStatus.INTERNAL },
+
   // Service invocation: the target app's own answers (any status) pass through as they are; these are svcd's.
   ERR_DIRECT_INVOKE: { http: 500, grpc: GrpcStatus.INTERNAL },
   ERR_DIRECT_INVOKE_APP_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND },

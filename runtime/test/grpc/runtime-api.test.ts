@@ -92,9 +92,9 @@ describe('gRPC runtime API (real svcd, raw gRPC clients)', function () {
   });
 
   it('names the building block of a method svc does not implement', async () => {
-    const err = await failure(dapr, 'TryLockAlpha1', {});
+    const err = await failure(dapr, 'SubtleGetKeyAlpha1', {});
     expect(err.code).to.equal(grpc.status.UNIMPLEMENTED);
-    expect(err.details).to.contain('distributed lock');
+    expect(err.details).to.contain('cryptography');
   });
 
   it('answers grpc.health.v1 Check and Watch', async () => {

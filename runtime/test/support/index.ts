@@ -15,3 +15,4 @@ export { InstanceListingClient, rpcFailure, type PurgeFilterRequest } from './in
 export { SubscriberApp, type AppAnswer, type Delivery } from './subscriber-app.js';
 export { memoryMiB } from './process-memory.js';
 export { RawWorker, rawClient } from './raw-worker.js';
+export { configurationTableSql } from './configuration-table.js';

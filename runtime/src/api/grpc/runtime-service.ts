@@ -7,6 +7,8 @@ import type * as grpc from '@grpc/grpc-js';
 import { loadHealthProto, loadRuntimeApiProto, type HealthCheckRequest__Output, type HealthCheckResponse, type PackageDefinition } from '@svc/proto';
 import type { PublicActorApi } from '../../actors/public-actors.js';
 import type { OutputBindingApi } from '../../bindings/output-api.js';
+import type { ConfigurationApi } from '../../configuration/configuration-api.js';
+import type { LockApi } from '../../lock/lock-api.js';
 import type { RuntimeMetadata } from '../../metadata/runtime-metadata.js';
 import type { PublishApi } from '../../pubsub/publish-api.js';
 import type { SecretsApi } from '../../secrets/secrets-api.js';
@@ -17,6 +19,8 @@ import { decodingFailuresAsRequests } from './malformed-request.js';
 import { actorHandlers } from './runtime/actors.js';
 import type { Handler, HandlerGroup } from './runtime/handler.js';
 import { unary } from './unary.js';
+import { configurationHandlers, subscribeConfigurationHandler } from './runtime/configuration.js';
+import { lockHandlers } from './runtime/lock.js';
 import { messagingHandlers } from './runtime/messaging.js';
 import { metadataHandlers } from './runtime/metadata.js';
 import { secretHandlers } from './runtime/secrets.js';
@@ -32,6 +36,8 @@ export interface RuntimeServiceDeps {
   readonly publish: PublishApi;
   readonly bindings: OutputBindingApi;
   readonly secrets: SecretsApi;
+  readonly lock: LockApi;
+  readonly configuration: ConfigurationApi;
   readonly metadata: RuntimeMetadata;
   /** Throws ERR_ACTOR_RUNTIME_NOT_FOUND when no actor state store is configured. */
   readonly actors: () => PublicActorApi;
@@ -58,6 +64,8 @@ function runtimeImplementation(deps: RuntimeServiceDeps): grpc.UntypedServiceImp
     messagingHandlers(deps.publish, deps.bindings),
     secretHandlers(deps.secrets),
     metadataHandlers(deps.metadata),
+    lockHandlers(deps.lock),
+    configurationHandlers(deps.configuration),
     actorHandlers(deps.actors),
     workflowHandlers(deps.workflows),
     invokeHandlers(deps.invocation, deps.maxRequestSizeBytes),
@@ -76,6 +84,7 @@ function runtimeImplementation(deps: RuntimeServiceDeps): grpc.UntypedServiceImp
     }
   }
   impl.SubscribeTopicEventsAlpha1 = subscribeStreamHandler(deps.subscriptions, deps.apiToken) as grpc.UntypedHandleCall;
+  impl.SubscribeConfiguration = impl.SubscribeConfigurationAlpha1 = subscribeConfigurationHandler(deps.configuration, deps.apiToken) as grpc.UntypedHandleCall;
   return impl;
 }
 

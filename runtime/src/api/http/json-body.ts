@@ -43,6 +43,13 @@ export class JsonNode {
     return this.value;
   }
 
+  /** An integer, also written as a string of digits (protojson accepts both for int32 and int64 fields). */
+  integer(): number {
+    const n = typeof this.value === 'string' && /^-?\d+$/.test(this.value) ? Number(this.value) : this.value;
+    if (typeof n !== 'number' || !Number.isSafeInteger(n)) throw malformedRequest(`${this.path} must be an integer`);
+    return n;
+  }
+
   /** An object whose values are all strings (metadata maps). */
   stringMap(): Record<string, string> {
     if (!this.isObject()) throw malformedRequest(`${this.path} must be an object of strings`);
