@@ -237,13 +237,13 @@ run_shared_checks() {
 
 # ---- what only a running cluster shows ------------------------------------------------------------------------
 
-# app_deployment NAME ANNOTATIONS CONTAINERS: the YAML of a one-replica Deployment of app NAME in shop, opted in to
+# app_deployment NAME ANNOTATIONS CONTAINERS: the YAML of a one-replica Deployment of app NAME in shop (APP_NS), opted in to
 # injection, running as NAME's service account; ANNOTATIONS and CONTAINERS are YAML lines indented to fit.
 app_deployment() {
   cat <<YAML
 apiVersion: apps/v1
 kind: Deployment
-metadata: { name: $1, namespace: shop }
+metadata: { name: $1, namespace: ${APP_NS:-shop} }
 spec:
   replicas: 1
   selector: { matchLabels: { app: $1 } }
@@ -262,14 +262,15 @@ $3
 YAML
 }
 
-# app_account NAME: a service account in shop that may read the Components and pods there, and have the tokens of
-# calling sidecars reviewed (what svcd needs).
+# app_account NAME: a service account in shop (APP_NS) that may read the Components and pods there, and have the
+# tokens of calling sidecars reviewed (what svcd needs).
 app_account() {
-  k -n shop create serviceaccount "$1" --dry-run=client -o yaml | k apply -f - >/dev/null
-  k -n shop create rolebinding "svc-components-reader-$1" --clusterrole=svc-components-reader \
-    --serviceaccount="shop:$1" --dry-run=client -o yaml | k apply -f - >/dev/null
-  k create clusterrolebinding "svc-token-reviewer-shop-$1" --clusterrole=svc-token-reviewer \
-    --serviceaccount="shop:$1" --dry-run=client -o yaml | k apply -f - >/dev/null
+  local ns="${APP_NS:-shop}"
+  k -n "$ns" create serviceaccount "$1" --dry-run=client -o yaml | k apply -f - >/dev/null
+  k -n "$ns" create rolebinding "svc-components-reader-$1" --clusterrole=svc-components-reader \
+    --serviceaccount="$ns:$1" --dry-run=client -o yaml | k apply -f - >/dev/null
+  k create clusterrolebinding "svc-token-reviewer-$ns-$1" --clusterrole=svc-token-reviewer \
+    --serviceaccount="$ns:$1" --dry-run=client -o yaml | k apply -f - >/dev/null
 }
 
 # A pod whose component container is written by hand (svc.io/pluggable-components) instead of injected.
@@ -490,6 +491,74 @@ YAML
   echo "caller → greeter /hello: ${hello}; /admin: ${admin%% *} ERR_PERMISSION_DENIED"
 }
 
+# Service invocation across namespaces: teller in bank calls greeter2 in shop as `greeter2.shop`. Both may read pods
+# beyond their namespace (what the chart's sidecar.crossNamespaceInvocation grants): the caller resolves shop's pods,
+# the callee reads the calling pod in bank to learn its app id. greeter2's Configuration allows bank's teller only.
+check_invocation_across_namespaces() {
+  k apply -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Namespace
+metadata: { name: bank, labels: { svc.io/injection: enabled } }
+YAML
+  app_account greeter2
+  APP_NS=bank app_account teller
+  k create clusterrole svc-pods-reader-check --verb=get,list,watch --resource=pods --dry-run=client -o yaml | k apply -f - >/dev/null
+  for sa in shop:greeter2 bank:teller; do
+    k create clusterrolebinding "svc-pods-reader-check-${sa/:/-}" --clusterrole=svc-pods-reader-check --serviceaccount="$sa" \
+      --dry-run=client -o yaml | k apply -f - >/dev/null
+  done
+  k apply -f - >/dev/null <<YAML
+apiVersion: svc.io/v1alpha1
+kind: Configuration
+metadata: { name: greeter2-config, namespace: shop }
+spec:
+  accessControl:
+    defaultAction: deny
+    policies:
+      - appId: teller
+        namespace: bank
+        defaultAction: deny
+        operations:
+          - { name: /hello, httpVerb: [POST], action: allow }
+YAML
+  app_deployment greeter2 "$(printf '        svc.io/app-port: "8080"\n        svc.io/config: greeter2-config')" "$(cat <<YAML
+        - name: app
+          image: svc/example-workflow-app:${CHECKS_TAG}
+          imagePullPolicy: IfNotPresent
+          args:
+            - -e
+            - |
+              require("http").createServer((req, res) => {
+                res.writeHead(200, { "content-type": "application/json" });
+                res.end(JSON.stringify({ path: req.url, caller: req.headers["dapr-caller-app-id"], namespace: req.headers["dapr-caller-namespace"] }));
+              }).listen(8080);
+          ports: [{ containerPort: 8080 }]
+YAML
+)" | k apply -f - >/dev/null
+  APP_NS=bank app_deployment teller '' "$(cat <<YAML
+        - name: app
+          image: svc/example-workflow-app:${CHECKS_TAG}
+          imagePullPolicy: IfNotPresent
+          args: ["-e", "setInterval(() => {}, 1 << 30)"]
+YAML
+)" | k apply -f - >/dev/null
+  k -n shop rollout status deployment/greeter2 --timeout 180s >/dev/null
+  k -n bank rollout status deployment/teller --timeout 180s >/dev/null
+  local port url hello other
+  port="$(pf bank "pod/$(ready_pods bank app=teller)" 3500)"
+  url="http://127.0.0.1:${port}"
+  retry 30 curl -sf -o /dev/null "${url}/v1.0/healthz"
+  hello="$(invoke "$url" greeter2.shop hello)"
+  need test "$hello" = '200 {"path":"/hello","caller":"teller","namespace":"bank"}'
+  # Without the namespace, greeter2 is looked for in bank, where there is none.
+  other="$(invoke "$url" greeter2 hello)"
+  [[ "$other" == '404 '*ERR_DIRECT_INVOKE_APP_NOT_FOUND* ]] || { echo "greeter2 in bank: $other" >&2; return 1; }
+  k -n shop delete deployment greeter2 --wait=false >/dev/null
+  k -n shop delete configuration greeter2-config >/dev/null
+  k delete namespace bank --wait=false >/dev/null
+  echo "teller (bank) → greeter2.shop /hello: ${hello}; greeter2 without a namespace: ${other%% *}"
+}
+
 check_svcd_hardened() {
   local pod uid write logs
   pod="$(first_orders_pod)"
@@ -542,6 +611,7 @@ run_cluster_checks() {
   check "component container exits: restarted, served again" check_component_container_restart
   check "declarative Subscription delivers to the app" check_declarative_subscription
   check "invocation between two apps, access control denies" check_invocation_between_apps
+  check "invocation across two namespaces" check_invocation_across_namespaces
   check "rollout restart during 50 workflows: each once" check_rollout_restart_keeps_workflows
   check "replica force-deleted mid-workflow: others finish" check_force_deleted_replica
   check "a Component change is picked up by new pods" check_component_change
