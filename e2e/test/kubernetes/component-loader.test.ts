@@ -146,7 +146,7 @@ describe('svcd --mode kubernetes: Components and Subscriptions from a real kube-
   it('fails the load on a Component its parser refuses, naming kubernetes: <namespace>/<name> and the field', async () => {
     const err = await failureOf(load(BAD_SPEC, lister(badSpecReader, 'bad-spec-reader')));
     expect(isRuntimeError(err, 'ERR_COMPONENT_SPEC_INVALID'), err.message).to.equal(true);
-    expect(err.message).to.equal("kubernetes: bad-spec/bad-store: spec.type has unknown api 'queues' (one of state, pubsub, bindings, secretstores, workflow)");
+    expect(err.message).to.equal("kubernetes: bad-spec/bad-store: spec.type has unknown api 'queues' (one of state, pubsub, bindings, secretstores, workflow, lock, configuration)");
   });
 
   it('stops at once on 403 with ERR_KUBERNETES_API: status, reason, who was refused what, and the RBAC hint', async () => {
