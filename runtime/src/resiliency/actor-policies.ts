@@ -3,7 +3,7 @@ import { targetPolicy, type TargetPolicy } from './policy.js';
 import type { ActorTargetPolicies } from './resiliency-spec.js';
 
 /** How errors and state changes name an actor type. */
-export const actorTypeLabel = (actorType: string): string => `actor type '${actorType}'`;
+const actorTypeLabel = (actorType: string): string => `actor type '${actorType}'`;
 
 /**
  * An actor type's policies. Its circuit breaker counts for the whole type, for each actor id, or both

@@ -1,4 +1,4 @@
-import { ActorPolicies, actorTypeLabel } from './actor-policies.js';
+import { ActorPolicies } from './actor-policies.js';
 import type { BreakerHooks, BreakerState, CircuitBreaker } from './circuit-breaker.js';
 import { NO_RESILIENCY, type LoadedResiliency } from './load-resiliency.js';
 import { TargetPolicy, targetPolicy } from './policy.js';
@@ -32,6 +32,12 @@ export interface ResiliencyDescription {
  * made once: every call to a target goes through the same breaker, whose state lasts as long as the process.
  * A target that no resource names gets a policy that runs the attempt once.
  */
+/**
+ * What a target without a policy gets: one shared instance, since the state and invocation paths ask for their
+ * target's policy on every request. It never times out or opens, so its target is never named.
+ */
+const NO_POLICY = new TargetPolicy({ target: 'a target without a policy' });
+
 export class Resiliency {
   readonly #loaded: LoadedResiliency;
   readonly #apps: ReadonlyMap<string, TargetPolicy>;
@@ -52,19 +58,19 @@ export class Resiliency {
 
   /** Service invocation of `appId`. */
   forApp(appId: string): TargetPolicy {
-    return this.#apps.get(appId) ?? new TargetPolicy({ target: appLabel(appId) });
+    return this.#apps.get(appId) ?? NO_POLICY;
   }
 
   /** Calls to actors of `actorType`; with `actorId`, the breaker of that id too when the type's scope is id or both. */
   forActor(actorType: string, actorId?: string): TargetPolicy {
     const actor = this.#actors.get(actorType);
-    if (!actor) return new TargetPolicy({ target: actorTypeLabel(actorType) });
+    if (!actor) return NO_POLICY;
     return actorId === undefined ? actor.forType : actor.forId(actorId);
   }
 
   /** Calls to a component (`outbound`), or from it to the app: pub/sub deliveries and input bindings (`inbound`). */
   forComponent(name: string, direction: ComponentDirection): TargetPolicy {
-    return this.#components[direction].get(name) ?? new TargetPolicy({ target: componentLabel(name, direction) });
+    return this.#components[direction].get(name) ?? NO_POLICY;
   }
 
   /** Every circuit breaker alive now, for metrics (`state`, `stats()`). */
