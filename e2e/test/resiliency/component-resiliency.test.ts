@@ -5,33 +5,9 @@
  */
 import { componentYaml, SvcdProcess, TcpProxy, TEST_REDIS_HOST } from '@svc/runtime/test-support';
 import { expect } from 'chai';
+import { storeResiliencyYaml } from '../support/store-resiliency.js';
 
-const RESILIENCY = `apiVersion: svc.io/v1alpha1
-kind: Resiliency
-metadata:
-  name: store-policy
-spec:
-  policies:
-    timeouts:
-      storeCall: 2s
-    retries:
-      readTwice:
-        policy: constant
-        duration: 50ms
-        maxRetries: 2
-    circuitBreakers:
-      storeBreaker:
-        maxRequests: 1
-        timeout: 2s
-        trip: consecutiveFailures >= 2
-  targets:
-    components:
-      store:
-        outbound:
-          timeout: storeCall
-          retry: readTwice
-          circuitBreaker: storeBreaker
-`;
+const RESILIENCY = storeResiliencyYaml(['store'], 2);
 
 describe('Resiliency for a component: a Redis state store that goes away (real svcd)', function () {
   this.timeout(60_000);

@@ -5,39 +5,10 @@
  */
 import { componentYaml, SvcdProcess, TcpProxy, TEST_REDIS_HOST } from '@svc/runtime/test-support';
 import { expect } from 'chai';
+import { storeResiliencyYaml } from '../support/store-resiliency.js';
 import { randomUUID } from 'node:crypto';
 
-const RESILIENCY = `apiVersion: svc.io/v1alpha1
-kind: Resiliency
-metadata:
-  name: store-policy
-spec:
-  policies:
-    timeouts:
-      storeCall: 2s
-    retries:
-      readTwice:
-        policy: constant
-        duration: 50ms
-        maxRetries: 2
-    circuitBreakers:
-      storeBreaker:
-        maxRequests: 1
-        timeout: 2s
-        trip: consecutiveFailures >= 1
-  targets:
-    components:
-      locks:
-        outbound:
-          timeout: storeCall
-          retry: readTwice
-          circuitBreaker: storeBreaker
-      config:
-        outbound:
-          timeout: storeCall
-          retry: readTwice
-          circuitBreaker: storeBreaker
-`;
+const RESILIENCY = storeResiliencyYaml(['locks', 'config'], 1);
 
 describe('Resiliency for lock and configuration stores on a Redis that goes away (real svcd)', function () {
   this.timeout(60_000);
