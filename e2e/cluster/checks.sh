@@ -435,6 +435,36 @@ invoke() {
   rm -f "$out"
 }
 
+# greeter_deployment NAME CONFIG: an app answering every call with its path and the caller svcd proved, behind the
+# Configuration CONFIG (the callee side of the invocation checks).
+greeter_deployment() {
+  app_deployment "$1" "$(printf '        svc.io/app-port: "8080"\n        svc.io/config: %s' "$2")" "$(cat <<YAML
+        - name: app
+          image: svc/example-workflow-app:${CHECKS_TAG}
+          imagePullPolicy: IfNotPresent
+          args:
+            - -e
+            - |
+              require("http").createServer((req, res) => {
+                res.writeHead(200, { "content-type": "application/json" });
+                res.end(JSON.stringify({ path: req.url, caller: req.headers["dapr-caller-app-id"], namespace: req.headers["dapr-caller-namespace"] }));
+              }).listen(8080);
+          ports: [{ containerPort: 8080 }]
+YAML
+)"
+}
+
+# idle_deployment NAME: an app that does nothing, so its svcd is the one the checks call through.
+idle_deployment() {
+  app_deployment "$1" '' "$(cat <<YAML
+        - name: app
+          image: svc/example-workflow-app:${CHECKS_TAG}
+          imagePullPolicy: IfNotPresent
+          args: ["-e", "setInterval(() => {}, 1 << 30)"]
+YAML
+)"
+}
+
 # Service invocation between two injected apps: the caller's svcd finds greeter's pod through the API server and
 # presents its projected token; greeter's svcd has it reviewed, and its Configuration allows /hello, denies the rest.
 check_invocation_between_apps() {
@@ -455,27 +485,8 @@ spec:
         operations:
           - { name: /hello, httpVerb: [POST], action: allow }
 YAML
-  app_deployment greeter "$(printf '        svc.io/app-port: "8080"\n        svc.io/config: greeter-config')" "$(cat <<YAML
-        - name: app
-          image: svc/example-workflow-app:${CHECKS_TAG}
-          imagePullPolicy: IfNotPresent
-          args:
-            - -e
-            - |
-              require("http").createServer((req, res) => {
-                res.writeHead(200, { "content-type": "application/json" });
-                res.end(JSON.stringify({ path: req.url, caller: req.headers["dapr-caller-app-id"], namespace: req.headers["dapr-caller-namespace"] }));
-              }).listen(8080);
-          ports: [{ containerPort: 8080 }]
-YAML
-)" | k apply -f - >/dev/null
-  app_deployment caller '' "$(cat <<YAML
-        - name: app
-          image: svc/example-workflow-app:${CHECKS_TAG}
-          imagePullPolicy: IfNotPresent
-          args: ["-e", "setInterval(() => {}, 1 << 30)"]
-YAML
-)" | k apply -f - >/dev/null
+  greeter_deployment greeter greeter-config | k apply -f - >/dev/null
+  idle_deployment caller | k apply -f - >/dev/null
   k -n shop rollout status deployment/greeter --timeout 180s >/dev/null
   k -n shop rollout status deployment/caller --timeout 180s >/dev/null
   local url hello admin
@@ -521,27 +532,8 @@ spec:
         operations:
           - { name: /hello, httpVerb: [POST], action: allow }
 YAML
-  app_deployment greeter2 "$(printf '        svc.io/app-port: "8080"\n        svc.io/config: greeter2-config')" "$(cat <<YAML
-        - name: app
-          image: svc/example-workflow-app:${CHECKS_TAG}
-          imagePullPolicy: IfNotPresent
-          args:
-            - -e
-            - |
-              require("http").createServer((req, res) => {
-                res.writeHead(200, { "content-type": "application/json" });
-                res.end(JSON.stringify({ path: req.url, caller: req.headers["dapr-caller-app-id"], namespace: req.headers["dapr-caller-namespace"] }));
-              }).listen(8080);
-          ports: [{ containerPort: 8080 }]
-YAML
-)" | k apply -f - >/dev/null
-  APP_NS=bank app_deployment teller '' "$(cat <<YAML
-        - name: app
-          image: svc/example-workflow-app:${CHECKS_TAG}
-          imagePullPolicy: IfNotPresent
-          args: ["-e", "setInterval(() => {}, 1 << 30)"]
-YAML
-)" | k apply -f - >/dev/null
+  greeter_deployment greeter2 greeter2-config | k apply -f - >/dev/null
+  APP_NS=bank idle_deployment teller | k apply -f - >/dev/null
   k -n shop rollout status deployment/greeter2 --timeout 180s >/dev/null
   k -n bank rollout status deployment/teller --timeout 180s >/dev/null
   local port url hello other
