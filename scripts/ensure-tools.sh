@@ -21,3 +21,7 @@ if ! command -v chromium >/dev/null 2>&1; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium >/dev/null 2>&1 \
     || { apt-get update >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium >/dev/null; }
 fi
+
+# The OpenTelemetry Collector (OTLP in, file exporter out) for the tracing tests: built from its Go modules once,
+# cached outside the repository.
+bash "$(dirname "$0")/ensure-collector.sh" >/dev/null
