@@ -31,6 +31,7 @@ const LAYERS = [
   ['channels', 2.5, ['app', 'internal', 'delivery', 'resiliency']],
   ['components', 2, ['components']],
   ['store connections', 1, ['stores']],
+  ['foundation: tracing', 0.6, ['tracing']],
   ['foundation', 0.5, ['util', 'metrics']],
   ['foundation', 0.4, ['log']],
   ['foundation', 0.3, ['config']],

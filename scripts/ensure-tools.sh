@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the command-line tools the test suite drives besides Node and the local services: helm, etcd and
-# the Kubernetes binaries, chromium.
+# the Kubernetes binaries, chromium, the OpenTelemetry Collector.
 set -euo pipefail
 
 # helm (chart lint/template tests): built from its Go module once, cached in $(go env GOPATH)/bin.

@@ -74,6 +74,8 @@ import { HttpAppInvoker } from './app/http-app-invoker.js';
 import { invocationPath } from './api/http/invoke-path.js';
 import { accessCheck } from './invocation/access-check.js';
 import { RuntimeResources } from './runtime-resources.js';
+import { Tracing } from './tracing/tracing.js';
+import { compileTracingOptions } from './tracing/options.js';
 
 /** Where an app is when `--namespace` does not say (standalone). */
 const DEFAULT_NAMESPACE = 'default';
@@ -278,6 +280,9 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
       stop: () => metricsServer.stop(),
     })
     .add(resources)
+    // Right after the Configuration is read, before anything serves; stops last but the metrics, so the spans of
+    // the last requests are exported.
+    .add(new Tracing({ appId: config.appId, metrics, log, options: () => compileTracingOptions(resources.configuration?.tracing, process.env, resources.configuration?.source) }))
     .add({
       name: 'components',
       start: async () => {

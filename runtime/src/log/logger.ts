@@ -1,4 +1,5 @@
 import { Writable } from 'node:stream';
+import { trace } from '@opentelemetry/api';
 import { pino, type Logger } from 'pino';
 import { API_TOKEN_NAMES } from '../config/api-token.js';
 import type { LogLevel } from '../config/config.js';
@@ -30,12 +31,24 @@ function readableStream(out: NodeJS.WritableStream): Writable {
   });
 }
 
+/**
+ * The trace of the request a line is written in (`trace_id`, `span_id`), read from the active span: lines of one
+ * request are found from its trace and back. Nothing when svcd does not trace (no context is ever active then).
+ */
+function traceFields(): Record<string, string> {
+  const span = trace.getActiveSpan();
+  if (span === undefined) return {};
+  const { traceId, spanId } = span.spanContext();
+  return { trace_id: traceId, span_id: spanId };
+}
+
 export function createLogger(opts: { level: LogLevel; json: boolean; name?: string }): Logger {
   const options = {
     name: opts.name ?? 'svcd',
     level: opts.level,
     formatters: { level: (label: string) => ({ level: label }) },
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    mixin: traceFields,
   };
   if (opts.json) return pino({ ...options, timestamp: pino.stdTimeFunctions.isoTime });
   return pino({ ...options, base: undefined }, readableStream(process.stdout));
