@@ -13,7 +13,9 @@ set -euo pipefail
 
 COLLECTOR_VERSION="${SVC_COLLECTOR_VERSION:-v0.161.0}"
 GO="${GO:-$(command -v go || echo /usr/local/go/bin/go)}"
-CACHE_DIR="${XDG_CACHE_HOME:-$HOME/.cache}/svc/otelcol-${COLLECTOR_VERSION}"
+# Raised whenever the wrapper below changes, so a binary built from an older wrapper is not taken for this one.
+RECIPE=3
+CACHE_DIR="${XDG_CACHE_HOME:-$HOME/.cache}/svc/otelcol-${COLLECTOR_VERSION}-r${RECIPE}"
 BIN="${CACHE_DIR}/bin/otelcol-svc"
 
 log() { echo "ensure-collector: $*" >&2; }
@@ -42,11 +44,13 @@ import (
 	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/fileexporter"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/confmap"
+	"go.opentelemetry.io/collector/confmap/provider/envprovider"
 	"go.opentelemetry.io/collector/confmap/provider/fileprovider"
 	"go.opentelemetry.io/collector/exporter"
 	"go.opentelemetry.io/collector/otelcol"
 	"go.opentelemetry.io/collector/receiver"
 	"go.opentelemetry.io/collector/receiver/otlpreceiver"
+	"go.opentelemetry.io/collector/service/telemetry/otelconftelemetry"
 )
 
 func components() (otelcol.Factories, error) {
@@ -58,7 +62,7 @@ func components() (otelcol.Factories, error) {
 	if err != nil {
 		return otelcol.Factories{}, err
 	}
-	return otelcol.Factories{Receivers: receivers, Exporters: exporters}, nil
+	return otelcol.Factories{Receivers: receivers, Exporters: exporters, Telemetry: otelconftelemetry.NewFactory()}, nil
 }
 
 func main() {
@@ -67,7 +71,9 @@ func main() {
 		Factories: components,
 		ConfigProviderSettings: otelcol.ConfigProviderSettings{
 			ResolverSettings: confmap.ResolverSettings{
-				ProviderFactories: []confmap.ProviderFactory{fileprovider.NewFactory()},
+				ProviderFactories: []confmap.ProviderFactory{fileprovider.NewFactory(), envprovider.NewFactory()},
+				// `${VAR}` in a configuration is an environment variable, as in the upstream distributions.
+				DefaultScheme: "env",
 			},
 		},
 	}

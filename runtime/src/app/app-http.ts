@@ -5,6 +5,7 @@
  * read up to `maxBodyBytes` (`--max-request-size`, as Dapr bounds it): the app is not trusted with svcd's memory.
  */
 import http from 'node:http';
+import { tracedHttpCall } from '../tracing/client-spans.js';
 
 export interface AppResponse {
   readonly status: number;
@@ -38,9 +39,17 @@ export interface AppRequestOptions {
   readonly maxBodyBytes: number;
   /** Cancels the request (svcd stopping): it fails with an AbortError. */
   readonly signal?: AbortSignal;
+  /** False for svcd's own probes (health, subscriptions, bindings): no span, no `traceparent`. */
+  readonly traced?: boolean;
 }
 
+/** One request to the app; in a CLIENT span carrying its `traceparent` when svcd traces. */
 export function appRequest(url: string, opts: AppRequestOptions): Promise<AppResponse> {
+  if (opts.traced === false) return send(url, opts);
+  return tracedHttpCall(opts.method, new URL(url), opts.headers ?? {}, (headers) => send(url, { ...opts, headers }), (res) => res.status);
+}
+
+function send(url: string, opts: AppRequestOptions): Promise<AppResponse> {
   return new Promise<AppResponse>((resolve, reject) => {
     const headers: Record<string, string | number> = { ...opts.headers };
     if (opts.body !== undefined) headers['content-length'] = Buffer.byteLength(opts.body);

@@ -22,16 +22,29 @@ import { randomUUID } from 'node:crypto';
 import { ensureError } from '../errors/runtime-error.js';
 import type { Logger } from '../log/logger.js';
 import type { CloudEvent } from './cloudevents.js';
+import { tracedGrpcCall } from '../tracing/client-spans.js';
 import { ceFields } from './topic-event-wire.js';
 import { statusOutcome, type AppEvents, type BindingEvent, type BulkEntry, type DeliveryResult, type TopicRoute } from './app-events.js';
+
+/** The app's callback service, as span names give it. */
+const APP_CALLBACK = 'dapr.proto.runtime.v1.AppCallback';
 
 type Invoke<Res> = (md: grpc.Metadata, opts: grpc.CallOptions, cb: (err: grpc.ServiceError | null, res?: Res) => void) => grpc.ClientUnaryCall;
 
 /** One unary call with a deadline; `signal` cancels it (it fails with CANCELLED). */
 function call<Res>(invoke: Invoke<Res>, timeoutMs: number, signal?: AbortSignal): Promise<Res> {
+  return send(invoke, new grpc.Metadata(), timeoutMs, signal);
+}
+
+/** A call that delivers something of the app's (an event): in a CLIENT span named by `path`, with its `traceparent`. */
+function tracedCall<Res>(path: string, invoke: Invoke<Res>, timeoutMs: number, signal?: AbortSignal): Promise<Res> {
+  return tracedGrpcCall(path, undefined, new grpc.Metadata(), (md) => send(invoke, md, timeoutMs, signal));
+}
+
+function send<Res>(invoke: Invoke<Res>, metadata: grpc.Metadata, timeoutMs: number, signal?: AbortSignal): Promise<Res> {
   return new Promise((resolve, reject) => {
     const cancel = () => unary.cancel();
-    const unary = invoke(new grpc.Metadata(), { deadline: Date.now() + timeoutMs }, (err, res) => {
+    const unary = invoke(metadata, { deadline: Date.now() + timeoutMs }, (err, res) => {
       signal?.removeEventListener('abort', cancel);
       if (err) reject(err);
       else resolve(res!);
@@ -100,7 +113,7 @@ export class GrpcAppEvents implements AppEvents {
   async deliver(route: TopicRoute, event: CloudEvent, timeoutMs: number, signal: AbortSignal): Promise<DeliveryResult> {
     const req: TopicEventRequest = { ...ceFields(event), topic: route.topic, pubsubName: route.pubsubName, path: route.path };
     try {
-      const res = await call<TopicEventResponse__Output>((md, o, cb) => this.#app.OnTopicEvent(req, md, o, cb), timeoutMs, signal);
+      const res = await tracedCall<TopicEventResponse__Output>(`${APP_CALLBACK}/OnTopicEvent`, (md, o, cb) => this.#app.OnTopicEvent(req, md, o, cb), timeoutMs, signal);
       const outcome = statusOutcome(res.status) ?? 'retry';
       return { outcome, detail: `the app answered ${res.status}` };
     } catch (err) {
@@ -125,7 +138,7 @@ export class GrpcAppEvents implements AppEvents {
     };
     let res: TopicEventBulkResponse__Output;
     try {
-      res = await call<TopicEventBulkResponse__Output>((md, o, cb) => this.#app.OnBulkTopicEvent(req, md, o, cb), timeoutMs, signal).catch((err: unknown) => {
+      res = await tracedCall<TopicEventBulkResponse__Output>(`${APP_CALLBACK}/OnBulkTopicEvent`, (md, o, cb) => this.#app.OnBulkTopicEvent(req, md, o, cb), timeoutMs, signal).catch((err: unknown) => {
         // SDKs that predate the stable name serve only AppCallbackAlpha.
         if (codeOf(err) !== grpc.status.UNIMPLEMENTED) throw err;
         return call<TopicEventBulkResponse__Output>((md, o, cb) => this.#alpha.OnBulkTopicEventAlpha1(req, md, o, cb), timeoutMs, signal);
@@ -152,7 +165,7 @@ export class GrpcAppEvents implements AppEvents {
 
   async deliverBinding(name: string, _path: string, event: BindingEvent, timeoutMs: number): Promise<{ taken: true; reply: Buffer } | { taken: false; reason: string }> {
     try {
-      const res = await call<BindingEventResponse__Output>((md, o, cb) => this.#app.OnBindingEvent({ name, data: event.data, metadata: { ...event.metadata } }, md, o, cb), timeoutMs);
+      const res = await tracedCall<BindingEventResponse__Output>(`${APP_CALLBACK}/OnBindingEvent`, (md, o, cb) => this.#app.OnBindingEvent({ name, data: event.data, metadata: { ...event.metadata } }, md, o, cb), timeoutMs);
       return { taken: true, reply: res.data };
     } catch (err) {
       return { taken: false, reason: `OnBindingEvent failed: ${ensureError(err).message}` };

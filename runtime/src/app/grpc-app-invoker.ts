@@ -4,6 +4,7 @@ import type { InvokeRequest } from '@svc/proto/gen/svc/proto/common/v1/InvokeReq
 import type { InvokeResponse__Output } from '@svc/proto/gen/svc/proto/common/v1/InvokeResponse.js';
 import { Readable } from 'node:stream';
 import { RuntimeError } from '../errors/runtime-error.js';
+import { tracedGrpcCall } from '../tracing/client-spans.js';
 import { readAtMost } from '../util/read-at-most.js';
 import { httpStatusOfGrpc } from '../util/status-mapping.js';
 import type { AppAnswer, AppCall, AppInvoker, Headers } from './app-invocation.js';
@@ -38,10 +39,13 @@ export class GrpcAppInvoker implements AppInvoker {
     for (const [name, value] of Object.entries(call.headers)) {
       if (!NOT_METADATA.has(name) && !name.startsWith(':') && !name.endsWith('-bin')) metadata.set(name, headerText(value));
     }
-    const res = await new Promise<InvokeResponse__Output>((resolve, reject) => {
-      const unary = this.#app.OnInvoke(req, metadata, (err, out) => (err ? reject(err) : resolve(out!)));
-      signal.addEventListener('abort', () => unary.cancel(), { once: true });
-    }).catch((err: grpc.ServiceError) => {
+    const send = (md: grpc.Metadata) =>
+      new Promise<InvokeResponse__Output>((resolve, reject) => {
+        const unary = this.#app.OnInvoke(req, md, (err, out) => (err ? reject(err) : resolve(out!)));
+        signal.addEventListener('abort', () => unary.cancel(), { once: true });
+      });
+    // The app gets this call's own `traceparent` (in a CLIENT span) in place of the one the caller sent.
+    const res = await tracedGrpcCall('dapr.proto.runtime.v1.AppCallback/OnInvoke', undefined, metadata, send).catch((err: grpc.ServiceError) => {
       throw new RuntimeError('ERR_DIRECT_INVOKE', `the app answered OnInvoke with ${grpc.status[err.code] ?? err.code}: ${err.details}`, { httpStatus: httpStatusOfGrpc(err.code), grpcStatus: err.code });
     });
     const body = res.data?.value ?? Buffer.alloc(0);

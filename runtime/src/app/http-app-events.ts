@@ -35,7 +35,7 @@ export class HttpAppEvents implements AppEvents {
     const source = "the app's /dapr/subscribe";
     const deadline = Date.now() + waitMs;
     for (let delay = 50; ; delay = Math.min(delay * 2, 1000)) {
-      const res = await this.#send('GET', '/dapr/subscribe', undefined, {}, 5000);
+      const res = await this.#send('GET', '/dapr/subscribe', undefined, {}, 5000, { traced: false });
       if ('status' in res) {
         if (res.status === 404) return { entries: [], source };
         if (res.status < 200 || res.status > 299) {
@@ -65,7 +65,7 @@ export class HttpAppEvents implements AppEvents {
   async deliver(route: TopicRoute, event: CloudEvent, timeoutMs: number, signal: AbortSignal): Promise<DeliveryResult> {
     const headers: Record<string, string> = { 'content-type': CLOUDEVENT_CONTENT_TYPE, pubsubname: route.pubsubName, topic: route.topic };
     if (typeof event.traceparent === 'string') headers.traceparent = event.traceparent;
-    const res = await this.#send('POST', route.path, JSON.stringify(event), headers, timeoutMs, signal);
+    const res = await this.#send('POST', route.path, JSON.stringify(event), headers, timeoutMs, { signal });
     if ('error' in res) return { outcome: 'retry', detail: res.error };
     if (res.status === 404) return { outcome: 'drop', detail: `the app answered 404 for ${route.path}` };
     if (res.status < 200 || res.status > 299) return { outcome: 'retry', detail: `the app answered ${res.status}` };
@@ -97,7 +97,7 @@ export class HttpAppEvents implements AppEvents {
       topic: route.topic,
       type: BULK_EVENT_TYPE,
     });
-    const res = await this.#send('POST', route.path, body, { 'content-type': 'application/json' }, timeoutMs, signal);
+    const res = await this.#send('POST', route.path, body, { 'content-type': 'application/json' }, timeoutMs, { signal });
     if ('error' in res) return all({ outcome: 'retry', detail: res.error });
     if (res.status === 404) return all({ outcome: 'drop', detail: `the app answered 404 for ${route.path}` });
     if (res.status < 200 || res.status > 299) return all({ outcome: 'retry', detail: `the app answered ${res.status}` });
@@ -117,7 +117,7 @@ export class HttpAppEvents implements AppEvents {
   }
 
   async listensForBinding(_name: string, path: string): Promise<boolean> {
-    const res = await this.#send('OPTIONS', path, undefined, {}, 5000);
+    const res = await this.#send('OPTIONS', path, undefined, {}, 5000, { traced: false });
     return !('status' in res) || res.status !== 404; // not answering yet: deliveries retry until it does
   }
 
@@ -135,13 +135,14 @@ export class HttpAppEvents implements AppEvents {
   }
 
   async healthCheck(path: string, timeoutMs: number): Promise<boolean> {
-    const res = await this.#send('GET', path, undefined, {}, timeoutMs);
+    const res = await this.#send('GET', path, undefined, {}, timeoutMs, { traced: false });
     return 'status' in res && res.status >= 200 && res.status <= 299;
   }
 
-  async #send(method: string, path: string, body: string | undefined, headers: Record<string, string>, timeoutMs: number, signal?: AbortSignal): Promise<Answer> {
+  async #send(method: string, path: string, body: string | undefined, headers: Record<string, string>, timeoutMs: number, more: { signal?: AbortSignal; traced?: boolean } = {}): Promise<Answer> {
+    const signal = more.signal;
     try {
-      const res = await appRequest(this.#base + path, { method, ...(body !== undefined ? { body } : {}), headers, timeoutMs, maxBodyBytes: this.maxAnswerBytes, ...(signal ? { signal } : {}) });
+      const res = await appRequest(this.#base + path, { method, ...(body !== undefined ? { body } : {}), headers, timeoutMs, maxBodyBytes: this.maxAnswerBytes, ...more });
       return { status: res.status, text: res.body.toString('utf8') };
     } catch (err) {
       const e = ensureError(err);

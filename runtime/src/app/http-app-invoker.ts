@@ -1,6 +1,7 @@
 import http from 'node:http';
 import { RuntimeError } from '../errors/runtime-error.js';
 import { pipeInto } from '../util/pipe-into.js';
+import { tracedHttpCall } from '../tracing/client-spans.js';
 import { appAgent } from './app-http.js';
 import type { AppAnswer, AppCall, AppInvoker, Headers } from './app-invocation.js';
 
@@ -11,10 +12,16 @@ import type { AppAnswer, AppCall, AppInvoker, Headers } from './app-invocation.j
 export class HttpAppInvoker implements AppInvoker {
   constructor(private readonly port: number) {}
 
+  /** In a CLIENT span when svcd traces: the app gets that span's `traceparent`, not the caller's. */
   invoke(call: AppCall, signal: AbortSignal): Promise<AppAnswer> {
+    const path = call.query === '' ? call.path : `${call.path}?${call.query}`;
+    const url = new URL(`http://127.0.0.1:${this.port}${path.startsWith('/') ? path : `/${path}`}`);
+    return tracedHttpCall(call.verb, url, call.headers, (headers) => this.#send(call, path, headers, signal), (answer) => answer.status);
+  }
+
+  #send(call: AppCall, path: string, headers: Headers, signal: AbortSignal): Promise<AppAnswer> {
     return new Promise<AppAnswer>((resolve, reject) => {
-      const path = call.query === '' ? call.path : `${call.path}?${call.query}`;
-      const req = http.request({ host: '127.0.0.1', port: this.port, method: call.verb, path, headers: call.headers, agent: appAgent, signal }, (res) => {
+      const req = http.request({ host: '127.0.0.1', port: this.port, method: call.verb, path, headers, agent: appAgent, signal }, (res) => {
         resolve({ status: res.statusCode ?? 500, headers: res.headers as Headers, body: res });
       });
       req.on('error', (err: NodeJS.ErrnoException) => {

@@ -6,6 +6,10 @@ import { RuntimeError } from '../errors/runtime-error.js';
 import { StreamUnreachableError, type StreamClients, type StreamReply } from '../internal/stream-client.js';
 import { forwardedAnswerHeaders, forwardedGrpcAnswer, forwardedRequestHeaders } from './headers.js';
 import type { AppRef } from './target.js';
+import { tracingEnabled } from '../tracing/enabled.js';
+import { injectIntoHeaders } from '../tracing/propagation.js';
+import { inSpan } from '../tracing/spans.js';
+import { callerSpan } from './invocation-spans.js';
 import { answerHead, INVOKE_METHOD, PROXY_METHOD, proxyAnswerHead, proxyTrailer, type CallHead, type ProxyHead } from './wire.js';
 
 /** Addresses found are trusted this long; an address that could not be reached is dropped at once. */
@@ -52,7 +56,16 @@ export class RemoteSidecars {
     return forwardedGrpcAnswer({ headers: proxyAnswerHead(reply.head).headers, messages: reply.body, status: reply.trailer.then(proxyTrailer) });
   }
 
-  async #send(target: AppRef, method: string, head: CallHead, body: Readable | undefined, signal: AbortSignal): Promise<StreamReply> {
+  /** In a CLIENT span when svcd traces; the call's headers then carry that span's `traceparent`. */
+  #send(target: AppRef, method: string, head: CallHead, body: Readable | undefined, signal: AbortSignal): Promise<StreamReply> {
+    if (!tracingEnabled()) return this.#sendToAny(target, method, head, body, signal);
+    return inSpan(callerSpan(method, this.o.self, target, head.path), () => {
+      injectIntoHeaders(head.headers);
+      return this.#sendToAny(target, method, head, body, signal);
+    });
+  }
+
+  async #sendToAny(target: AppRef, method: string, head: CallHead, body: Readable | undefined, signal: AbortSignal): Promise<StreamReply> {
     const tried = new Set<string>();
     for (;;) {
       const address = await this.#pick(target, tried);

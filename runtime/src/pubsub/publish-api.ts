@@ -8,6 +8,10 @@ import type { PubSubMetrics } from './metrics.js';
 import type { LoadedPubSub, PubSubs } from './pubsubs.js';
 import type { BulkPublishMessage, FailedEntry } from '../components/contracts/pubsub.js';
 import type { Resiliency } from '../resiliency/resiliency.js';
+import { tracingEnabled } from '../tracing/enabled.js';
+import { publishSpan } from '../tracing/messaging.js';
+import { traceHeaders } from '../tracing/propagation.js';
+import { inSpan } from '../tracing/spans.js';
 
 export interface PublishInput {
   readonly data: Buffer;
@@ -52,13 +56,24 @@ export class PublishApi {
 
   async publish(pubsubName: string, topic: string, input: PublishInput): Promise<void> {
     const target = this.pubsubs.resolve(pubsubName, topic, 'publish');
-    const message = this.#message(pubsubName, topic, input);
-    await this.#send(target, topic, message, input.metadata);
+    if (!tracingEnabled()) return this.#send(target, topic, this.#message(pubsubName, topic, input), input.metadata);
+    // The event carries the publish span's context: the subscriber's delivery continues this trace.
+    await inSpan(publishSpan({ componentType: target.spec.type, pubsubName, topic }), () =>
+      this.#send(target, topic, this.#message(pubsubName, topic, { ...input, ...traceHeaders() }), input.metadata),
+    );
   }
 
   /** Every entry is tried (BULK_ENTRIES_IN_FLIGHT at a time); the result lists those the broker did not take, with the reason. */
   async bulkPublish(pubsubName: string, topic: string, entries: readonly BulkPublishEntry[], metadata: Readonly<Record<string, string>>): Promise<BulkPublishResult> {
     const target = this.pubsubs.resolve(pubsubName, topic, 'publish');
+    if (!tracingEnabled()) return this.#bulkPublish(target, pubsubName, topic, entries, metadata);
+    return inSpan(publishSpan({ componentType: target.spec.type, pubsubName, topic }, entries.length), () => {
+      const trace = traceHeaders();
+      return this.#bulkPublish(target, pubsubName, topic, entries.map((e) => ({ ...e, ...trace })), metadata);
+    });
+  }
+
+  async #bulkPublish(target: LoadedPubSub, pubsubName: string, topic: string, entries: readonly BulkPublishEntry[], metadata: Readonly<Record<string, string>>): Promise<BulkPublishResult> {
     const seen = new Set<string>();
     for (const e of entries) {
       if (e.entryId === '') throw new RuntimeError('ERR_PUBSUB_EVENTS_SER', 'every entry needs an entryId');

@@ -18,6 +18,9 @@ import type { PubSubMetrics } from './metrics.js';
 import type { LoadedPubSub } from './pubsubs.js';
 import { routeFor, type Subscription } from './subscriptions.js';
 import type { ReceivedMessage, TopicSubscription } from '../components/contracts/pubsub.js';
+import { tracingEnabled } from '../tracing/enabled.js';
+import { processSpan } from '../tracing/messaging.js';
+import { inSpan } from '../tracing/spans.js';
 
 export class SubscriptionRunner {
   readonly #policy: DeliveryPolicy;
@@ -85,6 +88,13 @@ export class SubscriptionRunner {
     }
     if (this.#bulk) return this.#bulk.add(path, this.#policy.rawPayload ? msg.data : event, event);
     const route: TopicRoute = { pubsubName: this.sub.pubsubName, topic: this.sub.topic, path };
+    if (!tracingEnabled()) return this.#deliver(route, event);
+    // One span for the event's delivery, every attempt under it: the publisher's trace goes on in the subscriber.
+    const destination = { componentType: this.target.spec.type, pubsubName: this.sub.pubsubName, topic: this.sub.topic };
+    return inSpan(processSpan(destination, event, this.deps.appId), () => this.#deliver(route, event));
+  }
+
+  async #deliver(route: TopicRoute, event: CloudEvent): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       await this.deps.gate.whenHealthy(this.#stopped.signal);
       if (this.#stopped.signal.aborted) throw new Error('svcd is stopping; the broker keeps the message');

@@ -7,6 +7,8 @@ import { RuntimeError, type RuntimeErrorOptions } from '../errors/runtime-error.
 import type { ErrorCode } from '../errors/codes.js';
 import { StateKeyMapper, stateKeyPrefix } from './key-prefix.js';
 import { resilientStore } from './resilient-store.js';
+import { tracedStore } from './traced-store.js';
+import { tracingEnabled } from '../tracing/enabled.js';
 import type { Resiliency } from '../resiliency/resiliency.js';
 import {
   ComponentStatusError,
@@ -108,7 +110,9 @@ export class StateApi {
     const found = this.opts.stores.stateStore(storeName);
     if (!found) throw new RuntimeError('ERR_STATE_STORE_NOT_FOUND', `state store ${storeName} is not found`);
     const prefix = stateKeyPrefix(metadataValue(found.spec, 'keyPrefix'), { appId: this.opts.appId, storeName, namespace: this.opts.namespace });
-    const store = this.opts.resiliency ? resilientStore(found.store, this.opts.resiliency().forComponent(storeName, 'outbound')) : found.store;
+    const reached = tracingEnabled() ? tracedStore(found.store, found.spec) : found.store;
+    // Inside the policy: each retried attempt is a span of its own.
+    const store = this.opts.resiliency ? resilientStore(reached, this.opts.resiliency().forComponent(storeName, 'outbound')) : reached;
     return { store, keys: new StateKeyMapper(prefix) };
   }
 

@@ -2,6 +2,7 @@
  * The OTLP span exporter (HTTP or gRPC, the maintained OpenTelemetry exporters), and a wrapper that says when the
  * collector stops taking spans and when it takes them again: once each, not once per batch.
  */
+import { context, ROOT_CONTEXT } from '@opentelemetry/api';
 import type { ExportResult } from '@opentelemetry/core';
 import { ExportResultCode } from '@opentelemetry/core';
 import { OTLPTraceExporter as OtlpGrpcExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
@@ -33,8 +34,12 @@ export class OutageLoggingExporter implements SpanExporter {
   export(spans: ReadableSpan[], done: (result: ExportResult) => void): void {
     this.inner.export(spans, (result) => {
       const failed = result.code !== ExportResultCode.SUCCESS;
-      if (failed && !this.#failing) this.log.warn({ collector: this.url, err: result.error?.message }, 'span export failed: spans are dropped (svc_tracing_spans_dropped_total) until the collector takes them again');
-      if (!failed && this.#failing) this.log.info({ collector: this.url }, 'span export works again');
+      // Outside any request's context: the export began in whichever request ended a span last, and its line is
+      // not that request's.
+      context.with(ROOT_CONTEXT, () => {
+        if (failed && !this.#failing) this.log.warn({ collector: this.url, err: result.error?.message }, 'span export failed: spans are dropped (svc_tracing_spans_dropped_total) until the collector takes them again');
+        if (!failed && this.#failing) this.log.info({ collector: this.url }, 'span export works again');
+      });
       this.#failing = failed;
       done(result);
     });

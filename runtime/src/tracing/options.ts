@@ -47,7 +47,7 @@ function samplingRate(source: string, v: unknown): number {
 
 function protocolOf(source: string, field: string, v: unknown): OtlpProtocol {
   if (v === undefined || v === null || v === '') return 'http';
-  const text = String(v).toLowerCase();
+  const text = typeof v === 'string' ? v.toLowerCase() : JSON.stringify(v);
   // OTEL_EXPORTER_OTLP_PROTOCOL's values; the exporter sends protobuf either way.
   if (text === 'grpc') return 'grpc';
   if (text === 'http' || text === 'http/protobuf' || text === 'http/json') return 'http';

@@ -2,7 +2,7 @@
  * Spans as svcd makes them: one tracer, a span around a piece of async work in the context it makes active, and
  * failures recorded the same way everywhere (status ERROR, `error.type` the catalogue's code).
  */
-import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api';
+import { context, SpanStatusCode, trace, type Attributes, type Context, type Span, type SpanKind, type Tracer } from '@opentelemetry/api';
 import { ensureError, isRuntimeError } from '../errors/runtime-error.js';
 import { RUNTIME_VERSION } from '../version.js';
 

@@ -3,11 +3,13 @@
  * the API token, the answer to a request that did not decode, and the mapping of failures to a status with the
  * catalogue's code.
  */
-import type * as grpc from '@grpc/grpc-js';
+import * as grpc from '@grpc/grpc-js';
+import { context } from '@opentelemetry/api';
 import { ensureError, isRuntimeError } from '../../errors/runtime-error.js';
 import type { Logger } from '../../log/logger.js';
 import { authorized, serviceError, UNAUTHENTICATED } from './call-guard.js';
 import { malformedRequestError } from './malformed-request.js';
+import { rpcServerSpan } from './server-spans.js';
 
 /**
  * A method's body: the decoded request, the call's cancellation as a signal, the call (for its metadata).
@@ -42,14 +44,21 @@ export function unary<Req, Res>(method: string, body: UnaryBody<Req, Res>, opts:
       }
       return abort.signal;
     };
+    const span = rpcServerSpan(call);
     // A body that throws before its first await answers as one whose promise rejects: grpc-js answers a throw out
     // of a method UNKNOWN "Unknown error", without the error's code or message.
-    new Promise<Res>((resolve) => resolve(body(call.request, cancelled, call))).then(
-      (res) => callback(null, res),
+    const run = () => new Promise<Res>((resolve) => resolve(body(call.request, cancelled, call)));
+    (span ? context.with(span.context, run) : run()).then(
+      (res) => {
+        span?.end(grpc.status.OK);
+        callback(null, res);
+      },
       (err: unknown) => {
+        const status = serviceError(err);
+        span?.end(status.code ?? grpc.status.UNKNOWN, err);
         if (call.cancelled || abort?.signal.aborted) return;
         if (!isRuntimeError(err)) opts.log?.warn({ rpc: method, err: ensureError(err).message }, 'gRPC call failed');
-        callback(serviceError(err));
+        callback(status);
       },
     );
   };

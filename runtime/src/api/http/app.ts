@@ -7,6 +7,7 @@ import { unauthenticatedRequest } from '../../errors/catalogue.js';
 import { fastPath, JSON_TYPE, type Answer, type FastPathOptions, type FastRoute } from './fast-routes.js';
 import type { RequestObserver } from './request-metrics.js';
 import { API_TOKEN_NAMES, secretMatches } from '../../config/api-token.js';
+import { errorOnServerSpan, routeServerSpan, tracedHttpApi } from './server-spans.js';
 
 export interface HttpRouteGroup {
   /** Health routes are the only ones served without the API token. */
@@ -50,6 +51,7 @@ function tokenOf(req: IncomingMessage): string | undefined {
 /** The answer to a failed request, logged: a RuntimeError as it says, anything else 500 `ERROR`. */
 function failedAnswer(log: Logger, thrown: unknown, method: string, path: string): Answer {
   const err = thrown instanceof RuntimeError ? thrown : new RuntimeError('ERROR', ensureError(thrown).message, { cause: thrown });
+  errorOnServerSpan(err.code);
   if (err.httpStatus >= 500) log.error({ method, path, code: err.code, err: err.message }, 'API request failed');
   else log.debug({ method, path, code: err.code, err: err.message }, 'API request rejected');
   return { status: err.httpStatus, body: JSON.stringify(err.toBody()) };
@@ -60,36 +62,39 @@ function failedAnswer(log: Logger, thrown: unknown, method: string, path: string
  * error shape for every failure, token check on non-public routes, JSON 404/405.
  */
 export function createHttpApp(opts: HttpAppOptions): HttpApiHandler {
-  const koa = createKoaApp(opts).callback();
+  const metrics = opts.observe;
+  // Every answered request also names its server span after the route that took it.
+  const observe: RequestObserver = (method, route, status, seconds) => {
+    routeServerSpan(method, route);
+    metrics?.(method, route, status, seconds);
+  };
+  const koa = createKoaApp(opts, observe).callback();
   const token = opts.apiToken;
   const pathOptions: FastPathOptions = {
     authorized: (req) => token === undefined || secretMatches(token, tokenOf(req)),
     failed: (err, method, path) => failedAnswer(opts.log, err, method, path),
-    observe: opts.observe,
+    observe,
   };
   const takers = [...(opts.takers ?? []).map((t) => t(pathOptions)), fastPath(opts.groups.flatMap((g) => (g.public ? [] : (g.fast ?? []))), pathOptions)];
-  return (req, res) => {
+  return tracedHttpApi((req, res) => {
     if (!takers.some((take) => take(req, res))) void koa(req, res);
-  };
+  });
 }
 
-function createKoaApp(opts: HttpAppOptions): Koa {
+function createKoaApp(opts: HttpAppOptions, observe: RequestObserver): Koa {
   const app = new Koa();
   app.silent = true;
 
-  const observe = opts.observe;
-  if (observe) {
-    app.use(async (ctx, next) => {
-      const t0 = performance.now();
-      try {
-        await next();
-      } finally {
-        // The router's pattern (`/v1.0/state/:store/:key`), so label values stay few; `unmatched` for no route.
-        const route = (ctx as { _matchedRoute?: string | RegExp })._matchedRoute;
-        observe(ctx.method, typeof route === 'string' ? route : 'unmatched', ctx.status, (performance.now() - t0) / 1000);
-      }
-    });
-  }
+  app.use(async (ctx, next) => {
+    const t0 = performance.now();
+    try {
+      await next();
+    } finally {
+      // The router's pattern (`/v1.0/state/:store/:key`), so label values stay few; `unmatched` for no route.
+      const route = (ctx as { _matchedRoute?: string | RegExp })._matchedRoute;
+      observe(ctx.method, typeof route === 'string' ? route : 'unmatched', ctx.status, (performance.now() - t0) / 1000);
+    }
+  });
 
   app.use(async (ctx, next) => {
     try {
