@@ -43,7 +43,10 @@ export class Tracing {
     const options = this.parts.options();
     if (options === undefined) return Promise.resolve();
     const target = options.exporter;
-    const exporter = this.parts.exporter ?? (target && new OutageLoggingExporter(otlpExporter(target), this.parts.log.child({ scope: 'tracing' }), target.url));
+    // Rate 0 exports nothing, not even the spans of a caller's sampled trace (as the reference system: 0 turns
+    // export off); the contexts still go on, with the caller's sampled flag as it was.
+    const exporting = options.samplingRate > 0;
+    const exporter = !exporting ? undefined : (this.parts.exporter ?? (target && new OutageLoggingExporter(otlpExporter(target), this.parts.log.child({ scope: 'tracing' }), target.url)));
     const counts = spanCounts(this.parts.metrics);
     this.#provider = new TracerProvider({
       resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: this.parts.appId, [ATTR_SERVICE_VERSION]: RUNTIME_VERSION }),
@@ -56,7 +59,7 @@ export class Tracing {
     propagation.setGlobalPropagator(new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }));
     trace.setGlobalTracerProvider(this.#provider);
     setTracingEnabled(true);
-    this.parts.log.info({ samplingRate: options.samplingRate, collector: target?.url ?? 'none (spans not exported)', protocol: target?.protocol }, 'tracing on');
+    this.parts.log.info({ samplingRate: options.samplingRate, collector: exporter ? (target?.url ?? 'in-process') : 'none (spans not exported)', protocol: target?.protocol }, 'tracing on');
     return Promise.resolve();
   }
 
