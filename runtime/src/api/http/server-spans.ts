@@ -34,12 +34,16 @@ export function tracedHttpApi(handle: Handler): Handler {
         ...(req.headers['user-agent'] ? { 'user_agent.original': req.headers['user-agent'] } : {}),
       },
     });
-    res.once('close', () => {
-      span.setAttribute('http.response.status_code', res.statusCode);
-      // A server span fails only on 5xx: a 4xx is the client's mistake (the error.type attribute still names it).
-      if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
-      span.end();
-    });
+    // Ended a turn after the answer closed: a streamed answer (service invocation) tells its route only once it
+    // closed, in the promise callbacks that run before then.
+    res.once('close', () =>
+      setImmediate(() => {
+        span.setAttribute('http.response.status_code', res.statusCode);
+        // A server span fails only on 5xx: a 4xx is the client's mistake (the error.type attribute still names it).
+        if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+        span.end();
+      }),
+    );
     context.with(ctx, () => handle(req, res));
   };
 }
