@@ -111,6 +111,7 @@ describe('jobs over HTTP, fired into an HTTP app', function () {
     await expectError(await schedule('x', { dueTime: '1s', failurePolicy: { sometimes: {} } }), 400, 'ERR_MALFORMED_REQUEST', /drop or constant/);
     await expectError(await schedule('x', { dueTime: '1s', failurePolicy: { constant: { interval: 'soon' } } }), 400, 'ERR_MALFORMED_REQUEST', /duration/);
     await expectError(await schedule('x'.repeat(300), { dueTime: '1s' }), 400, 'ERR_MALFORMED_REQUEST', /longer than 256/);
+    await expectError(await schedule('a||b', { dueTime: '1s' }), 400, 'ERR_MALFORMED_REQUEST', /must not contain '\|\|'/);
     await expectError(await get('never-scheduled'), 404, 'DAPR_SCHEDULER_GET_JOB', /not found/);
     expect((await svcd.request('GET', '/v1.0/healthz')).status).to.equal(204);
   });
