@@ -143,7 +143,7 @@ export class GrpcAppEvents implements AppEvents {
       res = await tracedCall<TopicEventBulkResponse__Output>(`${APP_CALLBACK}/OnBulkTopicEvent`, (md, o, cb) => this.#app.OnBulkTopicEvent(req, md, o, cb), timeoutMs, signal).catch((err: unknown) => {
         // SDKs that predate the stable name serve only AppCallbackAlpha.
         if (codeOf(err) !== grpc.status.UNIMPLEMENTED) throw err;
-        return call<TopicEventBulkResponse__Output>((md, o, cb) => this.#alpha.OnBulkTopicEventAlpha1(req, md, o, cb), timeoutMs, signal);
+        return tracedCall<TopicEventBulkResponse__Output>(`${APP_CALLBACK}Alpha/OnBulkTopicEventAlpha1`, (md, o, cb) => this.#alpha.OnBulkTopicEventAlpha1(req, md, o, cb), timeoutMs, signal);
       });
     } catch (err) {
       return all({ outcome: 'retry', detail: `OnBulkTopicEvent failed: ${ensureError(err).message}` });
@@ -183,10 +183,10 @@ export class GrpcAppEvents implements AppEvents {
       httpExtension: { verb: 'POST' },
     };
     try {
-      await call<object>((md, o, cb) => this.#app.OnJobEvent(req, md, o, cb), timeoutMs).catch((err: unknown) => {
+      await tracedCall<object>(`${APP_CALLBACK}/OnJobEvent`, (md, o, cb) => this.#app.OnJobEvent(req, md, o, cb), timeoutMs).catch((err: unknown) => {
         // SDKs that predate the stable name serve only AppCallbackAlpha.
         if (codeOf(err) !== grpc.status.UNIMPLEMENTED) throw err;
-        return call<object>((md, o, cb) => this.#alpha.OnJobEventAlpha1(req, md, o, cb), timeoutMs);
+        return tracedCall<object>(`${APP_CALLBACK}Alpha/OnJobEventAlpha1`, (md, o, cb) => this.#alpha.OnJobEventAlpha1(req, md, o, cb), timeoutMs);
       });
       return { outcome: 'taken' };
     } catch (err) {
