@@ -22,6 +22,8 @@ import { spanCountingMeterProvider, spanCounts } from './span-counts.js';
 const MAX_QUEUED_SPANS = 4096;
 const MAX_BATCH_SPANS = 512;
 const EXPORT_DELAY_MS = 1_000;
+/** A batch the exporter has not settled by then (its own timeout is shorter) no longer holds up the next one. */
+const BATCH_TIMEOUT_MS = 10_000;
 
 export interface TracingParts {
   readonly appId: string;
@@ -52,7 +54,7 @@ export class Tracing {
       resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: this.parts.appId, [ATTR_SERVICE_VERSION]: RUNTIME_VERSION }),
       sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(options.samplingRate) }),
       spanProcessors: exporter
-        ? [new BatchSpanProcessor({ exporter, maxQueueSize: MAX_QUEUED_SPANS, maxExportBatchSize: MAX_BATCH_SPANS, scheduledDelayMillis: EXPORT_DELAY_MS, selfObsMeterProvider: spanCountingMeterProvider(counts) })]
+        ? [new BatchSpanProcessor({ exporter, maxQueueSize: MAX_QUEUED_SPANS, maxExportBatchSize: MAX_BATCH_SPANS, scheduledDelayMillis: EXPORT_DELAY_MS, exportTimeoutMillis: BATCH_TIMEOUT_MS, selfObsMeterProvider: spanCountingMeterProvider(counts) })]
         : [],
     });
     context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
