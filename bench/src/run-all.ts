@@ -20,6 +20,7 @@ const BENCHES: { script: string; nodeArgs?: string[] }[] = [
   { script: 'pubsub.js' },
   { script: 'pubsub-backlog.js' },
   { script: 'store-outage.js' },
+  { script: 'tracing.js' },
 ];
 
 let failed = 0;

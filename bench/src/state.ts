@@ -27,6 +27,8 @@ export interface StateBenchOptions {
   readonly durationSec?: number;
   /** @default [1, 64] */
   readonly connections?: readonly number[];
+  /** Sent with every measured request (a caller's `traceparent`). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 export interface StateBenchRow {
@@ -79,12 +81,12 @@ async function measure(target: string, operation: StateBenchRow['operation'], op
 const WARM_UP_SEC = 2;
 
 /** Saves to one of SAVE_KEYS keys per request, as the save rows do. */
-function saveRequests(): LoadOptions['requests'] {
+function saveRequests(headers: Readonly<Record<string, string>> = {}): LoadOptions['requests'] {
   let n = 0;
   return [
     {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { ...headers, 'content-type': 'application/json' },
       setupRequest: (req) => ({ ...req, body: `[{"key":"bench-${n++ % SAVE_KEYS}","value":${VALUE}}]` }),
     },
   ];
@@ -122,9 +124,10 @@ export async function benchSidecar(sidecar: Sidecar, opts: StateBenchOptions = {
   const seeded = await post(base, `[{"key":"bench-get","value":${VALUE}}]`);
   if (seeded.status !== 204) throw new Error(`seeding ${sidecar.label} failed: ${seeded.status} ${await seeded.text()}`);
   await warmUp(base);
+  const headers = opts.headers ?? {};
   for (const connections of opts.connections ?? [1, 64]) {
-    rows.push(await measure(sidecar.label, 'get', { url: `${base}/bench-get`, connections, duration }, sidecar.pid));
-    rows.push(await measure(sidecar.label, 'save', { url: base, connections, duration, requests: saveRequests() }, sidecar.pid));
+    rows.push(await measure(sidecar.label, 'get', { url: `${base}/bench-get`, connections, duration, headers: { ...headers } }, sidecar.pid));
+    rows.push(await measure(sidecar.label, 'save', { url: base, connections, duration, requests: saveRequests(headers) }, sidecar.pid));
   }
   const keys = ['bench-get', ...Array.from({ length: SAVE_KEYS }, (_, i) => `bench-${i}`)];
   const cleanup = await post(`${base}/transaction`, JSON.stringify({ operations: keys.map((key) => ({ operation: 'delete', request: { key } })) }));

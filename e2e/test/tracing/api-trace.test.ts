@@ -6,12 +6,11 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { loadRuntimeApiProto } from '@svc/proto';
-import { componentYaml, deleteRedisKeysWithPrefix, SvcdProcess, tempFolder, TEST_REDIS_HOST } from '@svc/runtime/test-support';
+import { callerContext, type CollectedSpan, componentYaml, deleteRedisKeysWithPrefix, OtelCollector, parseTraceparent, SPAN_KIND, SvcdProcess, tempFolder, TEST_REDIS_HOST, tracingConfiguration, tracingSpec } from '@svc/runtime/test-support';
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { EchoApp, invocationConfiguration, type SeenRequest } from '../support/echo-app.js';
-import { callerContext, OtelCollector, parseTraceparent, SPAN_KIND, tracingConfiguration, tracingSpec, type CollectedSpan } from '../support/collector.js';
 
 type Unary = (req: unknown, md: grpc.Metadata, cb: (err: grpc.ServiceError | null, res?: unknown) => void) => void;
 

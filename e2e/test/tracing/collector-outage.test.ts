@@ -4,10 +4,9 @@
  * (`svc_tracing_spans_dropped_total`), svcd says so once; once it is back the spans of new requests arrive again.
  * How long calls take meanwhile is measured in bench/, not asserted here.
  */
-import { componentYaml, eventually, SvcdProcess } from '@svc/runtime/test-support';
+import { callerContext, componentYaml, eventually, OtelCollector, SvcdProcess, tracingConfiguration } from '@svc/runtime/test-support';
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import { callerContext, OtelCollector, tracingConfiguration } from '../support/collector.js';
 
 async function droppedSpans(svcd: SvcdProcess): Promise<number> {
   const text = await (await fetch(`http://127.0.0.1:${svcd.ports.metrics}/metrics`)).text();

@@ -5,10 +5,9 @@
  * continuing it and its call to the app (HTTP or gRPC app channel) under that, the app receiving the
  * `traceparent` of that call.
  */
-import { componentYaml, deleteJetStreamStream, SubscriberApp, SvcdProcess, TEST_NATS_URL, TEST_REDIS_HOST } from '@svc/runtime/test-support';
+import { callerContext, type CollectedSpan, componentYaml, deleteJetStreamStream, OtelCollector, parseTraceparent, SPAN_KIND, SubscriberApp, SvcdProcess, TEST_NATS_URL, TEST_REDIS_HOST, tracingConfiguration } from '@svc/runtime/test-support';
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import { callerContext, OtelCollector, parseTraceparent, SPAN_KIND, tracingConfiguration, type CollectedSpan } from '../support/collector.js';
 import { GrpcSubscriberApp } from '../support/grpc-subscriber-app.js';
 
 const BROKERS = [

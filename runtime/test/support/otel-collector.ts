@@ -9,7 +9,9 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, removeTempFolder, tempFolder, TestChildProcess } from '@svc/runtime/test-support';
+import { TestChildProcess } from './child-process.js';
+import { freePort } from './ports.js';
+import { removeTempFolder, tempFolder } from './temp-folders.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
 
@@ -160,6 +162,11 @@ export class OtelCollector {
       }
     }
     return out;
+  }
+
+  /** How many spans were received so far (read before `stop`, which removes the file). */
+  get spanCount(): number {
+    return this.spans().length;
   }
 
   /** The spans of one trace, once `ready` says they are all there (polled; fails after `timeoutMs`). */

@@ -1,0 +1,67 @@
+/**
+ * What tracing costs on the state API: requests/s, p50/p99 and svcd's CPU per request (from /proc) of GET and
+ * save on a Redis store at 64 connections, with tracing off (no `spec.tracing`), at sampling rate 0 (contexts made
+ * and carried, nothing exported), at rate 1 exporting every span to a real OpenTelemetry Collector over OTLP/HTTP,
+ * and at rate 1 with the collector away (every export fails; the spans are dropped and counted). Every request
+ * carries a sampled caller `traceparent`, as a traced app's would. The four svcd run side by side and are measured
+ * in turn, round after round, so a noisy neighbour colours them alike; each figure is the median of the rounds.
+ * Run: `npm run build && bash scripts/ensure-collector.sh && node bench/dist/src/tracing.js` (Redis must be up).
+ */
+import { randomBytes } from 'node:crypto';
+import { pathToFileURL } from 'node:url';
+import { componentYaml, freePort, OtelCollector, SvcdProcess, TEST_REDIS_HOST, tracingConfiguration } from '@svc/runtime/test-support';
+import { benchSidecar, printStateTable, type StateBenchRow } from './state.js';
+
+const CALLER = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+
+function resources(configuration?: string): Record<string, string> {
+  const store = componentYaml('store', 'state.redis', { redisHost: TEST_REDIS_HOST });
+  return { 'store.yaml': store, ...(configuration ? { 'config.yaml': configuration } : {}) };
+}
+
+const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+/** One row per target and operation: the median of each figure over the rounds, failures summed. */
+function medians(rows: readonly StateBenchRow[]): StateBenchRow[] {
+  const groups = new Map<string, StateBenchRow[]>();
+  for (const r of rows) groups.set(`${r.target}\n${r.operation}`, [...(groups.get(`${r.target}\n${r.operation}`) ?? []), r]);
+  return [...groups.values()].map((g) => ({
+    ...g[0]!,
+    requestsPerSec: median(g.map((r) => r.requestsPerSec)),
+    p50Ms: median(g.map((r) => r.p50Ms)),
+    p99Ms: median(g.map((r) => r.p99Ms)),
+    cpuUsPerRequest: median(g.map((r) => r.cpuUsPerRequest)),
+    failures: g.reduce((n, r) => n + r.failures, 0),
+  }));
+}
+
+export async function runTracingBench(durationSec = 5): Promise<void> {
+  const collector = await OtelCollector.start();
+  const nobody = `127.0.0.1:${await freePort()}`;
+  const targets = [
+    { label: 'tracing off', resources: resources() },
+    { label: 'rate 0', resources: resources(tracingConfiguration({ samplingRate: 0, endpoint: collector.httpEndpoint })) },
+    { label: 'rate 1', resources: resources(tracingConfiguration({ samplingRate: 1, endpoint: collector.httpEndpoint })) },
+    { label: 'rate 1, collector away', resources: resources(tracingConfiguration({ samplingRate: 1, endpoint: nobody })) },
+  ];
+  console.log(`state API over HTTP on Redis, 64 connections, every request with a sampled caller traceparent: autocannon, ${durationSec} s per row, ${ROUNDS} rounds (medians)`);
+  const running = await Promise.all(targets.map(async (t) => ({ label: t.label, svcd: await SvcdProcess.start({ appId: `bench-tr-${randomBytes(3).toString('hex')}`, resources: t.resources, args: ['--log-level', 'warn'] }) })));
+  try {
+    const rows: StateBenchRow[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const { label, svcd } of running) {
+        rows.push(...(await benchSidecar({ label, url: svcd.httpUrl, pid: svcd.child.pid!, store: 'store' }, { durationSec, connections: [64], headers: { traceparent: CALLER } })));
+      }
+    }
+    printStateTable(medians(rows));
+    await new Promise((r) => setTimeout(r, 2_000)); // the last batches leave within a second
+    // Read before the collector stops (its file goes with it).
+    console.log(`spans the collector received: ${collector.spanCount}`);
+  } finally {
+    await Promise.all(running.map((r) => r.svcd.dispose()));
+    await collector.stop();
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await runTracingBench();
