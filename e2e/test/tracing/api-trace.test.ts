@@ -6,7 +6,7 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { loadRuntimeApiProto } from '@svc/proto';
-import { callerContext, type CollectedSpan, componentYaml, deleteRedisKeysWithPrefix, OtelCollector, parseTraceparent, SPAN_KIND, SvcdProcess, tempFolder, TEST_REDIS_HOST, tracingConfiguration, tracingSpec } from '@svc/runtime/test-support';
+import { callerContext, componentYaml, deleteRedisKeysWithPrefix, collectorForSuite, onlySpan, parseTraceparent, SPAN_KIND, SvcdProcess, tempFolder, TEST_REDIS_HOST, tracingConfiguration, tracingSpec } from '@svc/runtime/test-support';
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
@@ -14,22 +14,9 @@ import { EchoApp, invocationConfiguration, type SeenRequest } from '../support/e
 
 type Unary = (req: unknown, md: grpc.Metadata, cb: (err: grpc.ServiceError | null, res?: unknown) => void) => void;
 
-const one = (spans: CollectedSpan[], what: string, match: (s: CollectedSpan) => boolean): CollectedSpan => {
-  const found = spans.filter(match);
-  expect(found, what).to.have.length(1);
-  return found[0]!;
-};
-
 describe('tracing: state, service invocation, logs and sampling (real svcd, real collector)', function () {
   this.timeout(120_000);
-  let collector: OtelCollector;
-
-  before(async () => {
-    collector = await OtelCollector.start();
-  });
-  after(async () => {
-    await collector?.stop();
-  });
+  const collector = collectorForSuite();
 
   describe('a state call continues the app trace', () => {
     const appId = `traced-state-${randomUUID().slice(0, 8)}`;
@@ -39,7 +26,7 @@ describe('tracing: state, service invocation, logs and sampling (real svcd, real
     before(async () => {
       svcd = await SvcdProcess.start({
         appId,
-        resources: { 'store.yaml': componentYaml('orders-store', 'state.redis', { redisHost: TEST_REDIS_HOST }), 'config.yaml': tracingConfiguration({ samplingRate: 1, endpoint: collector.httpEndpoint }) },
+        resources: { 'store.yaml': componentYaml('orders-store', 'state.redis', { redisHost: TEST_REDIS_HOST }), 'config.yaml': tracingConfiguration({ samplingRate: 1, endpoint: collector().httpEndpoint }) },
         args: ['--log-level', 'debug'],
       });
       const definition = loadRuntimeApiProto().services[1]!.definition;
@@ -55,11 +42,11 @@ describe('tracing: state, service invocation, logs and sampling (real svcd, real
       const caller = callerContext();
       const res = await svcd.request('POST', '/v1.0/state/orders-store', [{ key: 'k1', value: { n: 1 } }], { traceparent: caller.traceparent });
       expect(res.status).to.equal(204);
-      const spans = await collector.trace(caller.traceId, (s) => s.length >= 2);
-      const server = one(spans, 'the request', (s) => s.kind === SPAN_KIND.server);
+      const spans = await collector().trace(caller.traceId, (s) => s.length >= 2);
+      const server = onlySpan(spans, 'the request', (s) => s.kind === SPAN_KIND.server);
       expect(server).to.include({ service: appId, parentSpanId: caller.spanId, name: 'POST /v1.0/state/:store' });
       expect(server.attributes).to.include({ 'http.request.method': 'POST', 'http.route': '/v1.0/state/:store', 'http.response.status_code': 204 });
-      const store = one(spans, 'the store call', (s) => s.kind === SPAN_KIND.client);
+      const store = onlySpan(spans, 'the store call', (s) => s.kind === SPAN_KIND.client);
       expect(store).to.include({ name: 'SET orders-store', parentSpanId: server.spanId });
       expect(store.attributes).to.include({ 'db.system.name': 'redis', 'db.operation.name': 'SET', 'db.collection.name': 'orders-store' });
     });
@@ -69,18 +56,18 @@ describe('tracing: state, service invocation, logs and sampling (real svcd, real
       const md = new grpc.Metadata();
       md.set('traceparent', caller.traceparent);
       await new Promise((resolve, reject) => dapr.SaveState!.call(dapr, { storeName: 'orders-store', states: [{ key: 'k2', value: Buffer.from('2') }] }, md, (err, res) => (err ? reject(err) : resolve(res))));
-      const spans = await collector.trace(caller.traceId, (s) => s.length >= 2);
-      const server = one(spans, 'the call', (s) => s.kind === SPAN_KIND.server);
+      const spans = await collector().trace(caller.traceId, (s) => s.length >= 2);
+      const server = onlySpan(spans, 'the call', (s) => s.kind === SPAN_KIND.server);
       expect(server).to.include({ parentSpanId: caller.spanId, name: 'dapr.proto.runtime.v1.Dapr/SaveState' });
       expect(server.attributes).to.include({ 'rpc.system': 'grpc', 'rpc.service': 'dapr.proto.runtime.v1.Dapr', 'rpc.method': 'SaveState', 'rpc.grpc.status_code': 0 });
-      expect(one(spans, 'the store call', (s) => s.kind === SPAN_KIND.client)).to.include({ name: 'SET orders-store', parentSpanId: server.spanId });
+      expect(onlySpan(spans, 'the store call', (s) => s.kind === SPAN_KIND.client)).to.include({ name: 'SET orders-store', parentSpanId: server.spanId });
     });
 
     it('a failed request records the catalogue code on its span, and its log line carries trace_id and span_id', async () => {
       const caller = callerContext();
       const res = await svcd.request('GET', '/v1.0/state/no-such-store/k', undefined, { traceparent: caller.traceparent });
       expect(res.status).to.equal(400);
-      const [server] = await collector.trace(caller.traceId, (s) => s.length >= 1);
+      const [server] = await collector().trace(caller.traceId, (s) => s.length >= 1);
       expect(server!.attributes).to.include({ 'error.type': 'ERR_STATE_STORE_NOT_FOUND', 'http.response.status_code': 400 });
       const lines = svcd.output.split('\n').filter((l) => l.includes('API request rejected') && l.includes('no-such-store'));
       expect(lines, svcd.output).to.have.length(1);
@@ -101,8 +88,8 @@ describe('tracing: state, service invocation, logs and sampling (real svcd, real
       await app.start();
       const registry = path.join(tempFolder('registry-'), 'registry.db');
       // svcd A exports over OTLP/gRPC, svcd B over OTLP/HTTP.
-      b = await SvcdProcess.start({ appId: callee, resources: { 'configuration.yaml': invocationConfiguration(registry, tracingSpec({ samplingRate: 1, endpoint: collector.httpEndpoint })) }, args: ['--app-port', String(app.port)] });
-      a = await SvcdProcess.start({ appId: callerId, resources: { 'configuration.yaml': invocationConfiguration(registry, tracingSpec({ samplingRate: 1, endpoint: collector.grpcEndpoint, protocol: 'grpc' })) } });
+      b = await SvcdProcess.start({ appId: callee, resources: { 'configuration.yaml': invocationConfiguration(registry, tracingSpec({ samplingRate: 1, endpoint: collector().httpEndpoint })) }, args: ['--app-port', String(app.port)] });
+      a = await SvcdProcess.start({ appId: callerId, resources: { 'configuration.yaml': invocationConfiguration(registry, tracingSpec({ samplingRate: 1, endpoint: collector().grpcEndpoint, protocol: 'grpc' })) } });
     });
     after(async () => {
       await Promise.all([a?.dispose(), b?.dispose()]);
@@ -114,15 +101,15 @@ describe('tracing: state, service invocation, logs and sampling (real svcd, real
       const res = await fetch(`${a.httpUrl}/v1.0/invoke/${callee}/method/orders/7`, { headers: { traceparent: caller.traceparent } });
       expect(res.status).to.equal(200);
       const seen = (await res.json()) as SeenRequest;
-      const spans = await collector.trace(caller.traceId, (s) => s.length >= 4);
-      const inbound = one(spans, "svcd A's API request", (s) => s.service === callerId && s.kind === SPAN_KIND.server);
+      const spans = await collector().trace(caller.traceId, (s) => s.length >= 4);
+      const inbound = onlySpan(spans, "svcd A's API request", (s) => s.service === callerId && s.kind === SPAN_KIND.server);
       expect(inbound).to.include({ parentSpanId: caller.spanId, name: 'GET /v1.0/invoke/:id/method/*' });
-      const out = one(spans, "svcd A's call to svcd B", (s) => s.service === callerId && s.kind === SPAN_KIND.client);
+      const out = onlySpan(spans, "svcd A's call to svcd B", (s) => s.service === callerId && s.kind === SPAN_KIND.client);
       expect(out).to.include({ name: `invoke ${callee}`, parentSpanId: inbound.spanId });
-      const served = one(spans, "svcd B's side of it", (s) => s.service === callee && s.kind === SPAN_KIND.server);
+      const served = onlySpan(spans, "svcd B's side of it", (s) => s.service === callee && s.kind === SPAN_KIND.server);
       expect(served).to.include({ name: `invoke ${callee}`, parentSpanId: out.spanId });
       expect(served.attributes).to.include({ 'svc.invoke.caller': callerId, 'svc.invoke.path': '/orders/7' });
-      const toApp = one(spans, "svcd B's call to its app", (s) => s.service === callee && s.kind === SPAN_KIND.client);
+      const toApp = onlySpan(spans, "svcd B's call to its app", (s) => s.service === callee && s.kind === SPAN_KIND.client);
       expect(toApp).to.include({ name: 'GET', parentSpanId: served.spanId });
       expect(toApp.attributes).to.include({ 'http.response.status_code': 200 });
       expect(parseTraceparent(seen.headers.traceparent)).to.include({ traceId: caller.traceId, parentId: toApp.spanId, flags: '01' });
@@ -138,7 +125,7 @@ describe('tracing: state, service invocation, logs and sampling (real svcd, real
     before(async () => {
       await app.start();
       const start = (appId: string, samplingRate: number) =>
-        SvcdProcess.start({ appId, resources: { 'config.yaml': tracingConfiguration({ samplingRate, endpoint: collector.httpEndpoint }) }, args: ['--app-port', String(app.port)] });
+        SvcdProcess.start({ appId, resources: { 'config.yaml': tracingConfiguration({ samplingRate, endpoint: collector().httpEndpoint }) }, args: ['--app-port', String(app.port)] });
       [sampled, unsampled] = await Promise.all([start(`rate-one-${suffix}`, 1), start(`rate-zero-${suffix}`, 0)]);
     });
     after(async () => {
@@ -163,10 +150,10 @@ describe('tracing: state, service invocation, logs and sampling (real svcd, real
       expect(continued.parentId).to.not.equal(caller.spanId);
 
       // Both svcd export on the same schedule: once the sampled one's spans are in, the other had its chance too.
-      await collector.trace(fresh.traceId, (s) => s.length >= 2);
+      await collector().trace(fresh.traceId, (s) => s.length >= 2);
       await new Promise((r) => setTimeout(r, 2_000));
-      expect(collector.spans().filter((s) => s.service === `rate-zero-${suffix}`)).to.deep.equal([]);
-      expect(collector.spans().filter((s) => s.traceId === caller.traceId || s.traceId === unsampledFresh.traceId)).to.deep.equal([]);
+      expect(collector().spans().filter((s) => s.service === `rate-zero-${suffix}`)).to.deep.equal([]);
+      expect(collector().spans().filter((s) => s.traceId === caller.traceId || s.traceId === unsampledFresh.traceId)).to.deep.equal([]);
     });
   });
 });

@@ -5,7 +5,7 @@
  * continuing it and its call to the app (HTTP or gRPC app channel) under that, the app receiving the
  * `traceparent` of that call.
  */
-import { callerContext, type CollectedSpan, componentYaml, deleteJetStreamStream, OtelCollector, parseTraceparent, SPAN_KIND, SubscriberApp, SvcdProcess, TEST_NATS_URL, TEST_REDIS_HOST, tracingConfiguration } from '@svc/runtime/test-support';
+import { callerContext, componentYaml, deleteJetStreamStream, collectorForSuite, onlySpan, parseTraceparent, SPAN_KIND, SubscriberApp, SvcdProcess, TEST_NATS_URL, TEST_REDIS_HOST, tracingConfiguration } from '@svc/runtime/test-support';
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { GrpcSubscriberApp } from '../support/grpc-subscriber-app.js';
@@ -61,22 +61,9 @@ const TRANSPORTS = [
   { name: 'gRPC', subscriber: grpcSubscriber, rpc: true },
 ] as const;
 
-const one = (spans: CollectedSpan[], what: string, match: (s: CollectedSpan) => boolean): CollectedSpan => {
-  const found = spans.filter(match);
-  expect(found, what).to.have.length(1);
-  return found[0]!;
-};
-
 describe('tracing: publish → broker → subscriber as one trace (real svcd, real collector)', function () {
   this.timeout(120_000);
-  let collector: OtelCollector;
-
-  before(async () => {
-    collector = await OtelCollector.start();
-  });
-  after(async () => {
-    await collector?.stop();
-  });
+  const collector = collectorForSuite();
 
   for (const broker of BROKERS) {
     for (const transport of TRANSPORTS) {
@@ -89,10 +76,10 @@ describe('tracing: publish → broker → subscriber as one trace (real svcd, re
         // The publisher exports over OTLP/HTTP, the subscriber over OTLP/gRPC: both exporters in one trace.
         const publisherId = `pub-${suffix}`;
         const subscriberId = `sub-${suffix}`;
-        const a = await SvcdProcess.start({ appId: publisherId, resources: { 'pubsub.yaml': pubsub, 'config.yaml': tracingConfiguration({ samplingRate: 1, endpoint: collector.httpEndpoint }) } });
+        const a = await SvcdProcess.start({ appId: publisherId, resources: { 'pubsub.yaml': pubsub, 'config.yaml': tracingConfiguration({ samplingRate: 1, endpoint: collector().httpEndpoint }) } });
         const b = await SvcdProcess.start({
           appId: subscriberId,
-          resources: { 'pubsub.yaml': pubsub, 'config.yaml': tracingConfiguration({ samplingRate: 1, endpoint: collector.grpcEndpoint, protocol: 'grpc' }) },
+          resources: { 'pubsub.yaml': pubsub, 'config.yaml': tracingConfiguration({ samplingRate: 1, endpoint: collector().grpcEndpoint, protocol: 'grpc' }) },
           args: subscriber.appArgs,
         });
         try {
@@ -101,17 +88,17 @@ describe('tracing: publish → broker → subscriber as one trace (real svcd, re
           expect(res.status).to.equal(204);
           const got = await subscriber.received();
 
-          const spans = await collector.trace(caller.traceId, (s) => s.filter((x) => x.service === subscriberId).length >= 2 && s.some((x) => x.service === publisherId && x.kind === SPAN_KIND.producer));
-          const server = one(spans, 'the publish request', (s) => s.service === publisherId && s.kind === SPAN_KIND.server);
+          const spans = await collector().trace(caller.traceId, (s) => s.filter((x) => x.service === subscriberId).length >= 2 && s.some((x) => x.service === publisherId && x.kind === SPAN_KIND.producer));
+          const server = onlySpan(spans, 'the publish request', (s) => s.service === publisherId && s.kind === SPAN_KIND.server);
           expect(server.parentSpanId).to.equal(caller.spanId);
           expect(server.name).to.match(/^POST \/v1\.0\/publish\/:pubsub/);
-          const producer = one(spans, 'the publish span', (s) => s.kind === SPAN_KIND.producer);
+          const producer = onlySpan(spans, 'the publish span', (s) => s.kind === SPAN_KIND.producer);
           expect(producer).to.include({ service: publisherId, name: `publish ${topic}`, parentSpanId: server.spanId });
           expect(producer.attributes).to.include({ 'messaging.system': broker.system, 'messaging.destination.name': topic, 'messaging.operation.type': 'send' });
-          const consumer = one(spans, 'the delivery span', (s) => s.kind === SPAN_KIND.consumer);
+          const consumer = onlySpan(spans, 'the delivery span', (s) => s.kind === SPAN_KIND.consumer);
           expect(consumer).to.include({ service: subscriberId, name: `process ${topic}`, parentSpanId: producer.spanId });
           expect(consumer.attributes).to.include({ 'messaging.system': broker.system, 'messaging.operation.type': 'process', 'messaging.consumer.group.name': subscriberId });
-          const call = one(spans, 'the call to the app', (s) => s.service === subscriberId && s.kind === SPAN_KIND.client);
+          const call = onlySpan(spans, 'the call to the app', (s) => s.service === subscriberId && s.kind === SPAN_KIND.client);
           expect(call.parentSpanId).to.equal(consumer.spanId);
           expect(call.name).to.equal(transport.rpc ? 'dapr.proto.runtime.v1.AppCallback/OnTopicEvent' : 'POST');
 

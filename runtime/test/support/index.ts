@@ -16,4 +16,4 @@ export { SubscriberApp, type AppAnswer, type Delivery } from './subscriber-app.j
 export { memoryMiB } from './process-memory.js';
 export { RawWorker, rawClient } from './raw-worker.js';
 export { configurationTableSql } from './configuration-table.js';
-export { callerContext, OtelCollector, parseTraceparent, SPAN_KIND, tracingConfiguration, tracingSpec, type CollectedSpan } from './otel-collector.js';
+export { callerContext, collectorForSuite, onlySpan, OtelCollector, parseTraceparent, SPAN_KIND, tracingConfiguration, tracingSpec, type CollectedSpan } from './otel-collector.js';

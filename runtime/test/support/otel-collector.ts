@@ -4,6 +4,7 @@
  * contrib file exporter to a JSON-lines file this helper reads back. Restartable on the same ports (a collector
  * that goes away and comes back).
  */
+import { expect } from 'chai';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
@@ -179,6 +180,31 @@ export class OtelCollector {
       await new Promise((r) => setTimeout(r, 200));
     }
   }
+}
+
+/**
+ * A collector for the suite around the call (mocha `before`/`after` hooks), started once; call it inside a
+ * `describe` and read the collector in the tests through the getter it returns.
+ */
+export function collectorForSuite(): () => OtelCollector {
+  let collector: OtelCollector | undefined;
+  before(async () => {
+    collector = await OtelCollector.start();
+  });
+  after(async () => {
+    await collector?.stop();
+  });
+  return () => {
+    if (!collector) throw new Error('the collector has not started');
+    return collector;
+  };
+}
+
+/** The one span of `spans` that `match` takes; fails naming `what` when there is none or more than one. */
+export function onlySpan(spans: readonly CollectedSpan[], what: string, match: (s: CollectedSpan) => boolean): CollectedSpan {
+  const found = spans.filter(match);
+  expect(found, what).to.have.length(1);
+  return found[0]!;
 }
 
 /** A W3C trace context as a caller writes it: a random trace id and parent span id, sampled. */
