@@ -1,12 +1,13 @@
 /**
  * Traces through the APIs, with real svcd processes and a real OpenTelemetry Collector: an app's `traceparent`
  * continued through a state call (HTTP and gRPC API) down to a span naming the Redis store; service invocation
- * app → svcd A → svcd B → app B as one trace; log lines inside a traced request carrying its trace_id; sampling
- * rate 1 exporting and rate 0 exporting nothing while the context still reaches the app.
+ * app → svcd A → svcd B → app B as one trace; log lines inside a traced request carrying its trace_id; an input
+ * binding's event beginning a trace that reaches the app; sampling rate 1 exporting and rate 0 exporting nothing
+ * while the context still reaches the app.
  */
 import * as grpc from '@grpc/grpc-js';
 import { loadRuntimeApiProto } from '@svc/proto';
-import { callerContext, componentYaml, deleteRedisKeysWithPrefix, collectorForSuite, onlySpan, parseTraceparent, SPAN_KIND, SvcdProcess, tempFolder, TEST_REDIS_HOST, tracingConfiguration, tracingSpec } from '@svc/runtime/test-support';
+import { callerContext, componentYaml, deleteRedisKeysWithPrefix, collectorForSuite, onlySpan, parseTraceparent, SPAN_KIND, SubscriberApp, SvcdProcess, tempFolder, TEST_REDIS_HOST, tracingConfiguration, tracingSpec } from '@svc/runtime/test-support';
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
@@ -113,6 +114,37 @@ describe('tracing: state, service invocation, logs and sampling (real svcd, real
       expect(toApp).to.include({ name: 'GET', parentSpanId: served.spanId });
       expect(toApp.attributes).to.include({ 'http.response.status_code': 200 });
       expect(parseTraceparent(seen.headers.traceparent)).to.include({ traceId: caller.traceId, parentId: toApp.spanId, flags: '01' });
+    });
+  });
+
+  describe('input bindings', () => {
+    let app: SubscriberApp;
+    let svcd: SvcdProcess;
+    const appId = `traced-bindings-${randomUUID().slice(0, 8)}`;
+
+    before(async () => {
+      app = await SubscriberApp.start();
+      svcd = await SvcdProcess.start({
+        appId,
+        resources: { 'ticks.yaml': componentYaml('ticks', 'bindings.cron', { schedule: '@every 1s' }), 'config.yaml': tracingConfiguration({ samplingRate: 1, endpoint: collector().httpEndpoint }) },
+        args: ['--app-port', String(app.port)],
+      });
+    });
+    after(async () => {
+      await svcd?.dispose();
+      await app?.stop();
+    });
+
+    it('an event begins a trace: a process span, the call to the app under it, the app receiving that call’s traceparent', async () => {
+      const [tick] = await app.waitFor('/ticks', 1, 15_000);
+      const received = parseTraceparent(tick!.headers.traceparent);
+      const spans = await collector().trace(received.traceId, (s) => s.length >= 2);
+      const consumer = onlySpan(spans, 'the delivery', (s) => s.kind === SPAN_KIND.consumer);
+      expect(consumer).to.include({ service: appId, name: 'process ticks', parentSpanId: '' });
+      expect(consumer.attributes).to.include({ 'messaging.system': 'cron', 'svc.binding.name': 'ticks' });
+      const call = onlySpan(spans, 'the call to the app', (s) => s.kind === SPAN_KIND.client);
+      expect(call).to.include({ name: 'POST', parentSpanId: consumer.spanId });
+      expect(received.parentId).to.equal(call.spanId);
     });
   });
 

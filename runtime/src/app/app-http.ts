@@ -46,7 +46,7 @@ export interface AppRequestOptions {
 /** One request to the app; in a CLIENT span carrying its `traceparent` when svcd traces. */
 export function appRequest(url: string, opts: AppRequestOptions): Promise<AppResponse> {
   if (opts.traced === false) return send(url, opts);
-  return tracedHttpCall(opts.method, new URL(url), opts.headers ?? {}, (headers) => send(url, { ...opts, headers }), (res) => res.status);
+  return tracedHttpCall(opts.method, () => new URL(url), opts.headers ?? {}, (headers) => send(url, { ...opts, headers }), (res) => res.status);
 }
 
 function send(url: string, opts: AppRequestOptions): Promise<AppResponse> {

@@ -15,7 +15,7 @@ export class HttpAppInvoker implements AppInvoker {
   /** In a CLIENT span when svcd traces: the app gets that span's `traceparent`, not the caller's. */
   invoke(call: AppCall, signal: AbortSignal): Promise<AppAnswer> {
     const path = call.query === '' ? call.path : `${call.path}?${call.query}`;
-    const url = new URL(`http://127.0.0.1:${this.port}${path.startsWith('/') ? path : `/${path}`}`);
+    const url = () => new URL(`http://127.0.0.1:${this.port}${path.startsWith('/') ? path : `/${path}`}`);
     return tracedHttpCall(call.verb, url, call.headers, (headers) => this.#send(call, path, headers, signal), (answer) => answer.status);
   }
 

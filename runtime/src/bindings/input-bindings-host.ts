@@ -15,6 +15,8 @@ import { deliveryPolicy, retryDelay, type DeliveryPolicy } from '../delivery/pol
 import type { Logger } from '../log/logger.js';
 import type { Part } from '../util/lifecycle.js';
 import { isInputBinding, type InputEvent } from '../components/contracts/bindings.js';
+import { tracingEnabled } from '../tracing/enabled.js';
+import { inSpan, SpanKind } from '../tracing/spans.js';
 
 export class InputBindingsHost implements Part {
   readonly name = 'input-bindings';
@@ -46,7 +48,8 @@ export class InputBindingsHost implements Part {
       }
       const binding = c.instance;
       if (!isInputBinding(binding)) continue;
-      this.#readers.push(await binding.read((event) => this.#deliver(c.spec.name, path, event, policy)));
+      const spec = c.spec;
+      this.#readers.push(await binding.read((event) => (tracingEnabled() ? this.#tracedDeliver(spec, path, event, policy) : this.#deliver(spec.name, path, event, policy))));
       this.log.info({ binding: c.spec.name, path }, 'reading input binding');
     }
   }
@@ -54,6 +57,12 @@ export class InputBindingsHost implements Part {
   async stop(): Promise<void> {
     this.#stopped.abort();
     await Promise.all(this.#readers.splice(0).map((r) => r.close()));
+  }
+
+  /** An event is where a trace begins: a CONSUMER span for its delivery, every attempt (a call to the app) under it. */
+  #tracedDeliver(spec: { name: string; type: string }, path: string, event: InputEvent, policy: DeliveryPolicy): Promise<Buffer> {
+    const attributes = { 'messaging.system': spec.type.slice(spec.type.indexOf('.') + 1), 'messaging.destination.name': spec.name, 'messaging.operation.type': 'process', 'svc.binding.name': spec.name };
+    return inSpan({ name: `process ${spec.name}`, kind: SpanKind.CONSUMER, attributes }, () => this.#deliver(spec.name, path, event, policy));
   }
 
   async #deliver(binding: string, path: string, event: InputEvent, policy: DeliveryPolicy): Promise<Buffer> {

@@ -18,10 +18,11 @@ function urlAttributes(method: string, url: URL): Record<string, string | number
 /**
  * An HTTP call to `url` in a CLIENT span (`{method}`): `send` gets the headers to send, with this span's
  * `traceparent`, and says the answer's status. A status of 400 or more fails the span, as the conventions say.
+ * `url` is made only when the span is.
  */
-export function tracedHttpCall<T, H extends Record<string, string | string[]>>(method: string, url: URL, headers: H, send: (headers: H) => Promise<T>, statusOf: (answer: T) => number): Promise<T> {
+export function tracedHttpCall<T, H extends Record<string, string | string[]>>(method: string, url: () => URL, headers: H, send: (headers: H) => Promise<T>, statusOf: (answer: T) => number): Promise<T> {
   if (!tracingEnabled()) return send(headers);
-  return inSpan({ name: method, kind: SpanKind.CLIENT, attributes: urlAttributes(method, url) }, async (span) => {
+  return inSpan({ name: method, kind: SpanKind.CLIENT, attributes: urlAttributes(method, url()) }, async (span) => {
     const out: H = { ...headers };
     injectIntoHeaders(out);
     const answer = await send(out);
