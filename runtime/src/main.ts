@@ -327,6 +327,8 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
       metricsPort: ports.metrics ?? 'disabled',
       metricsAddress: config.metricsListenAddress,
       components: components.list().map((c) => `${c.spec.name} (${c.spec.type})`),
+      // From the process's start (Node's own included): what an orchestrator waits for.
+      startupMs: Math.round(performance.now()),
     },
     'svcd started',
   );

@@ -23,8 +23,10 @@ export class Lifecycle {
   async startAll(): Promise<void> {
     for (const part of this.#parts) {
       this.log.debug({ part: part.name }, 'starting');
+      const t0 = performance.now();
       await part.start();
       this.#started.push(part);
+      this.log.debug({ part: part.name, ms: Math.round((performance.now() - t0) * 10) / 10 }, 'started');
     }
   }
 
