@@ -5,21 +5,13 @@
  * start-up; svcd builds that one only when reflection or a typed client first asks for it.
  */
 import * as grpc from '@grpc/grpc-js';
-import path from 'node:path';
 import protobuf from 'protobufjs';
-import { LOADER_OPTIONS, PROTO_ROOT } from './proto-root.js';
+import { LOADER_OPTIONS } from './proto-root.js';
 
 /** How messages convert to plain objects: proto-loader's option names (`toObject`'s). */
 export type Conversions = Pick<protobuf.IConversionOptions, 'longs' | 'enums' | 'bytes' | 'defaults' | 'oneofs'>;
 
-/** The files parsed as proto-loader parses them: the same case of names, imports found under PROTO_ROOT. */
-export function loadProtoRoot(files: readonly string[]): protobuf.Root {
-  const root = new protobuf.Root();
-  root.resolvePath = (_origin, target) => (path.isAbsolute(target) ? target : path.join(PROTO_ROOT, target));
-  root.loadSync([...files], { keepCase: LOADER_OPTIONS.keepCase });
-  root.resolveAll();
-  return root;
-}
+export { loadProtoRoot } from './parsed-root.js';
 
 function serializer(type: protobuf.Type): (value: object) => Buffer {
   return (value) => {

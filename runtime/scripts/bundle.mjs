@@ -7,8 +7,11 @@
  * third of the whole, is only for Kubernetes mode: a script of its own in dist/bundle/vendor/, loaded then.
  * better-sqlite3 is a native addon and stays in node_modules, as does the WAL checkpoint worker (a file of its
  * own, started by path). The `svc` CLI (dist/src/cli/main.js) is bundled the same way into dist/bundle/svc.cjs, so
- * the installable package (scripts/package.mjs) carries two scripts and not svcd's dependency tree.
+ * the installable package (scripts/package.mjs) carries two scripts and not svcd's dependency tree. First, each
+ * `.proto` is parsed once and written as JSON (@svc/proto's writeParsedRoots), which svcd loads instead of parsing
+ * the text at every start.
  */
+import { writeParsedRoots } from '@svc/proto';
 import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
 import { readFile, rm } from 'node:fs/promises';
@@ -90,6 +93,7 @@ const common = {
   logLevel: 'warning',
 };
 
+writeParsedRoots();
 await rm(outdir, { recursive: true, force: true });
 await build({ ...common, entryPoints: [path.join(runtimeDir, 'dist/src/main.js')], outfile: path.join(outdir, 'svcd.cjs'), plugins: [fileLocations, vendored] });
 await build({ ...common, entryPoints: [path.join(runtimeDir, 'dist/src/cli/main.js')], outfile: path.join(outdir, 'svc.cjs'), plugins: [fileLocations, vendored] });
