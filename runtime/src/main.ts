@@ -46,7 +46,7 @@ import { parseCommandLine, type RuntimeConfig } from './config/config.js';
 import { ensureError, RuntimeError } from './errors/runtime-error.js';
 import { createLogger, type Logger } from './log/logger.js';
 import { createMetricsRegistry, MetricsServer } from './metrics/metrics.js';
-import { Lifecycle } from './util/lifecycle.js';
+import { Lifecycle, together } from './util/lifecycle.js';
 import { listenFor } from './util/listen-failure.js';
 import type { AppEvents } from './app/app-events.js';
 import { AppHealth, OPEN_GATE } from './app/app-health.js';
@@ -270,27 +270,32 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
   const ports: Record<string, number> = {};
 
   const lifecycle = new Lifecycle(log)
-    .add({
-      name: 'metrics',
-      start: async () => {
-        if (config.metricsPort !== 0) ports.metrics = await listenFor('metrics-port', config.metricsListenAddress, config.metricsPort, () => metricsServer.start());
-      },
-      stop: () => metricsServer.stop(),
-    })
-    .add(resources)
-    .add({
-      name: 'components',
-      start: async () => {
-        await pluggable.discover();
-        const specs =
-          config.mode === 'kubernetes'
-            ? await loadFromKubernetes(config, log)
-            : await loadStandaloneComponents(config.resourcesPaths, config.appId, log);
-        await pluggable.awaitSocketsFor(specs);
-        await components.initAll(specs, log, secretRefResolver({ components, byDefault: await defaultSecretSource(config) }));
-      },
-      stop: () => components.closeAll(log),
-    })
+    // None of these needs another: their listener, file reads and connections overlap.
+    .add(
+      together('metrics, resources, components', [
+        {
+          name: 'metrics',
+          start: async () => {
+            if (config.metricsPort !== 0) ports.metrics = await listenFor('metrics-port', config.metricsListenAddress, config.metricsPort, () => metricsServer.start());
+          },
+          stop: () => metricsServer.stop(),
+        },
+        resources,
+        {
+          name: 'components',
+          start: async () => {
+            await pluggable.discover();
+            const specs =
+              config.mode === 'kubernetes'
+                ? await loadFromKubernetes(config, log)
+                : await loadStandaloneComponents(config.resourcesPaths, config.appId, log);
+            await pluggable.awaitSocketsFor(specs);
+            await components.initAll(specs, log, secretRefResolver({ components, byDefault: await defaultSecretSource(config) }));
+          },
+          stop: () => components.closeAll(log),
+        },
+      ], log),
+    )
     // Stops after the actors drained: calls routed here by other replicas meanwhile still arrive.
     .add({ name: 'internal-grpc-stop', start: () => Promise.resolve(), stop: () => internalServer.stop(config.shutdownGracePeriodMs) })
     .add(actors)
