@@ -48,20 +48,45 @@ function parseProtoFiles(folders: ProtoFolders, files: readonly string[]): { roo
   return { root, read: [...read] };
 }
 
-/** The build's parse of `files`, if one of them was parsed with all the others as its imports and none has changed since. */
-function parsedAtBuild(folders: ProtoFolders, files: readonly string[]): protobuf.Root | undefined {
+/** The build's parse of `files`: the JSON of one of them parsed with all the others as its imports, if none has changed since. */
+function currentParse(folders: ProtoFolders, files: readonly string[]): ParsedRoot | undefined {
   const wanted = files.map((f) => relative(folders, f));
   for (const candidate of [...wanted].reverse()) {
     const file = path.join(folders.parsed, `${candidate}.json`);
     if (!existsSync(file)) continue;
     const parsed = JSON.parse(readFileSync(file, 'utf8')) as ParsedRoot;
     if (!wanted.every((w) => w in parsed.sources)) continue;
-    if (!Object.entries(parsed.sources).every(([source, hash]) => hashOf(folders, source) === hash)) return undefined;
-    const root = protobuf.Root.fromJSON(parsed.root);
-    root.resolveAll();
-    return root;
+    return Object.entries(parsed.sources).every(([source, hash]) => hashOf(folders, source) === hash) ? parsed : undefined;
   }
   return undefined;
+}
+
+function parsedAtBuild(folders: ProtoFolders, files: readonly string[]): protobuf.Root | undefined {
+  const parsed = currentParse(folders, files);
+  if (parsed === undefined) return undefined;
+  const root = protobuf.Root.fromJSON(parsed.root);
+  root.resolveAll();
+  return root;
+}
+
+/** A method of a service as the build's parse describes it. */
+export interface ParsedMethod {
+  readonly name: string;
+  readonly requestStream: boolean;
+  readonly responseStream: boolean;
+}
+
+/**
+ * The methods of `serviceName` (fully qualified) from the build's parse of `files`, read without building the
+ * root (its types are resolved when first needed); undefined when there is no current parse.
+ */
+export function parsedServiceMethods(files: readonly string[], serviceName: string, folders: ProtoFolders = PACKAGE_FOLDERS): ParsedMethod[] | undefined {
+  const parsed = currentParse(folders, files);
+  let at: protobuf.INamespace | undefined = parsed?.root;
+  for (const part of serviceName.split('.')) at = at?.nested?.[part] as protobuf.INamespace | undefined;
+  const methods = (at as protobuf.IService | undefined)?.methods;
+  if (methods === undefined) return undefined;
+  return Object.entries(methods).map(([name, m]) => ({ name, requestStream: m.requestStream === true, responseStream: m.responseStream === true }));
 }
 
 /** The root of `files` (relative to the sources, or absolute), resolved: from the build's parse when it is current, else parsed now. */

@@ -31,7 +31,7 @@ import { secretRefResolver, type DefaultSecretSource } from './secrets/secret-re
 import { HttpApiServer } from './api/http/server.js';
 import { GrpcApiServer } from './util/grpc-server.js';
 import { runtimeApiServices } from './api/grpc/runtime-service.js';
-import { loadDurableTaskProto } from '@svc/proto';
+import { buildDeferredServices, loadDurableTaskProto } from '@svc/proto';
 import { Readiness } from './util/readiness.js';
 import { WorkflowManagementApi } from './workflow/management-api.js';
 import { registerBuiltinComponents } from './builtins.js';
@@ -323,6 +323,9 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
     throw err;
   }
   readiness.set(true);
+  // The gRPC services' message conversions, left out of the start (servedServiceOnUse): made now, before the
+  // first call is likely to need them.
+  setImmediate(buildDeferredServices);
   log.info(
     {
       version: RUNTIME_VERSION,
