@@ -83,7 +83,7 @@ export interface ParsedMethod {
 export function parsedServiceMethods(files: readonly string[], serviceName: string, folders: ProtoFolders = PACKAGE_FOLDERS): ParsedMethod[] | undefined {
   const parsed = currentParse(folders, files);
   let at: protobuf.INamespace | undefined = parsed?.root;
-  for (const part of serviceName.split('.')) at = at?.nested?.[part] as protobuf.INamespace | undefined;
+  for (const part of serviceName.split('.')) at = at?.nested?.[part];
   const methods = (at as protobuf.IService | undefined)?.methods;
   if (methods === undefined) return undefined;
   return Object.entries(methods).map(([name, m]) => ({ name, requestStream: m.requestStream === true, responseStream: m.responseStream === true }));
