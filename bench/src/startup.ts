@@ -8,6 +8,7 @@
  * Any other sidecar is measured the same way, side by side: BENCH_SIDECAR_START is its command line, with `{http}`,
  * `{grpc}` and `{dir}` (an empty folder per start) filled in, e.g.
  * `BENCH_SIDECAR_START='daprd --app-id s --dapr-http-port {http} --dapr-grpc-port {grpc} --resources-path r' node bench/dist/src/startup.js`.
+ * Several sidecars (another build of svcd, say): one command a line, each optionally named `name=command`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -57,11 +58,22 @@ const rows: Row[] = [
     if (row === undefined) throw new Error(`BENCH_STARTUP_CASES: no case ${c} (${Object.keys(SVCD_ROWS).join(', ')})`);
     return row;
   }),
-  // `exec`: the measured pid is the sidecar's.
-  ...(OTHER === undefined
-    ? []
-    : [{ label: OTHER, healthy: true, start: (dir: string, http: number, grpc: number) => spawn('/bin/sh', ['-c', `exec ${OTHER.replaceAll('{http}', String(http)).replaceAll('{grpc}', String(grpc)).replaceAll('{dir}', dir)}`], { stdio: 'ignore' }) }]),
+  ...(OTHER ?? '')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => otherRow(line.trim())),
 ];
+
+/** Another sidecar's row: `name=command` or a command, run by the shell (`exec`: the measured pid is the sidecar's). */
+function otherRow(line: string): Row {
+  const named = /^([\w.@-]+)=\s*(.+)$/.exec(line);
+  const command = named ? named[2]! : line;
+  return {
+    label: named ? named[1]! : command,
+    healthy: true,
+    start: (dir, http, grpc) => spawn('/bin/sh', ['-c', `exec ${command.replaceAll('{http}', String(http)).replaceAll('{grpc}', String(grpc)).replaceAll('{dir}', dir)}`], { stdio: 'ignore' }),
+  };
+}
 
 interface Sample {
   ms: number;
