@@ -5,13 +5,15 @@
  * as empty items.
  */
 import { expect } from 'chai';
+import { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import type { ConfigurationItems } from '../../src/components/contracts/configuration-store.js';
 import { PostgresConfigurationStore, postgresConfigurationOptions } from '../../src/configuration/postgres-configuration.js';
-import { RedisConfigurationStore, parseItem } from '../../src/configuration/redis-configuration.js';
+import { RedisConfigurationStore } from '../../src/configuration/redis-configuration.js';
+import { parseItem } from '../../src/configuration/redis-item.js';
 import { createLogger } from '../../src/log/logger.js';
 import { redisOptionsFromMetadata } from '../../src/stores/redis-connection.js';
-import { TEST_POSTGRES_URL, TEST_REDIS_HOST, configurationTableSql, eventually, TcpProxy, withTestPostgres, withTestRedis } from '../support/index.js';
+import { TEST_POSTGRES_URL, TEST_REDIS_HOST, configurationTableSql, eventually, freePort, PrivateRedisServer, TcpProxy, withTestPostgres, withTestRedis } from '../support/index.js';
 
 const log = createLogger({ level: 'error', json: true });
 
@@ -78,6 +80,67 @@ describe('configuration.redis (real Redis)', function () {
     await redis((r) => r.set(c, 'after'));
     await new Promise((r) => setTimeout(r, 200));
     expect(seen.length).to.equal(count);
+  });
+});
+
+describe('configuration.redis: a subscription whose pub/sub connection drops (a private redis-server)', function () {
+  this.timeout(20_000);
+  let server: PrivateRedisServer;
+  let direct: Redis;
+  let proxy: TcpProxy;
+  let store: RedisConfigurationStore;
+
+  before(async () => {
+    const port = await freePort();
+    server = await PrivateRedisServer.start(port);
+    direct = new Redis({ host: '127.0.0.1', port });
+    proxy = await TcpProxy.start({ host: '127.0.0.1', port });
+    store = await RedisConfigurationStore.connect(redisOptionsFromMetadata((n) => ({ redisHost: `127.0.0.1:${proxy.port}` })[n]), log);
+  });
+  after(async () => {
+    await store?.close();
+    await proxy?.down();
+    direct?.disconnect();
+    await server?.stop();
+  });
+
+  it('subscribes again after CLIENT KILL TYPE pubsub: a change made after that arrives', async () => {
+    const { seen, onChange } = recorder();
+    const watch = await store.watch({ keys: ['e'], metadata: {} }, onChange);
+    try {
+      expect(await direct.call('CLIENT', 'KILL', 'TYPE', 'pubsub')).to.equal(1);
+      // Written until one arrives: the first ones may land while the watch resubscribes, and are then re-read.
+      let n = 0;
+      await eventually('a change after the kill', async () => {
+        await direct.set('e', `after-kill||v${++n}`);
+        await new Promise((r) => setTimeout(r, 100));
+        return seen.some((s) => s.e?.value === 'after-kill');
+      });
+    } finally {
+      await watch.close();
+    }
+  });
+
+  it('reports the changes made while it could not reconnect once it can, deletions included', async () => {
+    await direct.mset('f', 'before||v1', 'g', 'doomed||v1');
+    const { seen, onChange } = recorder();
+    const watch = await store.watch({ keys: ['f', 'g', 'h'], metadata: {} }, onChange);
+    try {
+      await proxy.down();
+      await direct.set('f', 'while-down||v2');
+      await direct.del('g');
+      await direct.set('h', 'new||v1');
+      await new Promise((r) => setTimeout(r, 500)); // reconnects are refused meanwhile
+      expect(seen, 'nothing reported while the server is away').to.deep.equal([]);
+      await proxy.up();
+      await eventually('the changes made meanwhile', () => Promise.resolve(seen.length > 0));
+      expect(seen).to.deep.equal([{ f: { value: 'while-down', version: 'v2', metadata: {} }, g: { value: '', version: '', metadata: {} }, h: { value: 'new', version: 'v1', metadata: {} } }]);
+      await direct.set('f', 'back||v3');
+      await eventually('a change on the new connection', () => Promise.resolve(seen.length > 1));
+      expect(seen[1]).to.deep.equal({ f: { value: 'back', version: 'v3', metadata: {} } });
+    } finally {
+      await watch.close();
+    }
   });
 });
 
