@@ -1,28 +1,18 @@
 /**
- * A real Go program on the Dapr Go SDK client (github.com/dapr/go-sdk/client v1.11.0) against svcd:
- * e2e/go/blocks-client reads secrets from a local file store (one denied by the Configuration's scope), gets and
+ * A real Go program on the Dapr Go SDK client (github.com/dapr/go-sdk/client v1.11.0) against svcd: e2e/go/runtime-client
+ * run as `blocks <run>` reads secrets from a local file store (one denied by the Configuration's scope), gets and
  * subscribes to configuration.redis items (an update written to Redis while it runs reaches its handler, nothing
  * after UnsubscribeConfigurationItems), and contends for a lock.redis lock as two owners.
  */
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { componentYaml, deleteRedisKeysWithPrefix, SvcdProcess, TEST_REDIS_HOST, withTestRedis } from '@svc/runtime/test-support';
-import { buildGoProgram, runGoProgram, type GoProgramRun } from '../support/go-program.js';
+import { buildGoProgram, runGoProgram, stepObserved, type GoProgramRun } from '../support/go-program.js';
+import { secretScopesConfiguration } from '../support/secret-scopes.js';
 
 const SECRETS_FILE = JSON.stringify({ api: { key: 'go-api-key' }, db: { password: 'go-db-password' } });
-const CONFIGURATION = `apiVersion: dapr.io/v1alpha1
-kind: Configuration
-metadata:
-  name: appconfig
-spec:
-  secrets:
-    scopes:
-      - storeName: filestore
-        defaultAccess: allow
-        deniedSecrets: ["db:password"]
-`;
 
-describe('Dapr Go SDK client: secrets, configuration and lock against svcd (e2e/go/blocks-client)', function () {
+describe('Dapr Go SDK client: secrets, configuration and lock against svcd (e2e/go/runtime-client blocks)', function () {
   this.timeout(60_000);
   const run = `go-blocks-${randomUUID()}`;
   const appId = `go-blocks-${randomUUID()}`;
@@ -33,7 +23,7 @@ describe('Dapr Go SDK client: secrets, configuration and lock against svcd (e2e/
 
   before(async function () {
     this.timeout(300_000); // the first build downloads the SDK's modules
-    const binary = await buildGoProgram('blocks-client');
+    const binary = await buildGoProgram('runtime-client');
     await withTestRedis((r) => r.set(`${run}-get`, 'blue||v1'));
     svcd = await SvcdProcess.start({
       appId,
@@ -42,7 +32,7 @@ describe('Dapr Go SDK client: secrets, configuration and lock against svcd (e2e/
         'filestore.yaml': componentYaml('filestore', 'secretstores.local.file', { secretsFile: 'secrets.json' }),
         'configstore.yaml': componentYaml('configstore', 'configuration.redis', { redisHost: TEST_REDIS_HOST }),
         'lockstore.yaml': componentYaml('lockstore', 'lock.redis', { redisHost: TEST_REDIS_HOST }),
-        'config.yaml': CONFIGURATION,
+        'config.yaml': secretScopesConfiguration('appconfig', 'filestore', ['db:password']),
       },
       args: ['--config', 'appconfig'],
     });
@@ -55,7 +45,7 @@ describe('Dapr Go SDK client: secrets, configuration and lock against svcd (e2e/
       }
     })();
     try {
-      program = await runGoProgram(binary, { grpcPort: svcd.ports.grpc, args: [run], killAfterMs: 60_000 });
+      program = await runGoProgram(binary, { grpcPort: svcd.ports.grpc, args: ['blocks', run], killAfterMs: 60_000 });
     } finally {
       running = false;
       await writer;
@@ -67,15 +57,10 @@ describe('Dapr Go SDK client: secrets, configuration and lock against svcd (e2e/
     await deleteRedisKeysWithPrefix(`lock||${appId}||`);
   });
 
-  function observed(step: string): Record<string, unknown> {
-    const line = program.lines.find((l) => l.step === step);
-    expect(line, `no line for ${step} (exit ${program.exit})\n${program.stderr}`).to.not.equal(undefined);
-    expect(line!.error, `${step}: ${line!.error}`).to.equal(undefined);
-    return line!.observed!;
-  }
+  const observed = (step: string) => stepObserved(program, step);
 
   it('GetSecret and GetBulkSecret on a local file store; a missing key, a denied secret and an unknown store refused', () => {
-    const o = observed('secrets');
+    const o = observed('secrets-file');
     expect(o.secret).to.deep.equal({ 'api:key': 'go-api-key' });
     expect(o.bulk).to.deep.equal({ 'api:key': { 'api:key': 'go-api-key' } });
     expect(o.missingKey).to.match(/^Internal: .*nope/);

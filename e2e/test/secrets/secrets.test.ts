@@ -10,6 +10,7 @@ import { CommunicationProtocolEnum, DaprClient, LogLevel } from '@dapr/dapr';
 import { expect } from 'chai';
 import { loadRuntimeApiProto } from '@svc/proto';
 import { componentYaml, freePort, PrivateRedisServer, SvcdProcess } from '@svc/runtime/test-support';
+import { secretScopesConfiguration } from '../support/secret-scopes.js';
 
 const REDIS_PASSWORD = `redis-pw-${randomUUID()}`;
 const API_KEY = `api-key-${randomUUID()}`;
@@ -32,19 +33,6 @@ spec:
         name: redis:password
 auth:
   secretStore: localsecretstore
-`;
-
-/** The app may read its API key; the Redis password is for the component only. */
-const CONFIGURATION = `apiVersion: dapr.io/v1alpha1
-kind: Configuration
-metadata:
-  name: appconfig
-spec:
-  secrets:
-    scopes:
-      - storeName: localsecretstore
-        defaultAccess: allow
-        deniedSecrets: ["redis:password"]
 `;
 
 type Unary = (req: unknown, md: grpc.Metadata, cb: (err: grpc.ServiceError | null, res?: unknown) => void) => void;
@@ -85,7 +73,8 @@ describe('secrets (real svcd, HTTP, gRPC, Dapr SDK)', function () {
         'localsecretstore.yaml': componentYaml('localsecretstore', 'secretstores.local.file', { secretsFile: 'secrets.json' }),
         'envstore.yaml': componentYaml('envstore', 'secretstores.local.env', { prefix: 'SECRETS_E2E_' }),
         'statestore.yaml': redisComponent(redisPort),
-        'config.yaml': CONFIGURATION,
+        // The app may read its API key; the Redis password is for the component only.
+        'config.yaml': secretScopesConfiguration('appconfig', 'localsecretstore', ['redis:password']),
       },
       env: { SECRETS_E2E_TOKEN: ENV_TOKEN },
       args: ['--config', 'appconfig', '--log-level', 'debug'],
