@@ -66,10 +66,10 @@ describe('secret values kept out of a failed init', () => {
     const err = withoutSecrets(new RuntimeError('ERR_COMPONENT_SPEC_INVALID', 'at cache.internal:6379 with cache.internal-pw', { cause }), resolvedSecretValues(spec, ready));
     expect(err).to.be.instanceOf(RuntimeError);
     expect((err as RuntimeError).code).to.equal('ERR_COMPONENT_SPEC_INVALID');
-    expect((err as RuntimeError).message).to.equal('at [secret]:6379 with [secret]');
-    expect((err as RuntimeError).cause).to.equal(undefined);
+    expect(err.message).to.equal('at [secret]:6379 with [secret]');
+    expect(err.cause).to.equal(undefined);
     const plain = withoutSecrets(new Error('ECONNREFUSED cache.internal'), ['cache.internal']);
-    expect([(plain as RuntimeError).code, (plain).message]).to.deep.equal(['ERR_COMPONENT_INIT', 'ECONNREFUSED [secret]']);
+    expect([(plain as RuntimeError).code, plain.message]).to.deep.equal(['ERR_COMPONENT_INIT', 'ECONNREFUSED [secret]']);
   });
 
   it('leaves an error that quotes none as it is', () => {
