@@ -55,6 +55,8 @@ func configurationSubscribeStep(ctx context.Context, c dapr.Client, run string) 
 	if err := c.UnsubscribeConfigurationItems(ctx, "configstore", id); err != nil {
 		return nil, fmt.Errorf("unsubscribe: %w", err)
 	}
+	// An update svcd sent just before the unsubscribe may still be on its way: counted from a moment later.
+	time.Sleep(300 * time.Millisecond)
 	mu.Lock()
 	unsubscribed = true
 	mu.Unlock()
