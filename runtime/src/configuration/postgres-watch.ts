@@ -1,7 +1,7 @@
 /**
  * One `configuration.postgresql` subscription: LISTEN on the channel the table's trigger notifies, over a
  * connection of its own, reporting each notified row of a watched key. When that connection drops (a server
- * restart, a terminated backend, a network cut) it reconnects with capped backoff, LISTENs again, and re-reads the
+ * restart, a terminated backend, a reset connection) it reconnects with capped backoff, LISTENs again, and re-reads the
  * watched keys on the new connection, reporting what changed while it was down (`./known-items.ts`): such a change
  * arrives late, never silently lost.
  */

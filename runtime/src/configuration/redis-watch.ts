@@ -2,7 +2,7 @@
  * One `configuration.redis` subscription: the keyspace notifications of the watched keys (or of every key) on a
  * pub/sub connection of its own. A notified key is read on the store's main connection, whose answers come back in
  * the order asked, so changes are reported in order. When the pub/sub connection drops (a server restart, a killed
- * client, a network cut) it reconnects (`../stores/redis-connection.ts`), subscribes again and then re-reads the
+ * client, a reset connection) it reconnects (`../stores/redis-connection.ts`), subscribes again and then re-reads the
  * watched keys on the main connection, reporting what changed while it was down (`./known-items.ts`); a read that
  * fails is tried again with capped backoff. Such a change arrives late, never silently lost.
  */
@@ -66,7 +66,17 @@ export class RedisWatch implements ConfigurationWatch {
       watch.#subscriber.disconnect();
       throw err;
     }
-    watch.#subscriber.on('ready', () => watch.#resubscribe());
+    // ioredis reports a 'close' per failed reconnect too: the loss is logged once, until the next 'ready'.
+    let connected = true;
+    watch.#subscriber.on('close', () => {
+      if (!connected || watch.#closed) return;
+      connected = false;
+      log.warn({ keys: opts.keys.length }, 'configuration subscription connection lost: reconnecting; changes made meanwhile are reported once it is back');
+    });
+    watch.#subscriber.on('ready', () => {
+      connected = true;
+      watch.#resubscribe();
+    });
     return watch;
   }
 
