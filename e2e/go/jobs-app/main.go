@@ -28,7 +28,10 @@ import (
 )
 
 func main() {
-	log.SetOutput(os.Stderr) // the SDK's GetJobAlpha1 logs its answer with the standard logger: keep stdout JSON lines only
+	// stdout is for JSON lines only: the SDK's client logs its start with its own logger, and its GetJobAlpha1 logs
+	// the answer with the standard one.
+	log.SetOutput(os.Stderr)
+	dapr.SetLogger(log.New(os.Stderr, "", log.LstdFlags))
 	if len(os.Args) < 2 {
 		log.Fatal("usage: jobs-app serve <port> <job name>... | jobs-app client <schedule|get|delete> -name <job> [flags]")
 	}
