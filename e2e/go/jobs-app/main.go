@@ -91,17 +91,13 @@ func runClient(step string, args []string) bool {
 	ttl := flags.String("ttl", "", "schedule: when it expires")
 	typeURL := flags.String("type-url", "", "schedule: the data's type URL (none: no data)")
 	dataBase64 := flags.String("data-base64", "", "schedule: the data's value bytes, base64")
-	if err := flags.Parse(args); err != nil {
-		log.Fatal(err)
-	}
+	_ = flags.Parse(args) // ExitOnError: a bad flag ends the program
+	c := sidecar()
+	defer c.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	c, err := dapr.NewClient()
-	if err != nil {
-		log.Fatalf("creating the client: %v", err)
-	}
-	defer c.Close()
 	var observed map[string]any
+	var err error
 	switch step {
 	case "schedule":
 		job := &dapr.Job{Name: *name, Schedule: *schedule, Repeats: uint32(*repeats), DueTime: *dueTime, TTL: *ttl}
@@ -131,6 +127,15 @@ func runClient(step string, args []string) bool {
 	}
 	printLine(line)
 	return err == nil
+}
+
+// sidecar is the SDK's client of this app's sidecar, found as a Dapr app finds it (DAPR_GRPC_PORT).
+func sidecar() dapr.Client {
+	c, err := dapr.NewClient()
+	if err != nil {
+		log.Fatalf("creating the client: %v", err)
+	}
+	return c
 }
 
 // jobObserved is the job as the SDK handed it back; data as its type URL and value bytes (base64).
