@@ -99,6 +99,8 @@ function checkName(name: string): void {
   if (name.length > MAX_NAME_LENGTH) throw malformedRequest(`the job name is longer than ${MAX_NAME_LENGTH} characters`);
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(name)) throw malformedRequest('the job name holds control characters');
+  // The store keys of a job's actor are separated by '||'.
+  if (name.includes('||')) throw malformedRequest("the job name must not contain '||'");
 }
 
 function checkPolicy(name: string, policy: FailurePolicy): void {
