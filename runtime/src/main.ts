@@ -121,6 +121,9 @@ function appHealthMonitor(app: AppEvents, opts: NonNullable<RuntimeConfig['appHe
   return new AppHealth(() => app.healthCheck(opts.path, opts.timeoutMs), { intervalMs: opts.intervalMs, threshold: opts.threshold }, log);
 }
 
+/** How long after turning ready svcd builds the gRPC conversions no call has needed yet. */
+const DEFERRED_SERVICES_DELAY_MS = 100;
+
 /** Outbound health pings each backing server at most once a second, and waits at most a second for the answer. */
 const OUTBOUND_PING_TIMEOUT_MS = 1_000;
 /** How long the app may take to answer one job firing before it counts as failed. */
@@ -333,9 +336,9 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
     throw err;
   }
   readiness.set(true);
-  // The gRPC services' message conversions, left out of the start (servedServiceOnUse): made now, before the
-  // first call is likely to need them.
-  setImmediate(buildDeferredServices);
+  // The gRPC services' message conversions, left out of the start (servedServiceOnUse): made by the first call, or
+  // once the first health probes have had their answer, whichever comes first.
+  setTimeout(buildDeferredServices, DEFERRED_SERVICES_DELAY_MS).unref();
   log.info(
     {
       version: RUNTIME_VERSION,
