@@ -41,7 +41,7 @@ describe('jobs over HTTP, fired into an HTTP app', function () {
     const got = await get('once');
     expect(got.status).to.equal(200);
     expect(await got.json()).to.deep.equal({ name: 'once', dueTime: '1s', data: { '@type': 'type.googleapis.com/google.protobuf.Value', value: { order: 42, items: ['a', 'b'] } } });
-    await eventually('the one-shot job fired', async () => app.of('once').length === 1);
+    await eventually('the one-shot job fired', () => Promise.resolve(app.of('once').length === 1));
     const [firing] = app.of('once');
     expect(firing!.at - scheduledAt).to.be.at.least(1000);
     expect(JSON.parse(firing!.body)).to.deep.equal({ order: 42, items: ['a', 'b'] });
@@ -53,7 +53,7 @@ describe('jobs over HTTP, fired into an HTTP app', function () {
 
   it('@every with repeats fires that many times a period apart, on the stable path too', async () => {
     expect((await schedule('thrice', { data: 'tick', schedule: '@every 500ms', repeats: 3 }, 'v1.0')).status).to.equal(204);
-    await eventually('three firings', async () => app.of('thrice').length === 3);
+    await eventually('three firings', () => Promise.resolve(app.of('thrice').length === 3));
     await sleep(1200);
     const firings = app.of('thrice');
     expect(firings.map((f) => f.body)).to.deep.equal(['"tick"', '"tick"', '"tick"']);
@@ -74,7 +74,7 @@ describe('jobs over HTTP, fired into an HTTP app', function () {
     expect((await schedule('drop', { dueTime: '0s', failure_policy: { drop: {} } })).status).to.equal(204);
     expect((await schedule('constant', { dueTime: '0s', failurePolicy: { constant: { interval: '0.2s', maxRetries: 2 } } })).status).to.equal(204);
     expect((await schedule('default', { dueTime: '0s' })).status).to.equal(204);
-    await eventually('the default policy used up', async () => app.of('default').length === 4, 10_000);
+    await eventually('the default policy used up', () => Promise.resolve(app.of('default').length === 4), 10_000);
     await sleep(1500);
     expect(app.of('drop')).to.have.length(1);
     expect(app.of('constant')).to.have.length(3);
@@ -90,7 +90,7 @@ describe('jobs over HTTP, fired into an HTTP app', function () {
     expect((await schedule('every', { data: 1, schedule: '@every 300ms' })).status).to.equal(204);
     await expectError(await schedule('every', { data: 2, schedule: '@every 300ms' }), 409, 'DAPR_SCHEDULER_JOB_EXISTS', /already exists/);
     expect((await schedule('every', { data: 2, schedule: '@every 300ms', overwrite: true })).status).to.equal(204);
-    await eventually('the replacement fired', async () => app.of('every').some((f) => f.body === '2'));
+    await eventually('the replacement fired', () => Promise.resolve(app.of('every').some((f) => f.body === '2')));
     expect(((await (await get('every')).json()) as { data: { value: number } }).data.value).to.equal(2);
     expect((await svcd.request('DELETE', '/v1.0-alpha1/jobs/every')).status).to.equal(204);
     const count = app.of('every').length;
@@ -140,7 +140,7 @@ describe('jobs across svcd restarts and an app that is not listening', function 
     await sleep(2500);
     app = new JobApp();
     await app.start(port);
-    await eventually('the firing reached the app once it listened again', async () => app!.of('early').length === 1);
+    await eventually('the firing reached the app once it listened again', () => Promise.resolve(app!.of('early').length === 1));
     expect(app.of('early')[0]!.body).to.equal('"hello"');
     const metrics = await (await fetch(`http://127.0.0.1:${svcd.ports.metrics}/metrics`)).text();
     expect(metrics).to.match(/svc_jobs_attempts_total\{[^}]*outcome="unreachable"[^}]*\} [1-9]/);
@@ -160,7 +160,7 @@ describe('jobs across svcd restarts and an app that is not listening', function 
       if (how === 'kill') await first.kill();
       else await first.stop();
       svcd = await SvcdProcess.start({ appId: store.appId, dataDir: first.dataDir, resourcesPath: first.resourcesPath, args: ['--app-port', String(app.port)] });
-      await eventually('both one-shots fired', async () => app!.of('later-1').length === 1 && app!.of('later-2').length === 1, 20_000);
+      await eventually('both one-shots fired', () => Promise.resolve(app!.of('later-1').length === 1 && app!.of('later-2').length === 1), 20_000);
       await eventually('the ticker used up its repeats', async () => (await svcd!.request('GET', '/v1.0-alpha1/jobs/ticker')).status === 404, 20_000);
       await sleep(1500);
       expect(app.of('later-1').map((f) => f.body)).to.deep.equal(['"later-1"']);
