@@ -6,6 +6,8 @@ import * as grpc from '@grpc/grpc-js';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { metadataOfRecord, recordOfMetadata } from '../util/grpc-metadata.js';
+import { tracingEnabled } from '../tracing/enabled.js';
+import { injectIntoMetadata } from '../tracing/propagation.js';
 import type { Headers } from './app-invocation.js';
 
 export interface GrpcAppCall {
@@ -50,7 +52,10 @@ export class GrpcAppProxy {
   /** Resolves once the app sent its response metadata, or ended the call without any. */
   call(call: GrpcAppCall, signal: AbortSignal): Promise<GrpcAppAnswer> {
     const options: grpc.CallOptions = call.timeoutMs === undefined ? {} : { deadline: Date.now() + call.timeoutMs };
-    const app = this.#client.makeBidiStreamRequest<Buffer, Buffer>(call.path, asIs, asIs, metadataOfRecord(call.headers), options);
+    const metadata = metadataOfRecord(call.headers);
+    // The app continues the span svcd serves the call in, not the one the call came with.
+    if (tracingEnabled()) injectIntoMetadata(metadata);
+    const app = this.#client.makeBidiStreamRequest<Buffer, Buffer>(call.path, asIs, asIs, metadata, options);
     const cancel = () => app.cancel();
     signal.addEventListener('abort', cancel, { once: true });
     // A failed status is also emitted as an error: the status is the answer, so the error is not a failure here.

@@ -10,7 +10,9 @@ import { once } from 'node:events';
 import { Readable } from 'node:stream';
 import type { InvocationApi } from '../../invocation/invocation-api.js';
 import { metadataOfRecord, recordOfMetadata } from '../../util/grpc-metadata.js';
+import { context } from '@opentelemetry/api';
 import { authorized, serviceError, UNAUTHENTICATED } from './call-guard.js';
+import { rpcServerSpan } from './server-spans.js';
 
 /** Where the caller names the target app, read in this order. */
 const APP_ID_METADATA = ['dapr-app-id', 'svc-app-id'] as const;
@@ -26,11 +28,15 @@ export function grpcProxy(api: InvocationApi, apiToken: string | undefined): grp
       const details = `svcd does not serve the method ${call.getPath()}, and the call names no app to proxy it to (dapr-app-id metadata)`;
       return void call.emit('error', { code: grpc.status.UNIMPLEMENTED, details });
     }
-    void proxy(api, target, call);
+    // A SERVER span for the proxied call when svcd traces: the call to the target's sidecar continues it.
+    const span = rpcServerSpan(call);
+    if (!span) return void proxy(api, target, call);
+    void context.with(span.context, () => proxy(api, target, call)).then((code) => span.end(code));
   };
 }
 
-async function proxy(api: InvocationApi, target: string, call: ProxiedCall): Promise<void> {
+/** Resolves with the status the caller got. */
+async function proxy(api: InvocationApi, target: string, call: ProxiedCall): Promise<grpc.status> {
   const abort = new AbortController();
   call.on('cancelled', () => abort.abort(new Error('the caller cancelled the call')));
   try {
@@ -46,8 +52,12 @@ async function proxy(api: InvocationApi, target: string, call: ProxiedCall): Pro
     const trailers = metadataOfRecord(status.trailers);
     if (status.code === grpc.status.OK) call.end(trailers);
     else call.emit('error', { code: status.code, details: status.details, metadata: trailers });
+    return status.code;
   } catch (err) {
-    if (!abort.signal.aborted) call.emit('error', serviceError(err));
+    if (abort.signal.aborted) return grpc.status.CANCELLED;
+    const failure = serviceError(err);
+    call.emit('error', failure);
+    return failure.code ?? grpc.status.UNKNOWN;
   }
 }
 
