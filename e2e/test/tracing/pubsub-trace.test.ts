@@ -3,7 +3,7 @@
  * OpenTelemetry Collector: the caller's `traceparent` on an HTTP publish to svcd A, svcd A's server and
  * `publish` spans, the CloudEvent on Redis Streams or JetStream carrying that context, svcd B's `process` span
  * continuing it and its call to the app (HTTP or gRPC app channel) under that, the app receiving the
- * `traceparent` of that call.
+ * `traceparent` of that call. A bulk subscription's batch: a `process` span linked to each publisher's span.
  */
 import { callerContext, componentYaml, deleteJetStreamStream, collectorForSuite, onlySpan, parseTraceparent, SPAN_KIND, SubscriberApp, SvcdProcess, TEST_NATS_URL, TEST_REDIS_HOST, tracingConfiguration } from '@svc/runtime/test-support';
 import { expect } from 'chai';
@@ -116,4 +116,36 @@ describe('tracing: publish → broker → subscriber as one trace (real svcd, re
       });
     }
   }
+
+  it('a bulk subscription: the batch is a process span linked to the publish span of each event in it', async () => {
+    const suffix = randomUUID().slice(0, 8);
+    const topic = `traced-bulk-${suffix}`;
+    const appId = `bulk-${suffix}`;
+    const app = await SubscriberApp.start([{ pubsubname: 'pubsub', topic, route: '/batch', bulkSubscribe: { enabled: true, maxMessagesCount: 2, maxAwaitDurationMs: 5_000 } }]);
+    app.answers.set('/batch', [{ status: 200, bodyFor: (d) => ({ statuses: (d.body.entries as { entryId: string }[]).map((e) => ({ entryId: e.entryId, status: 'SUCCESS' })) }) }]);
+    const svcd = await SvcdProcess.start({
+      appId,
+      resources: { 'pubsub.yaml': componentYaml('pubsub', 'pubsub.redis', { redisHost: TEST_REDIS_HOST }), 'config.yaml': tracingConfiguration({ samplingRate: 1, endpoint: collector().httpEndpoint }) },
+      args: ['--app-port', String(app.port)],
+    });
+    try {
+      const callers = [callerContext(), callerContext()];
+      for (const c of callers) expect((await svcd.request('POST', `/v1.0/publish/pubsub/${topic}`, { n: 1 }, { traceparent: c.traceparent })).status).to.equal(204);
+      const [batch] = await app.waitFor('/batch', 1, 30_000);
+      expect(batch!.body.entries).to.have.length(2);
+      const producers = await Promise.all(callers.map(async (c) => onlySpan(await collector().trace(c.traceId, (s) => s.some((x) => x.kind === SPAN_KIND.producer)), 'the publish span', (s) => s.kind === SPAN_KIND.producer)));
+      const call = parseTraceparent(batch!.headers.traceparent);
+      const spans = await collector().trace(call.traceId, (s) => s.length >= 2);
+      const consumer = onlySpan(spans, 'the batch', (s) => s.kind === SPAN_KIND.consumer);
+      expect(consumer).to.include({ service: appId, name: `process ${topic}`, parentSpanId: '' });
+      expect(consumer.attributes).to.include({ 'messaging.batch.message_count': 2, 'messaging.system': 'redis' });
+      expect(consumer.links).to.have.deep.members(producers.map((p) => ({ traceId: p.traceId, spanId: p.spanId })));
+      const delivery = onlySpan(spans, 'the call to the app', (s) => s.kind === SPAN_KIND.client);
+      expect(delivery.parentSpanId).to.equal(consumer.spanId);
+      expect(call.parentId).to.equal(delivery.spanId);
+    } finally {
+      await svcd.dispose();
+      await app.stop();
+    }
+  });
 });

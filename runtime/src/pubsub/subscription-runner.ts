@@ -19,7 +19,7 @@ import type { LoadedPubSub } from './pubsubs.js';
 import { routeFor, type Subscription } from './subscriptions.js';
 import type { ReceivedMessage, TopicSubscription } from '../components/contracts/pubsub.js';
 import { tracingEnabled } from '../tracing/enabled.js';
-import { processSpan } from '../tracing/messaging.js';
+import { processBatchSpan, processSpan } from '../tracing/messaging.js';
 import { inSpan } from '../tracing/spans.js';
 
 export class SubscriptionRunner {
@@ -40,7 +40,7 @@ export class SubscriptionRunner {
     this.#policy = deliveryPolicy(sub.metadata, `subscription from ${sub.source}`, 'ERR_PUBSUB_SUBSCRIPTION_INVALID');
     if (sub.bulk) {
       const outcomes = { observed: (r: DeliveryResult, seconds: number) => this.#observe(r, seconds), deadLetterOrDrop: (e: CloudEvent, why: DeliveryResult) => this.#deadLetterOrDrop(e, why) };
-      this.#bulk = new BulkDelivery(sub, sub.bulk, this.#policy, deps.app, deps.gate, outcomes, { stopped: this.#stopped.signal, cancelled: this.#cancelled.signal });
+      this.#bulk = new BulkDelivery(sub, sub.bulk, this.#policy, this.#batchesTraced(deps.app), deps.gate, outcomes, { stopped: this.#stopped.signal, cancelled: this.#cancelled.signal });
     }
   }
 
@@ -67,6 +67,19 @@ export class SubscriptionRunner {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /** With tracing on, each batch's delivery is a `process` span linked to the publishers of its events. */
+  #batchesTraced(app: TopicDelivery): TopicDelivery {
+    if (!tracingEnabled()) return app;
+    const destination = { componentType: this.target.spec.type, pubsubName: this.sub.pubsubName, topic: this.sub.topic };
+    return {
+      deliver: (...args) => app.deliver(...args),
+      deliverBulk: (route, entries, timeoutMs, signal) => {
+        const events = entries.flatMap((e) => (Buffer.isBuffer(e.event) ? [] : [e.event]));
+        return inSpan(processBatchSpan(destination, events, this.deps.appId), () => app.deliverBulk(route, entries, timeoutMs, signal));
+      },
+    };
   }
 
   get #labels() {

@@ -2,7 +2,7 @@
  * Spans as svcd makes them: one tracer, a span around a piece of async work in the context it makes active, and
  * failures recorded the same way everywhere (status ERROR, `error.type` the catalogue's code).
  */
-import { context, SpanStatusCode, trace, type Attributes, type Context, type Span, type SpanKind, type Tracer } from '@opentelemetry/api';
+import { context, SpanStatusCode, trace, type Attributes, type Context, type Link, type Span, type SpanKind, type Tracer } from '@opentelemetry/api';
 import { ensureError, isRuntimeError } from '../errors/runtime-error.js';
 import { RUNTIME_VERSION } from '../version.js';
 
@@ -31,12 +31,14 @@ export interface SpanSpec {
   readonly attributes?: Attributes;
   /** The parent; the active context when absent. */
   readonly parent?: Context;
+  /** Other spans this one is about (a batch: each message's publisher). */
+  readonly links?: Link[];
 }
 
 /** Starts a span (not yet active): for work that ends elsewhere than where it began. */
 export function startSpan(spec: SpanSpec): { span: Span; context: Context } {
   const parent = spec.parent ?? context.active();
-  const span = svcdTracer().startSpan(spec.name, { kind: spec.kind, ...(spec.attributes ? { attributes: spec.attributes } : {}) }, parent);
+  const span = svcdTracer().startSpan(spec.name, { kind: spec.kind, ...(spec.attributes ? { attributes: spec.attributes } : {}), ...(spec.links ? { links: spec.links } : {}) }, parent);
   return { span, context: trace.setSpan(parent, span) };
 }
 

@@ -37,6 +37,8 @@ export interface CollectedSpan {
   readonly attributes: Readonly<Record<string, unknown>>;
   /** OTLP status code: 0 unset, 1 ok, 2 error. */
   readonly statusCode: number;
+  /** The spans it links to. */
+  readonly links: readonly { readonly traceId: string; readonly spanId: string }[];
 }
 
 export const SPAN_KIND = { internal: 1, server: 2, client: 3, producer: 4, consumer: 5 } as const;
@@ -55,6 +57,7 @@ interface OtlpSpan {
   kind: number;
   attributes?: { key: string; value: OtlpValue }[];
   status?: { code?: number };
+  links?: { traceId: string; spanId: string }[];
 }
 interface OtlpLine {
   resourceSpans: { resource: { attributes: { key: string; value: OtlpValue }[] }; scopeSpans: { spans?: OtlpSpan[] }[] }[];
@@ -158,7 +161,7 @@ export class OtelCollector {
       for (const rs of (JSON.parse(line) as OtlpLine).resourceSpans) {
         const service = String(attributesOf(rs.resource.attributes)['service.name']);
         for (const s of rs.scopeSpans.flatMap((ss) => ss.spans ?? [])) {
-          out.push({ service, traceId: s.traceId, spanId: s.spanId, parentSpanId: s.parentSpanId ?? '', name: s.name, kind: s.kind, attributes: attributesOf(s.attributes), statusCode: s.status?.code ?? 0 });
+          out.push({ service, traceId: s.traceId, spanId: s.spanId, parentSpanId: s.parentSpanId ?? '', name: s.name, kind: s.kind, attributes: attributesOf(s.attributes), statusCode: s.status?.code ?? 0, links: (s.links ?? []).map((l) => ({ traceId: l.traceId, spanId: l.spanId })) });
         }
       }
     }
