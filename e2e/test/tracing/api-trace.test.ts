@@ -1,13 +1,13 @@
 /**
  * Traces through the APIs, with real svcd processes and a real OpenTelemetry Collector: an app's `traceparent`
  * continued through a state call (HTTP and gRPC API) down to a span naming the Redis store; service invocation
- * app → svcd A → svcd B → app B as one trace; log lines inside a traced request carrying its trace_id; an input
- * binding's event beginning a trace that reaches the app; sampling rate 1 exporting and rate 0 exporting nothing
+ * app → svcd A → svcd B → app B as one trace; log lines inside a traced request carrying its trace_id; an output
+ * binding call under its request, an input binding's event beginning a trace that reaches the app; sampling rate 1 exporting and rate 0 exporting nothing
  * while the context still reaches the app.
  */
 import * as grpc from '@grpc/grpc-js';
 import { loadRuntimeApiProto } from '@svc/proto';
-import { callerContext, componentYaml, deleteRedisKeysWithPrefix, collectorForSuite, onlySpan, parseTraceparent, SPAN_KIND, SubscriberApp, SvcdProcess, tempFolder, TEST_REDIS_HOST, tracingConfiguration, tracingSpec } from '@svc/runtime/test-support';
+import { callerContext, componentYaml, ExampleComponent, deleteRedisKeysWithPrefix, collectorForSuite, onlySpan, parseTraceparent, SPAN_KIND, SubscriberApp, SvcdProcess, tempFolder, tempSocketsFolder, TEST_REDIS_HOST, tracingConfiguration, tracingSpec } from '@svc/runtime/test-support';
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
@@ -117,22 +117,42 @@ describe('tracing: state, service invocation, logs and sampling (real svcd, real
     });
   });
 
-  describe('input bindings', () => {
+  describe('bindings', () => {
     let app: SubscriberApp;
+    let component: ExampleComponent;
     let svcd: SvcdProcess;
     const appId = `traced-bindings-${randomUUID().slice(0, 8)}`;
 
     before(async () => {
       app = await SubscriberApp.start();
+      const folder = tempSocketsFolder();
+      component = await ExampleComponent.start({ folder, name: 'memstore' });
       svcd = await SvcdProcess.start({
         appId,
-        resources: { 'ticks.yaml': componentYaml('ticks', 'bindings.cron', { schedule: '@every 1s' }), 'config.yaml': tracingConfiguration({ samplingRate: 1, endpoint: collector().httpEndpoint }) },
+        socketsFolder: folder,
+        resources: {
+          'ticks.yaml': componentYaml('ticks', 'bindings.cron', { schedule: '@every 1s' }),
+          'outbox.yaml': componentYaml('outbox', 'bindings.memstore'),
+          'config.yaml': tracingConfiguration({ samplingRate: 1, endpoint: collector().httpEndpoint }),
+        },
         args: ['--app-port', String(app.port)],
       });
     });
     after(async () => {
       await svcd?.dispose();
+      await component?.stop();
       await app?.stop();
+    });
+
+    it('an output binding call is a CLIENT span under the request, naming the binding and the operation', async () => {
+      const caller = callerContext();
+      const res = await svcd.request('POST', '/v1.0/bindings/outbox', { operation: 'create', data: { n: 1 } }, { traceparent: caller.traceparent });
+      expect(res.status).to.be.within(200, 204);
+      const spans = await collector().trace(caller.traceId, (s) => s.length >= 2);
+      const server = onlySpan(spans, 'the request', (s) => s.kind === SPAN_KIND.server);
+      const call = onlySpan(spans, 'the binding call', (s) => s.kind === SPAN_KIND.client);
+      expect(call).to.include({ name: 'create outbox', parentSpanId: server.spanId });
+      expect(call.attributes).to.include({ 'svc.binding.name': 'outbox', 'svc.binding.operation': 'create', 'svc.component.type': 'bindings.memstore' });
     });
 
     it('an event begins a trace: a process span, the call to the app under it, the app receiving that call’s traceparent', async () => {

@@ -3,6 +3,8 @@ import type { ComponentManager } from '../components/manager.js';
 import { RuntimeError, ensureError, isRuntimeError } from '../errors/runtime-error.js';
 import { isOutputBinding, type InvokeRequest, type InvokeResponse } from '../components/contracts/bindings.js';
 import type { Resiliency } from '../resiliency/resiliency.js';
+import { tracingEnabled } from '../tracing/enabled.js';
+import { inSpan, SpanKind } from '../tracing/spans.js';
 
 export class OutputBindingApi {
   constructor(
@@ -27,8 +29,13 @@ export class OutputBindingApi {
     }
     const binding = c.instance;
     const policy = this.resiliency?.().forComponent(name, 'outbound');
+    const type = c.spec.type;
+    // A CLIENT span `{operation} {binding}` when svcd traces.
+    const call = !tracingEnabled()
+      ? () => binding.invoke(req)
+      : () => inSpan({ name: `${req.operation} ${name}`, kind: SpanKind.CLIENT, attributes: { 'svc.binding.name': name, 'svc.binding.operation': req.operation, 'svc.component.type': type } }, () => binding.invoke(req));
     try {
-      return await (policy ? policy.run(() => binding.invoke(req), { retryable: () => false }) : binding.invoke(req));
+      return await (policy ? policy.run(call, { retryable: () => false }) : call());
     } catch (err) {
       if (isRuntimeError(err) && err.code !== 'ERROR') throw err;
       throw new RuntimeError('ERR_INVOKE_OUTPUT_BINDING', `error invoking output binding ${name}: ${ensureError(err).message}`, { cause: err });
