@@ -3,8 +3,10 @@
  * save on a Redis store at 64 connections, with tracing off (no `spec.tracing`), at sampling rate 0 (contexts made
  * and carried, nothing exported), at rate 1 exporting every span to a real OpenTelemetry Collector over OTLP/HTTP,
  * and at rate 1 with the collector away (every export fails; the spans are dropped and counted). Every request
- * carries a sampled caller `traceparent`, as a traced app's would. The four svcd run side by side and are measured
- * in turn, round after round, so a noisy neighbour colours them alike; each figure is the median of the rounds.
+ * carries a sampled caller `traceparent`, as a traced app's would, but in the row "rate 0, callers untraced" (no
+ * `traceparent`: svcd's own sampling decides, and at rate 0 makes only non-recording spans). The svcd run side by
+ * side and are measured in turn, round after round, so a noisy neighbour colours them alike; each figure is the
+ * median of the rounds.
  * Run: `npm run build && bash scripts/ensure-collector.sh && node bench/dist/src/tracing.js` (Redis must be up).
  */
 import { randomBytes } from 'node:crypto';
@@ -39,25 +41,27 @@ function medians(rows: readonly StateBenchRow[]): StateBenchRow[] {
 export async function runTracingBench(durationSec = 5): Promise<void> {
   const collector = await OtelCollector.start();
   const nobody = `127.0.0.1:${await freePort()}`;
+  const traced = { traceparent: CALLER };
   const targets = [
-    { label: 'tracing off', resources: resources() },
-    { label: 'rate 0', resources: resources(tracingConfiguration({ samplingRate: 0, endpoint: collector.httpEndpoint })) },
-    { label: 'rate 1', resources: resources(tracingConfiguration({ samplingRate: 1, endpoint: collector.httpEndpoint })) },
-    { label: 'rate 1, collector away', resources: resources(tracingConfiguration({ samplingRate: 1, endpoint: nobody })) },
+    { label: 'tracing off', resources: resources(), headers: traced },
+    { label: 'rate 0, callers untraced', resources: resources(tracingConfiguration({ samplingRate: 0, endpoint: collector.httpEndpoint })), headers: {} },
+    { label: 'rate 0', resources: resources(tracingConfiguration({ samplingRate: 0, endpoint: collector.httpEndpoint })), headers: traced },
+    { label: 'rate 1', resources: resources(tracingConfiguration({ samplingRate: 1, endpoint: collector.httpEndpoint })), headers: traced },
+    { label: 'rate 1, collector away', resources: resources(tracingConfiguration({ samplingRate: 1, endpoint: nobody })), headers: traced },
   ];
-  console.log(`state API over HTTP on Redis, 64 connections, every request with a sampled caller traceparent: autocannon, ${durationSec} s per row, ${ROUNDS} rounds (medians)`);
-  const running = await Promise.all(targets.map(async (t) => ({ label: t.label, svcd: await SvcdProcess.start({ appId: `bench-tr-${randomBytes(3).toString('hex')}`, resources: t.resources, args: ['--log-level', 'warn'] }) })));
+  console.log(`state API over HTTP on Redis, 64 connections, requests with a sampled caller traceparent (but where the row says untraced): autocannon, ${durationSec} s per row, ${ROUNDS} rounds (medians)`);
+  const running = await Promise.all(targets.map(async (t) => ({ label: t.label, headers: t.headers, svcd: await SvcdProcess.start({ appId: `bench-tr-${randomBytes(3).toString('hex')}`, resources: t.resources, args: ['--log-level', 'warn'] }) })));
   try {
     const rows: StateBenchRow[] = [];
     for (let round = 0; round < ROUNDS; round++) {
-      for (const { label, svcd } of running) {
-        rows.push(...(await benchSidecar({ label, url: svcd.httpUrl, pid: svcd.child.pid!, store: 'store' }, { durationSec, connections: [64], headers: { traceparent: CALLER } })));
+      for (const { label, headers, svcd } of running) {
+        rows.push(...(await benchSidecar({ label, url: svcd.httpUrl, pid: svcd.child.pid!, store: 'store' }, { durationSec, connections: [64], headers })));
       }
     }
     printStateTable(medians(rows));
     await new Promise((r) => setTimeout(r, 2_000)); // the last batches leave within a second
     // Read before the collector stops (its file goes with it).
-    console.log(`spans the collector received: ${collector.spanCount}`);
+    console.log(`spans the collector received: ${await collector.countSpans()}`);
   } finally {
     await Promise.all(running.map((r) => r.svcd.dispose()));
     await collector.stop();

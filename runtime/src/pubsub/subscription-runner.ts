@@ -19,7 +19,7 @@ import type { LoadedPubSub } from './pubsubs.js';
 import { routeFor, type Subscription } from './subscriptions.js';
 import type { ReceivedMessage, TopicSubscription } from '../components/contracts/pubsub.js';
 import { tracingEnabled } from '../tracing/enabled.js';
-import { processBatchSpan, processSpan } from '../tracing/messaging.js';
+import { processBatchSpan, processSpan, type Destination } from '../tracing/messaging.js';
 import { inSpan } from '../tracing/spans.js';
 
 export class SubscriptionRunner {
@@ -72,7 +72,7 @@ export class SubscriptionRunner {
   /** With tracing on, each batch's delivery is a `process` span linked to the publishers of its events. */
   #batchesTraced(app: TopicDelivery): TopicDelivery {
     if (!tracingEnabled()) return app;
-    const destination = { componentType: this.target.spec.type, pubsubName: this.sub.pubsubName, topic: this.sub.topic };
+    const destination = this.#destination;
     return {
       deliver: (...args) => app.deliver(...args),
       deliverBulk: (route, entries, timeoutMs, signal) => {
@@ -80,6 +80,11 @@ export class SubscriptionRunner {
         return inSpan(processBatchSpan(destination, events, this.deps.appId), () => app.deliverBulk(route, entries, timeoutMs, signal));
       },
     };
+  }
+
+  /** Where the events come from, as spans name it. */
+  get #destination(): Destination {
+    return { componentType: this.target.spec.type, pubsubName: this.sub.pubsubName, topic: this.sub.topic };
   }
 
   get #labels() {
@@ -103,8 +108,7 @@ export class SubscriptionRunner {
     const route: TopicRoute = { pubsubName: this.sub.pubsubName, topic: this.sub.topic, path };
     if (!tracingEnabled()) return this.#deliver(route, event);
     // One span for the event's delivery, every attempt under it: the publisher's trace goes on in the subscriber.
-    const destination = { componentType: this.target.spec.type, pubsubName: this.sub.pubsubName, topic: this.sub.topic };
-    return inSpan(processSpan(destination, event, this.deps.appId), () => this.#deliver(route, event));
+    return inSpan(processSpan(this.#destination, event, this.deps.appId), () => this.#deliver(route, event));
   }
 
   async #deliver(route: TopicRoute, event: CloudEvent): Promise<void> {
