@@ -11,6 +11,7 @@ import { inSlices } from '../util/event-loop.js';
 import { addSeq, rangesOf, removeSeqs, seqsOf } from './seq-ranges.js';
 import { snapshotOf } from './finished-instance.js';
 import type { InstanceMeta } from './stored-meta.js';
+import type { TracedEvent } from './workflow-tracing.js';
 
 export function inboxSeqsOf(meta: InstanceMeta): number[] {
   return meta.inboxRanges ? seqsOf(meta.inboxRanges) : (meta.inboxSeqs ?? []);
@@ -30,6 +31,8 @@ export interface Changes {
   deleteHistoryFrom?: { from: number; to: number };
   addedInbox: InboxEntry[];
   removedInbox: number[];
+  /** Events of traced runs that end a span, committed by this turn (absent when the run is not traced). */
+  traced?: TracedEvent[];
 }
 
 /** `kind:id` of a task, timer or sub-workflow: what the history opened and what answers it. */
@@ -187,6 +190,18 @@ export class InstanceRecord {
     this.history.push(e);
     this.meta.historyLength = this.history.length;
     this.changes.meta = true;
+    if (this.#started?.trace) this.noteTraced(e);
+  }
+
+  /** Keeps what a span needs of an event that ends one (a run not traced never gets here: no cost per event). */
+  protected noteTraced(e: HistoryEvent): void {
+    const run = this.#started;
+    if (!run?.trace) return;
+    let opener: HistoryEvent | undefined;
+    if (e.type === 'TaskCompleted' || e.type === 'TaskFailed') opener = this.opened.get(workKey('task', e.taskScheduledId));
+    else if (e.type === 'TimerFired') opener = this.opened.get(workKey('timer', e.timerId));
+    else if (e.type !== 'ExecutionCompleted' && e.type !== 'EventRaised') return;
+    (this.changes.traced ??= []).push({ run: run as TracedEvent['run'], event: e, ...(opener ? { opener } : {}) });
   }
 
   /** Notes what the event at history position `position` opens, answers or decides. */
