@@ -16,3 +16,4 @@ export { SubscriberApp, type AppAnswer, type Delivery } from './subscriber-app.j
 export { memoryMiB } from './process-memory.js';
 export { RawWorker, rawClient } from './raw-worker.js';
 export { configurationTableSql } from './configuration-table.js';
+export { InMemoryTracing } from './in-memory-tracing.js';
