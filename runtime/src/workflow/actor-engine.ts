@@ -24,7 +24,7 @@ import { decode, decodeHistory, encodeActivityResults, encodeCompletion, type Ac
 import type { ReplicaSet } from '../actors/placement/replica-set.js';
 import { WORKFLOW_PEER_METHODS } from './peer-methods.js';
 import { PeerWorkers } from './peer-workers.js';
-import { rerunHistory, type RerunRequest } from './rerun.js';
+import { rerunHistory, startedName, type RerunRequest } from './rerun.js';
 import { InstanceWatchers } from './watchers.js';
 import { workflowNotFound } from '../errors/catalogue.js';
 import { isNotRegistered, type ActivityOutcome, type WorkerHub } from './worker-hub.js';
@@ -140,9 +140,7 @@ export class ActorWorkflowEngine implements WorkflowEngine, WorkerHub {
       // One read of the source: its history says whether it finished and what it is called.
       const source = await this.history(req.sourceInstanceId);
       if (!source) throw workflowNotFound(req.sourceInstanceId);
-      const started = source.find((e) => e.type === 'ExecutionStarted');
-      const name = started?.type === 'ExecutionStarted' ? started.name : '';
-      await tracedStart(name, newInstanceId, undefined, (parentTrace) => this.#invoke(newInstanceId, 'adopt', rerunHistory(source, { ...req, newInstanceId }, parentTrace)));
+      await tracedStart(startedName(source), newInstanceId, undefined, (parentTrace) => this.#invoke(newInstanceId, 'adopt', rerunHistory(source, { ...req, newInstanceId }, parentTrace)));
       return newInstanceId;
     });
   }

@@ -6,12 +6,13 @@
  * write (`takeChanges()`). The rules that move events between them are `Instance`'s (instance.ts).
  */
 import type { RuntimeStatus, WorkflowInstance } from './engine.js';
-import { answeredId, type EventOf, type HistoryEvent } from './history.js';
+import { answeredId, type EventOf, type HistoryEvent, type TraceContext } from './history.js';
 import { inSlices } from '../util/event-loop.js';
 import { addSeq, rangesOf, removeSeqs, seqsOf } from './seq-ranges.js';
 import { snapshotOf } from './finished-instance.js';
 import type { InstanceMeta } from './stored-meta.js';
 import type { TracedEvent } from './workflow-tracing.js';
+import { activityContext, runContext } from './trace-context.js';
 
 export function inboxSeqsOf(meta: InstanceMeta): number[] {
   return meta.inboxRanges ? seqsOf(meta.inboxRanges) : (meta.inboxSeqs ?? []);
@@ -79,6 +80,18 @@ export class InstanceRecord {
 
   get completed(): EventOf<'ExecutionCompleted'> | undefined {
     return this.#completed;
+  }
+
+  /** The run's orchestration span as a parent (traced runs): what its sub-workflows and sent events continue. */
+  runTrace(): TraceContext | undefined {
+    const run = this.#started?.trace;
+    return run && runContext(run);
+  }
+
+  /** The span of activity `taskId` as a parent (traced runs): what its work item carries to the SDK. */
+  activityTrace(taskId: number): TraceContext | undefined {
+    const run = this.#started?.trace;
+    return run && activityContext(run, taskId);
   }
 
   get isTerminal(): boolean {

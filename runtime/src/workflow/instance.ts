@@ -13,7 +13,6 @@
  */
 import type { FailureDetails } from './history.js';
 import { answeredId, type CompletionStatus, type EventOf, type HistoryEvent, type ParentInfo, type TimerDetails, type TraceContext } from './history.js';
-import { runContext } from './trace-context.js';
 import { inSlices, YIELD_SLICE, yieldToEventLoop } from '../util/event-loop.js';
 import { childCompleted, childCreated, childFailed, eventRaised, eventSent, executionCompleted, executionStarted, executionTerminated, orchestratorStarted, taskFailed, taskScheduled, timerCreated } from './history-events.js';
 import { existingInstanceIdProblem } from './instance-id.js';
@@ -99,9 +98,7 @@ export class Instance extends InstanceRecord {
       inst.changes.deleteHistoryFrom = { from: 0, to: previous.historyLength };
       inst.changes.removedInbox = inboxSeqsOf(previous);
     }
-    inst.addToInbox(
-      executionStarted({ timestamp: now }, { name: req.name, instanceId: req.instanceId, input: req.input, parent: req.parent, scheduledStartTime: meta.scheduledStartTime, parentTrace: req.parentTrace }),
-    );
+    inst.addToInbox(executionStarted({ timestamp: now }, { name: req.name, instanceId: req.instanceId, input: req.input, parent: req.parent, scheduledStartTime: meta.scheduledStartTime, parentTrace: req.parentTrace }));
     return inst;
   }
 
@@ -331,7 +328,7 @@ export class Instance extends InstanceRecord {
         this.appendHistory(eventSent({ timestamp: now, eventId: a.id }, a.instanceId, a.name, a.data));
         fx.messages.push({
           instanceId: a.instanceId,
-          event: eventRaised({ timestamp: now }, a.name, a.data, this.started?.trace && runContext(this.started.trace)),
+          event: eventRaised({ timestamp: now }, a.name, a.data, this.runTrace()),
           key: `sent|${this.meta.generation}|${a.id}`,
         });
         return;

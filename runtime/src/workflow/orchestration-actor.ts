@@ -41,7 +41,6 @@ import { optional } from './optional.js';
 import { workflowNotFound } from '../errors/catalogue.js';
 import { decode, decodeActivityResults, decodeCompletion, encode, encodeHistory, messageReminderName, toSnapshot, type ActivityResultPayload, type CompletionPayload, type InstanceMessage, type StartRequest } from './orchestration-messages.js';
 import { reuseDecision } from './instance-id.js';
-import { activityContext, runContext } from './trace-context.js';
 import { emitRunSpans } from './workflow-tracing.js';
 
 /** First fire of a lease: how soon work is offered again after a crash (the stored due time never moves). */
@@ -322,16 +321,7 @@ export class OrchestrationActor implements Actor {
   }
 
   #activityItem(inst: Instance, taskId: number, name: string, input: string | undefined): WorkItem {
-    const run = inst.started?.trace;
-    return {
-      kind: 'activity',
-      instanceId: this.instanceId,
-      generation: inst.meta.generation,
-      taskId,
-      name,
-      ...(input !== undefined ? { input } : {}),
-      ...(run ? optional('parentTrace', activityContext(run, taskId)) : {}),
-    };
+    return { kind: 'activity', instanceId: this.instanceId, generation: inst.meta.generation, taskId, name, ...optional('input', input), ...optional('parentTrace', inst.activityTrace(taskId)) };
   }
 
   #offerAfterCommit(ctx: ActorContext, items: WorkItem[]): void {
@@ -410,8 +400,7 @@ export class OrchestrationActor implements Actor {
 
   /** Messages to other instances: reminders on their actors, named after the message so a re-send replaces it. */
   async #sendMessages(fx: SideEffects, inst: Instance): Promise<void> {
-    const run = inst.started?.trace;
-    const parentTrace = run && runContext(run); // a sub-workflow's run continues under this run's span
+    const parentTrace = inst.runTrace(); // a sub-workflow's run continues under this run's span
     for (const c of fx.children) {
       const p = c.parent;
       await this.#send(c.instanceId, `start|${p.instanceId}|${p.generation}|${p.taskScheduledId}`, {

@@ -36,7 +36,6 @@ export function rerunHistory(source: readonly HistoryEvent[], req: RerunRequest 
   if (end?.type !== 'ExecutionCompleted') {
     throw new RuntimeError('ERR_RERUN_WORKFLOW_NOT_COMPLETED', `workflow '${req.sourceInstanceId}' has not finished: only a completed, failed or terminated workflow can be rerun`);
   }
-  const started = source.find((e) => e.type === 'ExecutionStarted');
   const at = source.findIndex((e) => (e.type === 'TaskScheduled' || e.type === 'SubOrchestrationInstanceCreated') && e.eventId === req.eventId);
   if (at < 0) {
     throw new RuntimeError(
@@ -63,5 +62,11 @@ export function rerunHistory(source: readonly HistoryEvent[], req: RerunRequest 
         return e;
     }
   });
-  return { name: started?.type === 'ExecutionStarted' ? started.name : '', events };
+  return { name: startedName(source), events };
+}
+
+/** The workflow name a history's run started with ('' when it has no start). */
+export function startedName(history: readonly HistoryEvent[]): string {
+  const started = history.find((e) => e.type === 'ExecutionStarted');
+  return started?.type === 'ExecutionStarted' ? started.name : '';
 }

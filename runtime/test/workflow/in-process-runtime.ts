@@ -41,7 +41,6 @@ export class InProcessRuntime {
       'wfstore.yaml',
     );
     await components.initAll([spec], log);
-    let workflows: WorkflowHost | undefined;
     const actors = new ActorHost({
       appId: 'traced',
       components,
@@ -52,9 +51,9 @@ export class InProcessRuntime {
       appMaxAnswerBytes: 4 << 20,
       appConfigWaitMs: 0,
       drainTimeoutMs: 2_000,
-      placement: { internal: { services: { addService: () => undefined }, address: () => '127.0.0.1:1' }, leaseTtlMs: 3_000, heartbeatIntervalMs: 1_000, workers: () => workflows?.hub?.workerCount ?? 0, peerHandlers: {} },
+      placement: { internal: { services: { addService: () => undefined }, address: () => '127.0.0.1:1' }, leaseTtlMs: 3_000, heartbeatIntervalMs: 1_000, workers: () => workflows.hub?.workerCount ?? 0, peerHandlers: {} },
     });
-    workflows = new WorkflowHost({ appId: 'traced', actorRuntime: () => actors.runtime, replicas: () => actors.replicas, metrics: new Registry(), log });
+    const workflows: WorkflowHost = new WorkflowHost({ appId: 'traced', actorRuntime: () => actors.runtime, replicas: () => actors.replicas, metrics: new Registry(), log });
     const grpc = new GrpcApiServer('127.0.0.1', 0);
     const service = durableTaskService({ engine: workflows.engine, hub: () => workflows.hub, log });
     grpc.addService(service.definition, service.implementation);

@@ -171,7 +171,7 @@ describe('workflow tracing (in-process engine, SQLite store, real SDK worker)', 
     tracing = InMemoryTracing.install();
     const caller = callerSpan();
     let rt = await runtime();
-    let w = await worker(rt);
+    const w = await worker(rt);
     // Started as the HTTP and gRPC APIs start it: inside the request's span (its extracted traceparent).
     await context.with(trace.setSpanContext(context.active(), caller), () => rt.engine.start({ name: 'slowTimer', instanceId: 'restart-1', input: '5' }));
     await eventually('the timer is set', async () => (await rt.engine.history('restart-1'))?.some((e) => e.type === 'TimerCreated') === true);
@@ -183,7 +183,7 @@ describe('workflow tracing (in-process engine, SQLite store, real SDK worker)', 
     await rt.stop();
     closers.splice(0);
     rt = await runtime();
-    w = await worker(rt);
+    await worker(rt);
     const state = await client(rt).waitForOrchestrationCompletion('restart-1', true, 60);
     expect(state?.runtimeStatus).to.equal(SDK_STATUS.COMPLETED);
     expect(state?.serializedOutput).to.equal('20');
