@@ -12,6 +12,8 @@ import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import { TaskHubGrpcClient, TaskHubGrpcWorker, type ActivityContext, type OrchestrationContext } from '@dapr/durabletask-js';
 import type { TaskHubSidecarServiceClient } from '@svc/proto';
 import { eventually, InMemoryTracing, rawClient, RawWorker, removeTempFolder, tempFolder } from '../support/index.js';
+import type { WorkflowInstance } from '../../src/workflow/engine.js';
+import { instanceView } from '../../src/workflow/instance-view.js';
 import { InProcessRuntime } from './in-process-runtime.js';
 import { quietConsole, restoreConsole, SDK_STATUS } from './sdk-harness.js';
 
@@ -165,6 +167,7 @@ describe('workflow tracing (in-process engine, SQLite store, real SDK worker)', 
 
     const snapshot = await rt.engine.get('traced-1');
     expect(snapshot?.traceId, 'the instance says which trace it is in').to.equal(caller.traceId);
+    expect(instanceView(snapshot as WorkflowInstance).properties['svc.workflow.trace_id'], 'as the HTTP API and the UI show it').to.equal(caller.traceId);
   });
 
   it('goes on in the same trace after a restart mid-workflow: spans made before and after share the run’s span', async () => {
