@@ -24,7 +24,7 @@ const LAYERS = [
   ['wiring: the built-in components and resources', 8.5, ['builtins.ts', 'runtime-resources.ts']],
   ['transports', 8, ['api']],
   ['building block views', 7, ['metadata']],
-  ['building blocks', 6, ['workflow']],
+  ['building blocks', 6, ['workflow', 'jobs']],
   ['building blocks', 5, ['actors']],
   ['building blocks', 4, ['pubsub', 'bindings', 'invocation', 'secrets', 'lock', 'configuration']],
   ['building blocks', 3, ['state']],

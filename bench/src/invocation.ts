@@ -3,12 +3,14 @@
  * HTTP (`/v1.0/invoke/target/method/ping`) and gRPC (`InvokeService`), at 1 and 64 callers in flight. Prints
  * calls/s, p50/p99, and each sidecar's CPU per call from /proc (user + system over the run ÷ calls), with a row
  * straight to the app for reference. The target app is a plain node:http server in its own process.
- * Run: `npm run build && node bench/dist/src/invocation.js` (BENCH_SECONDS, default 5).
+ * Run: `npm run build && node bench/dist/src/invocation.js` (BENCH_SECONDS, default 5). With `BENCH_DAPRD=<path to
+ * daprd>` the same rows run through two daprd sidecars as well, interleaved with svcd's, in the same run.
  */
 import * as grpc from '@grpc/grpc-js';
 import { loadRuntimeApiProto } from '@svc/proto';
-import { SvcdProcess, tempFolder } from '@svc/runtime/test-support';
+import { freePort, SvcdProcess, tempFolder } from '@svc/runtime/test-support';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { cpuMs, percentile } from './workflow-loop.js';
@@ -77,36 +79,92 @@ async function startApp(port: number): Promise<ChildProcess> {
   return child;
 }
 
-async function main(): Promise<void> {
+/** Two sidecars: A (the caller's, no app) and B (the target's, with the app), on one name registry. */
+interface Pair {
+  readonly name: string;
+  readonly a: { readonly http: number; readonly grpc: number };
+  readonly pids: readonly number[];
+  stop(): Promise<void>;
+}
+
+async function svcdPair(appPort: number): Promise<Pair> {
   const registry = path.join(tempFolder('bench-registry-'), 'registry.db');
   const configuration = `apiVersion: svc.io/v1alpha1\nkind: Configuration\nmetadata:\n  name: bench\nspec:\n  nameResolution:\n    component: sqlite\n    configuration:\n      path: ${registry}\n`;
-  const appPort = 20_000 + Math.floor(Math.random() * 10_000);
-  const app = await startApp(appPort);
   const quiet = ['--log-level', 'warn'];
   const b = await SvcdProcess.start({ appId: 'target', resources: { 'c.yaml': configuration }, args: [...quiet, '--app-port', String(appPort)] });
   const a = await SvcdProcess.start({ appId: 'caller', resources: { 'c.yaml': configuration }, args: quiet });
-  const pids = [a.child.pid!, b.child.pid!];
+  return { name: 'svcd', a: { http: a.ports.http, grpc: a.ports.grpc }, pids: [a.child.pid!, b.child.pid!], stop: async () => void (await Promise.all([a.stop(), b.stop()])) };
+}
+
+/**
+ * daprd (`BENCH_DAPRD`: the binary's path) in standalone mode, with Dapr's own SQLite name resolver, no placement
+ * and no scheduler (service invocation needs neither): the same two-sidecar path for comparison in the same run.
+ */
+async function daprdPair(daprd: string, appPort: number): Promise<Pair> {
+  const dir = tempFolder('bench-daprd-');
+  const config = path.join(dir, 'config.yaml');
+  writeFileSync(config, `apiVersion: dapr.io/v1alpha1\nkind: Configuration\nmetadata:\n  name: bench\nspec:\n  nameResolution:\n    component: sqlite\n    version: v1\n    configuration:\n      connectionString: ${path.join(dir, 'nr.db')}\n`);
+  mkdirSync(path.join(dir, 'resources'));
+  const start = async (appId: string, app?: number) => {
+    const [http, grpcPort, internal, metrics] = [await freePort(), await freePort(), await freePort(), await freePort()];
+    const args = ['--app-id', appId, '--dapr-http-port', String(http), '--dapr-grpc-port', String(grpcPort), '--dapr-internal-grpc-port', String(internal), '--metrics-port', String(metrics), '--resources-path', path.join(dir, 'resources'), '--config', config, '--log-level', 'warn', ...(app ? ['--app-port', String(app)] : [])];
+    const child = spawn(daprd, args, { stdio: ['ignore', 'ignore', 'inherit'] });
+    for (const deadline = Date.now() + 30_000; ; ) {
+      const ok = await fetch(`http://127.0.0.1:${http}/v1.0/healthz`).then((r) => r.status === 204, () => false);
+      if (ok) break;
+      if (Date.now() > deadline || child.exitCode !== null) throw new Error(`daprd ${appId} did not become healthy`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    return { http, grpc: grpcPort, child };
+  };
+  const b = await start('target', appPort);
+  const a = await start('caller');
+  return {
+    name: 'daprd',
+    a: { http: a.http, grpc: a.grpc },
+    pids: [a.child.pid!, b.child.pid!],
+    stop: async () => {
+      for (const c of [a.child, b.child]) c.kill('SIGTERM');
+      await Promise.all([a.child, b.child].map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once('exit', r)))));
+    },
+  };
+}
+
+function paths(pair: Pair): [string, Call][] {
+  return [
+    ['HTTP /v1.0/invoke', httpCall(pair.a.http, '/v1.0/invoke/target/method/ping')],
+    ['HTTP dapr-app-id header', httpCall(pair.a.http, '/ping', { 'dapr-app-id': 'target' })],
+    ['gRPC InvokeService', grpcCall(pair.a.grpc)],
+  ];
+}
+
+async function main(): Promise<void> {
+  const appPort = 20_000 + Math.floor(Math.random() * 10_000);
+  const app = await startApp(appPort);
+  const pairs = [await svcdPair(appPort)];
+  const daprd = process.env.BENCH_DAPRD;
+  if (daprd) pairs.push(await daprdPair(daprd, appPort));
   try {
-    const paths: [string, Call, number[]][] = [
-      ['app directly (HTTP)', httpCall(appPort, '/ping'), []],
-      ['HTTP /v1.0/invoke', httpCall(a.ports.http, '/v1.0/invoke/target/method/ping'), pids],
-      ['HTTP dapr-app-id header', httpCall(a.ports.http, '/ping', { 'dapr-app-id': 'target' }), pids],
-      ['gRPC InvokeService', grpcCall(a.ports.grpc), pids],
-    ];
-    // Unmeasured: the JIT compiles the paths before the first row.
-    for (const [label, call] of paths) await measure(label, call, 8, []).catch((err: Error) => Promise.reject(new Error(`${label}: ${err.message}`)));
-    const rows: Row[] = [];
-    for (const callers of [1, 64]) for (const [label, call, measured] of paths) rows.push(await measure(label, call, callers, measured));
-    print(`service invocation: caller app → svcd A → svcd B → app (node:http, ~230-byte JSON POST, 11-byte answer), ${SECONDS} s per row`);
-    print('| path | callers | calls/s | p50 ms | p99 ms | svcd A CPU µs/call | svcd B CPU µs/call | both µs/call |');
-    print('|---|---|---|---|---|---|---|---|');
+    const direct = httpCall(appPort, '/ping');
+    // Unmeasured: the JIT compiles the paths before the first row (and every sidecar's connections are up).
+    await measure('warm-up', direct, 8, []);
+    for (const pair of pairs) for (const [label, call] of paths(pair)) await measure(label, call, 8, []).catch((err: Error) => Promise.reject(new Error(`${pair.name} ${label}: ${err.message}`)));
+    const rows: (Row & { sidecar: string })[] = [];
+    for (const callers of [1, 64]) {
+      rows.push({ sidecar: '–', ...(await measure('app directly (HTTP)', direct, callers, [])) });
+      // Interleaved: each path through svcd, then through daprd, so both see the machine in the same state.
+      for (let i = 0; i < 3; i++) for (const pair of pairs) rows.push({ sidecar: pair.name, ...(await measure(paths(pair)[i]![0], paths(pair)[i]![1], callers, pair.pids)) });
+    }
+    print(`service invocation: caller app → sidecar A → sidecar B → app (node:http, ~230-byte JSON POST, 11-byte answer), ${SECONDS} s per row`);
+    print('| sidecar | path | callers | calls/s | p50 ms | p99 ms | A CPU µs/call | B CPU µs/call | both µs/call |');
+    print('|---|---|---|---|---|---|---|---|---|');
     for (const r of rows) {
       const [ca, cb] = r.cpuUs;
       const cpu = ca === undefined ? ['–', '–', '–'] : [ca.toFixed(0), cb!.toFixed(0), (ca + cb!).toFixed(0)];
-      print(`| ${r.path} | ${r.callers} | ${r.perSec.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${cpu.join(' | ')} |`);
+      print(`| ${r.sidecar} | ${r.path} | ${r.callers} | ${r.perSec.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${cpu.join(' | ')} |`);
     }
   } finally {
-    await Promise.all([a.stop(), b.stop()]);
+    await Promise.all(pairs.map((p) => p.stop()));
     app.kill();
   }
 }

@@ -18,6 +18,7 @@ export type { TopicEventBulkResponse__Output } from './gen/svc/proto/runtime/v1/
 export type { ListTopicSubscriptionsResponse__Output } from './gen/svc/proto/runtime/v1/ListTopicSubscriptionsResponse.js';
 export type { ListInputBindingsResponse__Output } from './gen/svc/proto/runtime/v1/ListInputBindingsResponse.js';
 export type { BindingEventResponse__Output } from './gen/svc/proto/runtime/v1/BindingEventResponse.js';
+export type { JobEventRequest } from './gen/svc/proto/runtime/v1/JobEventRequest.js';
 
 const FILES = [path.join('svc', 'common', 'v1', 'common.proto'), path.join('svc', 'runtime', 'v1', 'appcallback.proto')];
 

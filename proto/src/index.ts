@@ -10,3 +10,4 @@ export * from './health.js';
 export * from './app-callback.js';
 export * from './served-service.js';
 export type { PackageDefinition } from './package-definition.js';
+export * from './json-value.js';

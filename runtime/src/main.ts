@@ -16,11 +16,14 @@ import { metadataRoutes } from './api/http/routes/metadata.js';
 import { httpRequestMetrics } from './api/http/request-metrics.js';
 import { RuntimeMetadata } from './metadata/runtime-metadata.js';
 import { bindingRoutes } from './api/http/routes/bindings.js';
+import { jobRoutes } from './api/http/routes/jobs.js';
 import { lockRoutes } from './api/http/routes/lock.js';
 import { configurationRoutes } from './api/http/routes/configuration.js';
 import { publishRoutes } from './api/http/routes/publish.js';
 import { InputBindingsHost } from './bindings/input-bindings-host.js';
 import { OutputBindingApi } from './bindings/output-api.js';
+import { JobsApi } from './jobs/jobs-api.js';
+import { JobsHost } from './jobs/jobs-host.js';
 import { LockApi } from './lock/lock-api.js';
 import { ConfigurationApi } from './configuration/configuration-api.js';
 import { AppConfigurationUpdates } from './configuration/app-updates.js';
@@ -120,6 +123,8 @@ function appHealthMonitor(app: AppEvents, opts: NonNullable<RuntimeConfig['appHe
 
 /** Outbound health pings each backing server at most once a second, and waits at most a second for the answer. */
 const OUTBOUND_PING_TIMEOUT_MS = 1_000;
+/** How long the app may take to answer one job firing before it counts as failed. */
+const JOB_DELIVERY_TIMEOUT_MS = 30_000;
 const OUTBOUND_HEALTH_CACHE_MS = 1_000;
 
 async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<void>> {
@@ -188,6 +193,7 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
   const appLog = log.child({ scope: 'app-channel' });
   const appEvents: AppEvents = config.appProtocol === 'grpc' ? new GrpcAppEvents(config.appPort, appLog) : new HttpAppEvents(config.appPort, appLog, config.maxRequestSizeBytes);
   const appHealth = config.appHealth && config.appPort !== 0 ? appHealthMonitor(appEvents, config.appHealth, appLog) : undefined;
+  const jobs = new JobsHost({ appId: config.appId, actorRuntime: () => actors.runtime, app: config.appPort === 0 ? undefined : appEvents, deliveryTimeoutMs: JOB_DELIVERY_TIMEOUT_MS, metrics, log });
   const subscriptions = new PubSubHost({
     appId: config.appId,
     appPort: config.appPort,
@@ -216,6 +222,7 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
   const bindingApi = new OutputBindingApi(components, () => resources.resiliency);
   const secretsApi = new SecretsApi(components, () => resources.configuration?.secretScopes ?? []);
   const lockApi = new LockApi(components, config.appId, () => resources.resiliency);
+  const jobsApi = new JobsApi(jobs);
   const configurationApi = new ConfigurationApi(components, () => resources.resiliency);
   const configurationUpdates = config.appPort !== 0 && config.appProtocol === 'http' ? new AppConfigurationUpdates(config.appPort, appLog) : undefined;
   const publicActors = () => new PublicActors(actors.requireRuntime(), () => resources.resiliency);
@@ -234,6 +241,7 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
       bindingRoutes(bindingApi, config.maxRequestSizeBytes),
       secretRoutes(secretsApi),
       lockRoutes(lockApi),
+      jobRoutes(jobsApi, config.maxRequestSizeBytes),
       configurationRoutes({ api: configurationApi, appId: config.appId, appSubscriber: configurationUpdates && ((store) => configurationUpdates.subscriberFor(store)) }),
       metadataRoutes(runtimeMetadata),
       actorRoutes(publicActors, config.maxRequestSizeBytes),
@@ -251,6 +259,7 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
     bindings: bindingApi,
     secrets: secretsApi,
     lock: lockApi,
+    jobs: jobsApi,
     configuration: configurationApi,
     metadata: runtimeMetadata,
     actors: publicActors,
@@ -295,6 +304,7 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
     .add({ name: 'internal-grpc-stop', start: () => Promise.resolve(), stop: () => internalServer.stop(config.shutdownGracePeriodMs) })
     .add(actors)
     .add(workflows)
+    .add(jobs)
     // After the workflow engine registered its actor type: only then may other replicas route calls here.
     .add({ name: 'app-channel', start: () => Promise.resolve(), stop: () => Promise.resolve(appEvents.close?.()) })
     .add(appHealth ?? { name: 'app-health', start: () => Promise.resolve(), stop: () => Promise.resolve() })

@@ -33,6 +33,18 @@ export interface BindingEvent {
   readonly metadata: Readonly<Record<string, string>>;
 }
 
+/** A job's payload as the app receives it: an Any (a JSON job scheduled over HTTP holds a google.protobuf.Value). */
+export interface JobPayload {
+  readonly typeUrl: string;
+  readonly value: Buffer;
+}
+
+/**
+ * A job firing's fate: taken (2xx / OK); failed (the app answered otherwise, or did not answer in time: it may have
+ * seen it); unreachable (no connection: the app never saw it).
+ */
+export type JobDeliveryResult = { readonly outcome: 'taken' } | { readonly outcome: 'failed' | 'unreachable'; readonly reason: string };
+
 /** How a subscription's events reach their receiver: the app channel, or a gRPC streaming subscription. */
 export type TopicDelivery = Pick<AppEvents, 'deliver' | 'deliverBulk'>;
 
@@ -53,6 +65,8 @@ export interface AppEvents {
   listensForBinding(name: string, path: string): Promise<boolean>;
   /** One attempt: the app's answer body when it took the event, else why not. */
   deliverBinding(name: string, path: string, event: BindingEvent, timeoutMs: number): Promise<{ taken: true; reply: Buffer } | { taken: false; reason: string }>;
+  /** One attempt at a job's firing: HTTP `POST /job/<name>`, gRPC `OnJobEvent` (`OnJobEventAlpha1` for older SDKs). */
+  deliverJob(name: string, data: JobPayload | undefined, timeoutMs: number): Promise<JobDeliveryResult>;
   /** One health probe: HTTP GET of the health path answering 2xx, or gRPC AppCallbackHealthCheck answering OK. */
   healthCheck(path: string, timeoutMs: number): Promise<boolean>;
   /** Releases a connection the channel keeps (gRPC). */

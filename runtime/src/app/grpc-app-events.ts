@@ -1,7 +1,8 @@
 /**
  * The app channel over gRPC (`--app-protocol grpc`): svcd calls the app's `dapr.proto.runtime.v1.AppCallback`
  * (as the Dapr SDKs' gRPC servers serve it) — ListTopicSubscriptions, OnTopicEvent, OnBulkTopicEvent (or
- * AppCallbackAlpha's OnBulkTopicEventAlpha1), ListInputBindings, OnBindingEvent. The answers map as over HTTP:
+ * AppCallbackAlpha's OnBulkTopicEventAlpha1), ListInputBindings, OnBindingEvent, OnJobEvent (or OnJobEventAlpha1).
+ * The answers map as over HTTP:
  * SUCCESS / RETRY / DROP per event; a failed call (no answer in time, UNAVAILABLE, any error) is a retry.
  */
 import * as grpc from '@grpc/grpc-js';
@@ -11,6 +12,7 @@ import {
   type AppCallbackClient,
   type AppCallbackHealthCheckClient,
   type BindingEventResponse__Output,
+  type JobEventRequest,
   type ListInputBindingsResponse__Output,
   type ListTopicSubscriptionsResponse__Output,
   type TopicEventBulkRequest,
@@ -23,7 +25,7 @@ import { ensureError } from '../errors/runtime-error.js';
 import type { Logger } from '../log/logger.js';
 import type { CloudEvent } from './cloudevents.js';
 import { ceFields } from './topic-event-wire.js';
-import { statusOutcome, type AppEvents, type BindingEvent, type BulkEntry, type DeliveryResult, type TopicRoute } from './app-events.js';
+import { statusOutcome, type AppEvents, type BindingEvent, type BulkEntry, type DeliveryResult, type JobDeliveryResult, type JobPayload, type TopicRoute } from './app-events.js';
 
 type Invoke<Res> = (md: grpc.Metadata, opts: grpc.CallOptions, cb: (err: grpc.ServiceError | null, res?: Res) => void) => grpc.ClientUnaryCall;
 
@@ -156,6 +158,26 @@ export class GrpcAppEvents implements AppEvents {
       return { taken: true, reply: res.data };
     } catch (err) {
       return { taken: false, reason: `OnBindingEvent failed: ${ensureError(err).message}` };
+    }
+  }
+
+  async deliverJob(name: string, data: JobPayload | undefined, timeoutMs: number): Promise<JobDeliveryResult> {
+    const req: JobEventRequest = {
+      name,
+      ...(data && { data: { type_url: data.typeUrl, value: data.value } }),
+      method: `job/${name}`,
+      contentType: data?.typeUrl ?? '',
+      httpExtension: { verb: 'POST' },
+    };
+    try {
+      await call<object>((md, o, cb) => this.#app.OnJobEvent(req, md, o, cb), timeoutMs).catch((err: unknown) => {
+        // SDKs that predate the stable name serve only AppCallbackAlpha.
+        if (codeOf(err) !== grpc.status.UNIMPLEMENTED) throw err;
+        return call<object>((md, o, cb) => this.#alpha.OnJobEventAlpha1(req, md, o, cb), timeoutMs);
+      });
+      return { outcome: 'taken' };
+    } catch (err) {
+      return { outcome: codeOf(err) === grpc.status.UNAVAILABLE ? 'unreachable' : 'failed', reason: `OnJobEvent failed: ${ensureError(err).message}` };
     }
   }
 

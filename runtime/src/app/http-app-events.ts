@@ -3,14 +3,16 @@
  * `application/cloudevents+json` (2xx with `{"status":"SUCCESS"}` or an empty or non-JSON body → success;
  * `RETRY` → retry; `DROP` or 404 → drop; any other status, no answer in time or no connection → retry); bulk
  * deliveries as `{entries, …}` with one status per entry; input binding events POSTed to their route with the
- * event's metadata as headers, after an `OPTIONS` probe (404: the app does not listen for that binding).
+ * event's metadata as headers, after an `OPTIONS` probe (404: the app does not listen for that binding); job firings
+ * POSTed to `/job/<name>` (2xx: taken).
  */
 import { randomUUID } from 'node:crypto';
+import { decodeJsonValue, JSON_VALUE_TYPE_URL } from '@svc/proto';
 import { ensureError } from '../errors/runtime-error.js';
 import { CLOUDEVENT_CONTENT_TYPE, type CloudEvent } from './cloudevents.js';
 import type { Logger } from '../log/logger.js';
 import { AppAnswerTooLargeError, appRequest, AppTimeoutError } from './app-http.js';
-import { statusOutcome, type AppEvents, type BindingEvent, type BulkEntry, type DeliveryResult, type TopicRoute } from './app-events.js';
+import { statusOutcome, type AppEvents, type BindingEvent, type BulkEntry, type DeliveryResult, type JobDeliveryResult, type JobPayload, type TopicRoute } from './app-events.js';
 
 export const BULK_EVENT_TYPE = 'com.dapr.event.sent.bulk';
 
@@ -18,6 +20,16 @@ export const BULK_EVENT_TYPE = 'com.dapr.event.sent.bulk';
 const RESERVED_HEADERS = new Set(['content-type', 'content-length', 'host', 'connection', 'transfer-encoding', 'keep-alive', 'expect', 'upgrade', 'te', 'trailer']);
 
 type Answer = { status: number; text: string } | { error: string };
+
+/** As the reference hands a job to an HTTP app: a google.protobuf.Value as its JSON, any other payload as its bytes. */
+function jobBody(data: JobPayload | undefined): Buffer {
+  if (!data) return Buffer.alloc(0);
+  if (data.typeUrl === JSON_VALUE_TYPE_URL) return Buffer.from(JSON.stringify(decodeJsonValue(data.value)));
+  return Buffer.from(data.value.toString('latin1').trim(), 'latin1');
+}
+
+/** No app listens (yet): it never saw the request. */
+const isConnectionRefused = (e: Error) => (e as NodeJS.ErrnoException).code === 'ECONNREFUSED';
 
 export class HttpAppEvents implements AppEvents {
   readonly #base: string;
@@ -131,6 +143,16 @@ export class HttpAppEvents implements AppEvents {
       return { taken: false, reason: `the app answered ${res.status}` };
     } catch (err) {
       return { taken: false, reason: `cannot deliver to the app: ${ensureError(err).message}` };
+    }
+  }
+
+  async deliverJob(name: string, data: JobPayload | undefined, timeoutMs: number): Promise<JobDeliveryResult> {
+    try {
+      const res = await appRequest(`${this.#base}/job/${encodeURIComponent(name)}`, { method: 'POST', body: jobBody(data), headers: { 'content-type': 'application/json' }, timeoutMs, maxBodyBytes: this.maxAnswerBytes });
+      return res.status >= 200 && res.status <= 299 ? { outcome: 'taken' } : { outcome: 'failed', reason: `the app answered ${res.status}` };
+    } catch (err) {
+      const e = ensureError(err);
+      return { outcome: isConnectionRefused(e) ? 'unreachable' : 'failed', reason: `cannot deliver to the app: ${e.message}` };
     }
   }
 

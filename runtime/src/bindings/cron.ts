@@ -1,11 +1,11 @@
 /**
- * `bindings.cron`: an input binding that fires on a schedule (metadata `schedule`, see cron-schedule.ts); each
+ * `bindings.cron`: an input binding that fires on a schedule (metadata `schedule`, see util/cron-schedule.ts); each
  * firing is delivered to the app with an empty body. A firing due while the previous one is still being delivered
  * is skipped (logged), so a slow app does not pile deliveries up.
  */
 import { RuntimeError } from '../errors/runtime-error.js';
 import type { Logger } from '../log/logger.js';
-import { parseSchedule, type Schedule } from './cron-schedule.js';
+import { InvalidScheduleError, parseSchedule, type Schedule } from '../util/cron-schedule.js';
 import type { InputBinding, InputHandler } from '../components/contracts/bindings.js';
 
 /** setTimeout's longest wait; a later firing is reached in steps. */
@@ -23,9 +23,12 @@ export class CronBinding implements InputBinding {
   static fromMetadata(get: (name: string) => string | undefined, log: Logger): CronBinding {
     const text = get('schedule');
     if (!text) throw new RuntimeError('ERR_COMPONENT_SPEC_INVALID', 'metadata schedule is required (for example "@every 15s" or "0 30 * * * *")');
-    const schedule = parseSchedule(text);
-    schedule.next(Date.now()); // a schedule that never fires fails the init, not the first timer
-    return new CronBinding(schedule, text, log);
+    try {
+      return new CronBinding(parseSchedule(text), text, log);
+    } catch (err) {
+      if (err instanceof InvalidScheduleError) throw new RuntimeError('ERR_COMPONENT_SPEC_INVALID', `metadata ${err.message}`);
+      throw err;
+    }
   }
 
   read(handler: InputHandler): Promise<{ close(): Promise<void> }> {

@@ -120,6 +120,17 @@ export const ERROR_CODES = {
   ERR_TRY_LOCK: { http: 500, grpc: GrpcStatus.INTERNAL },
   ERR_UNLOCK: { http: 500, grpc: GrpcStatus.INTERNAL },
 
+  // Jobs: the reference system's codes; a missing job is 404 / NOT_FOUND here (the reference answers 500, a failure)
+  DAPR_SCHEDULER_EMPTY: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT },
+  DAPR_SCHEDULER_JOB_NAME: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT },
+  DAPR_SCHEDULER_JOB_NAME_EMPTY: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT },
+  DAPR_SCHEDULER_SCHEDULE_EMPTY: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT },
+  DAPR_SCHEDULER_SCHEDULE_JOB: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT },
+  DAPR_SCHEDULER_JOB_EXISTS: { http: 409, grpc: GrpcStatus.ALREADY_EXISTS },
+  DAPR_SCHEDULER_GET_JOB: { http: 404, grpc: GrpcStatus.NOT_FOUND },
+  DAPR_SCHEDULER_LIST_JOBS: { http: 500, grpc: GrpcStatus.INTERNAL },
+  DAPR_SCHEDULER_DELETE_JOB: { http: 500, grpc: GrpcStatus.INTERNAL },
+
   // Service invocation: the target app's own answers (any status) pass through as they are; these are svcd's.
   ERR_DIRECT_INVOKE: { http: 500, grpc: GrpcStatus.INTERNAL },
   ERR_DIRECT_INVOKE_APP_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND },

@@ -8,6 +8,7 @@ import { loadHealthProto, loadRuntimeApiProto, type HealthCheckRequest__Output, 
 import type { PublicActorApi } from '../../actors/public-actors.js';
 import type { OutputBindingApi } from '../../bindings/output-api.js';
 import type { ConfigurationApi } from '../../configuration/configuration-api.js';
+import type { JobsApi } from '../../jobs/jobs-api.js';
 import type { LockApi } from '../../lock/lock-api.js';
 import type { RuntimeMetadata } from '../../metadata/runtime-metadata.js';
 import type { PublishApi } from '../../pubsub/publish-api.js';
@@ -20,6 +21,7 @@ import { actorHandlers } from './runtime/actors.js';
 import type { Handler, HandlerGroup } from './runtime/handler.js';
 import { unary } from './unary.js';
 import { configurationHandlers, subscribeConfigurationHandler } from './runtime/configuration.js';
+import { jobHandlers } from './runtime/jobs.js';
 import { lockHandlers } from './runtime/lock.js';
 import { messagingHandlers } from './runtime/messaging.js';
 import { metadataHandlers } from './runtime/metadata.js';
@@ -37,6 +39,7 @@ export interface RuntimeServiceDeps {
   readonly bindings: OutputBindingApi;
   readonly secrets: SecretsApi;
   readonly lock: LockApi;
+  readonly jobs: JobsApi;
   readonly configuration: ConfigurationApi;
   readonly metadata: RuntimeMetadata;
   /** Throws ERR_ACTOR_RUNTIME_NOT_FOUND when no actor state store is configured. */
@@ -65,6 +68,7 @@ function runtimeImplementation(deps: RuntimeServiceDeps): grpc.UntypedServiceImp
     secretHandlers(deps.secrets),
     metadataHandlers(deps.metadata),
     lockHandlers(deps.lock),
+    jobHandlers(deps.jobs),
     configurationHandlers(deps.configuration),
     actorHandlers(deps.actors),
     workflowHandlers(deps.workflows),

@@ -1,6 +1,5 @@
 import { expect } from 'chai';
-import { parseSchedule } from '../../src/bindings/cron-schedule.js';
-import { expectRuntimeError } from '../support/expect-runtime-error.js';
+import { InvalidScheduleError, parseSchedule } from '../../src/util/cron-schedule.js';
 
 const at = (text: string) => new Date(text).getTime();
 const iso = (ms: number) => {
@@ -9,7 +8,7 @@ const iso = (ms: number) => {
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
 };
 
-describe('bindings.cron schedules', () => {
+describe('cron schedules (bindings.cron and jobs)', () => {
   const from = at('2026-03-14T10:20:30'); // a Saturday, local time
   const cases: [string, string][] = [
     ['* * * * * *', '2026-03-14T10:20:31'],
@@ -34,11 +33,15 @@ describe('bindings.cron schedules', () => {
   });
 
   it('refuses what it cannot read, saying why', () => {
-    expectRuntimeError(() => parseSchedule('* * *'), 'ERR_COMPONENT_SPEC_INVALID', /5 or 6 fields/);
-    expectRuntimeError(() => parseSchedule('0 61 * * * *'), 'ERR_COMPONENT_SPEC_INVALID', /minute '61' is outside 0-59/);
-    expectRuntimeError(() => parseSchedule('0 0 0 * * MON'), 'ERR_COMPONENT_SPEC_INVALID', /day of week 'MON'/);
-    expectRuntimeError(() => parseSchedule('@every 10ms'), 'ERR_COMPONENT_SPEC_INVALID', /at least 1s/);
-    expectRuntimeError(() => parseSchedule('@every soon'), 'ERR_COMPONENT_SPEC_INVALID', /needs a duration/);
-    expectRuntimeError(() => parseSchedule('0 0 0 30 2 *').next(from), 'ERR_COMPONENT_SPEC_INVALID', /never fires/);
+    expect(() => parseSchedule('* * *')).to.throw(InvalidScheduleError, /5 or 6 fields/);
+    expect(() => parseSchedule('0 61 * * * *')).to.throw(InvalidScheduleError, /minute '61' is outside 0-59/);
+    expect(() => parseSchedule('0 0 0 * * MON')).to.throw(InvalidScheduleError, /day of week 'MON'/);
+    expect(() => parseSchedule('@every 10ms')).to.throw(InvalidScheduleError, /at least 1000ms/);
+    expect(() => parseSchedule('@every soon')).to.throw(InvalidScheduleError, /needs a duration/);
+    expect(() => parseSchedule('0 0 0 30 2 *')).to.throw(InvalidScheduleError, /never fires/);
+  });
+
+  it('takes a shorter @every when the caller allows it (jobs: sub-second)', () => {
+    expect(parseSchedule('@every 250ms', 100).next(from) - from).to.equal(250);
   });
 });

@@ -3,10 +3,10 @@
  * `@monthly`, `@weekly`, `@daily` (`@midnight`), `@hourly`, and cron expressions of 6 fields (seconds first, as Dapr's
  * cron binding takes) or 5 (minute first). Fields take `*`, numbers, ranges `a-b`, lists `a,b` and steps `*\/n`,
  * `a-b/n`; day of week 0–7 (0 and 7 are Sunday). When both day of month and day of week are restricted, either
- * matching is enough (as in cron). Times are the machine's local time.
+ * matching is enough (as in cron). Times are the machine's local time. Shared by `bindings.cron` and jobs, which
+ * each say in their own words what was wrong (`InvalidScheduleError` carries only the problem).
  */
 import { parseDuration } from '../config/parse-values.js';
-import { RuntimeError } from '../errors/runtime-error.js';
 
 export interface Schedule {
   /** The first firing time strictly after `after` (ms since the epoch). */
@@ -32,8 +32,11 @@ const FIELDS = [
   { name: 'day of week', min: 0, max: 7 },
 ] as const;
 
+/** The schedule cannot be read, or never fires; the message says why, naming the schedule. */
+export class InvalidScheduleError extends Error {}
+
 function invalid(schedule: string, problem: string): never {
-  throw new RuntimeError('ERR_COMPONENT_SPEC_INVALID', `metadata schedule '${schedule}': ${problem}`);
+  throw new InvalidScheduleError(`schedule '${schedule}': ${problem}`);
 }
 
 function parseField(text: string, field: (typeof FIELDS)[number], schedule: string): Set<number> {
@@ -50,7 +53,17 @@ function parseField(text: string, field: (typeof FIELDS)[number], schedule: stri
   return out;
 }
 
-export function parseSchedule(schedule: string): Schedule {
+/**
+ * Reads a schedule; `minEveryMs` is the shortest `@every` accepted. A cron expression that can never match (30 February)
+ * is refused here, not at its first use.
+ */
+export function parseSchedule(schedule: string, minEveryMs = 1000): Schedule {
+  const parsed = readSchedule(schedule, minEveryMs);
+  parsed.next(Date.now());
+  return parsed;
+}
+
+function readSchedule(schedule: string, minEveryMs: number): Schedule {
   const text = schedule.trim();
   if (text.startsWith('@every ')) {
     let every: number;
@@ -59,7 +72,7 @@ export function parseSchedule(schedule: string): Schedule {
     } catch {
       return invalid(schedule, '@every needs a duration such as 15s or 1m30s');
     }
-    if (every < 1000) invalid(schedule, '@every needs at least 1s');
+    if (every < minEveryMs) invalid(schedule, `@every needs at least ${minEveryMs}ms`);
     return { next: (after) => after + every };
   }
   const expanded = SHORTHANDS[text] ?? text;

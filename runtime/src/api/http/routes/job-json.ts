@@ -1,0 +1,28 @@
+/** A job as the reference's HTTP API answers it: the Job message in protojson (`data` an Any with its `@type`). */
+import { decodeJsonValue, JSON_VALUE_TYPE_URL } from '@svc/proto';
+import type { FailurePolicy, Job, JobData } from '../../../jobs/job.js';
+
+/** protojson's Duration: seconds with as many decimals as needed, then `s`. */
+const durationText = (ms: number) => `${Number((ms / 1000).toFixed(9))}s`;
+
+function policyJson(p: FailurePolicy): Record<string, unknown> {
+  if (p.kind === 'drop') return { drop: {} };
+  return { constant: { interval: durationText(p.intervalMs), ...(p.maxRetries !== undefined && { maxRetries: p.maxRetries }) } };
+}
+
+/** A google.protobuf.Value shows as its JSON; an Any of another type as its bytes in base64 under `value`. */
+function dataJson(d: JobData): Record<string, unknown> {
+  return { '@type': d.typeUrl, value: d.typeUrl === JSON_VALUE_TYPE_URL ? decodeJsonValue(d.value) : d.value.toString('base64') };
+}
+
+export function jobJson(j: Job): Record<string, unknown> {
+  return {
+    name: j.name,
+    ...(j.schedule !== undefined && { schedule: j.schedule }),
+    ...(j.repeats !== undefined && { repeats: j.repeats }),
+    ...(j.dueTime !== undefined && { dueTime: j.dueTime }),
+    ...(j.ttl !== undefined && { ttl: j.ttl }),
+    ...(j.data && { data: dataJson(j.data) }),
+    ...(j.failurePolicy && { failurePolicy: policyJson(j.failurePolicy) }),
+  };
+}
