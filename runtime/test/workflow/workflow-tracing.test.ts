@@ -51,6 +51,16 @@ async function* slowTimer(ctx: OrchestrationContext, n: number): Gen {
   return yield ctx.callActivity(double, a);
 }
 
+/** Three runs of one instance (continue-as-new), then a failure. */
+async function* generations(ctx: OrchestrationContext, n: number): Gen {
+  yield ctx.callActivity(double, n);
+  if (n < 3) {
+    ctx.continueAsNew(n + 1, false);
+    return undefined;
+  }
+  throw new Error('the last run fails');
+}
+
 const hex = (bytes: number) => randomBytes(bytes).toString('hex');
 const callerSpan = (): SpanContext => ({ traceId: hex(16), spanId: hex(8), traceFlags: 1, isRemote: true });
 const idOf = (s: ReadableSpan) => s.spanContext().spanId;
@@ -91,6 +101,7 @@ describe('workflow tracing (in-process engine, SQLite store, real SDK worker)', 
     w.addOrchestrator(traced);
     w.addOrchestrator(tracedChild);
     w.addOrchestrator(slowTimer);
+    w.addOrchestrator(generations);
     w.addActivity(double);
     w.addActivity(refuse);
     await w.start();
@@ -200,6 +211,28 @@ describe('workflow tracing (in-process engine, SQLite store, real SDK worker)', 
     for (const s of spans.slice(1, 4)) expect(parentOf(s), `${s.name} under the run`).to.equal(idOf(run));
     const [first, second] = spans.filter((s) => s.name === 'activity||double');
     expect(idOf(first as ReadableSpan)).to.not.equal(idOf(second as ReadableSpan));
+  });
+
+  it('ends each run’s span at continue-as-new and starts the next in the same trace; a failed run’s span is an error', async () => {
+    tracing = InMemoryTracing.install();
+    const rt = await runtime();
+    await worker(rt);
+    const caller = callerSpan();
+    await context.with(trace.setSpanContext(context.active(), caller), () => rt.engine.start({ name: 'generations', instanceId: 'gen-1', input: '1' }));
+    const state = await client(rt).waitForOrchestrationCompletion('gen-1', true, 60);
+    expect(state?.runtimeStatus).to.equal(SDK_STATUS.FAILED);
+    await eventually('three runs’ spans', () => Promise.resolve(tracing?.spans().filter((s) => s.name === 'orchestration||generations').length === 3));
+    const spans = tracing.spans();
+    const create = spanNamed('create_orchestration||generations', spans);
+    const runs = spans.filter((s) => s.name === 'orchestration||generations');
+    expect(runs.map((r) => r.attributes['durabletask.runtime_status'])).to.deep.equal(['CONTINUED_AS_NEW', 'CONTINUED_AS_NEW', 'FAILED']);
+    expect(new Set(runs.map(idOf)).size, 'a span per run').to.equal(3);
+    for (const r of runs) expect(parentOf(r), 'every run under the start').to.equal(idOf(create));
+    expect(runs.map((r) => r.status.code)).to.deep.equal([SpanStatusCode.UNSET, SpanStatusCode.UNSET, SpanStatusCode.ERROR]);
+    expect(runs[2]?.status.message).to.contain('the last run fails');
+    const activities = spans.filter((s) => s.name === 'activity||double');
+    expect(activities.map(parentOf), 'each run’s activity under that run').to.deep.equal(runs.map(idOf));
+    expect(new Set(spans.map((s) => s.spanContext().traceId))).to.deep.equal(new Set([caller.traceId]));
   });
 
   it('hands the run’s and each activity’s context to the worker in its work items (ExecutionStarted, ActivityRequest)', async () => {
