@@ -17,3 +17,4 @@ export { memoryMiB } from './process-memory.js';
 export { RawWorker, rawClient } from './raw-worker.js';
 export { configurationTableSql } from './configuration-table.js';
 export { InMemoryTracing } from './in-memory-tracing.js';
+export { InProcessRuntime, type InProcessOptions } from './in-process-runtime.js';

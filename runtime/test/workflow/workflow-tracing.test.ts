@@ -11,10 +11,10 @@ import { context, SpanKind, SpanStatusCode, trace, type SpanContext } from '@ope
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import { TaskHubGrpcClient, TaskHubGrpcWorker, type ActivityContext, type OrchestrationContext } from '@dapr/durabletask-js';
 import type { TaskHubSidecarServiceClient } from '@svc/proto';
-import { eventually, InMemoryTracing, rawClient, RawWorker, removeTempFolder, tempFolder } from '../support/index.js';
+import { eventually, InMemoryTracing, InProcessRuntime, rawClient, RawWorker, removeTempFolder, tempFolder } from '../support/index.js';
 import type { WorkflowInstance } from '../../src/workflow/engine.js';
 import { instanceView } from '../../src/workflow/instance-view.js';
-import { InProcessRuntime } from './in-process-runtime.js';
+
 import { quietConsole, restoreConsole, SDK_STATUS } from './sdk-harness.js';
 
 type Gen = AsyncGenerator<unknown, unknown, unknown>;
