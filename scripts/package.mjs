@@ -111,11 +111,12 @@ if (!uiPackage.files.includes('dist/src/*.js')) throw new Error('package: @svc/u
 // the addon's file, so the driver's own locator, the `bindings` package, is not needed).
 copy(packageDir('better-sqlite3'), path.join(modules, 'better-sqlite3'), ['package.json', 'LICENSE', 'lib', 'build/Release/better_sqlite3.node']);
 
-// The service definitions svcd loads at start (@svc/proto's .proto files) and @grpc/reflection's own, which it
-// finds from the package's main module.
+// The service definitions svcd loads at start (@svc/proto's .proto files, and the JSON of each parsed at build,
+// which svcd reads instead of parsing the text) and @grpc/reflection's own, which it finds from the package's main
+// module.
 cpSync(packageDir('@svc/proto'), path.join(modules, '@svc', 'proto'), {
   recursive: true,
-  filter: (p) => !p.includes(`${path.sep}node_modules`) && (statSync(p).isDirectory() || p.endsWith('.proto') || path.basename(p) === 'package.json'),
+  filter: (p) => !p.includes(`${path.sep}node_modules`) && (statSync(p).isDirectory() || p.endsWith('.proto') || p.endsWith('.proto.json') || path.basename(p) === 'package.json'),
 });
 for (const name of ['@grpc/reflection', ...packagesReadByBundles(path.join(runtimeDir, 'dist', 'bundle'))]) copy(packageDir(name), path.join(modules, name), ['.']);
 assertResolvable(path.join(runtimeDir, 'dist', 'bundle'));

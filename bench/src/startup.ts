@@ -1,67 +1,139 @@
 /**
- * Start to healthy: svcd started BENCH_STARTS times (default 20) with the embedded default (a SQLite actor store,
- * workflows ready), the time from spawn to the first 204 from /v1.0/healthz (probed every 2 ms), and svcd's RSS
- * once healthy. Prints p50 / p90 / max.
- * Run: `npm run build && node bench/dist/src/startup.js`.
+ * Start to healthy, interleaved start by start (BENCH_STARTS rounds, default 15): in each round `node -e 0` (spawn
+ * to exit: what any Node process costs here), svcd with the embedded default (SQLite state store and pub/sub,
+ * workflows ready, as `svc run` starts it), svcd with a Redis state store (also the actor store), and any other
+ * sidecar given. A start is timed from spawn to the first 204 from /v1.0/healthz (probed every 2 ms); the sidecar's
+ * CPU (user + system, all threads) and RSS are read when it turns healthy. Prints p50 / p90 / max per row.
+ * Run: `npm run build && node bench/dist/src/startup.js` (BENCH_STARTUP_CASES=sqlite,redis picks svcd's rows).
  * Any other sidecar is measured the same way, side by side: BENCH_SIDECAR_START is its command line, with `{http}`,
  * `{grpc}` and `{dir}` (an empty folder per start) filled in, e.g.
  * `BENCH_SIDECAR_START='daprd --app-id s --dapr-http-port {http} --dapr-grpc-port {grpc} --resources-path r' node bench/dist/src/startup.js`.
+ * Several sidecars (another build of svcd, say): one command a line, each optionally named `name=command`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { writeDefaultResources } from '@svc/runtime/cli/default-resources.js';
-import { freePort, SVCD_MAIN } from '@svc/runtime/test-support';
+import { componentYaml, freePort, SVCD_MAIN, TEST_REDIS_HOST } from '@svc/runtime/test-support';
 import { percentile, rssMiB } from './workflow-loop.js';
 
-const STARTS = Number(process.env.BENCH_STARTS ?? 20);
+const STARTS = Number(process.env.BENCH_STARTS ?? 15);
 const OTHER = process.env.BENCH_SIDECAR_START;
+const CASES = (process.env.BENCH_STARTUP_CASES ?? 'sqlite,redis').split(',').filter((c) => c !== '');
 
-/** svcd with the embedded default, or the other sidecar's command (`exec`: the measured pid is the sidecar's). */
-function startSidecar(dir: string, http: number, grpc: number): ChildProcess {
-  if (OTHER !== undefined) {
-    const command = OTHER.replaceAll('{http}', String(http)).replaceAll('{grpc}', String(grpc)).replaceAll('{dir}', dir);
-    return spawn('/bin/sh', ['-c', `exec ${command}`], { stdio: 'ignore' });
-  }
-  writeDefaultResources(path.join(dir, 'resources'));
-  const args = ['--app-id', 'startup', '--http-port', String(http), '--grpc-port', String(grpc), '--metrics-port', '0', '--internal-grpc-port', '0'];
-  return spawn(process.execPath, [SVCD_MAIN, ...args, '--resources-path', path.join(dir, 'resources'), '--data-dir', path.join(dir, 'data')], { stdio: 'ignore' });
+interface Row {
+  readonly label: string;
+  /** Spawns it in `dir`; `healthy` false: the process is timed to its exit (`node -e 0`). */
+  readonly start: (dir: string, http: number, grpc: number) => ChildProcess;
+  readonly healthy: boolean;
 }
 
-async function once(): Promise<{ ms: number; rss: number }> {
+/** svcd with the resources `write` puts in its folder. */
+function svcdRow(label: string, write: (resources: string) => void): Row {
+  return {
+    label,
+    healthy: true,
+    start: (dir, http, grpc) => {
+      const resources = path.join(dir, 'resources');
+      mkdirSync(resources, { recursive: true });
+      write(resources);
+      const args = ['--app-id', 'startup', '--http-port', String(http), '--grpc-port', String(grpc), '--metrics-port', '0', '--internal-grpc-port', '0'];
+      return spawn(process.execPath, [SVCD_MAIN, ...args, '--resources-path', resources, '--data-dir', path.join(dir, 'data')], { stdio: 'ignore' });
+    },
+  };
+}
+
+const SVCD_ROWS: Record<string, Row> = {
+  sqlite: svcdRow('svcd, embedded default (SQLite state and pub/sub, workflows ready)', (folder) => void writeDefaultResources(folder)),
+  redis: svcdRow('svcd, Redis state store (also the actor store)', (folder) =>
+    writeFileSync(path.join(folder, 'statestore.yaml'), componentYaml('statestore', 'state.redis', { redisHost: TEST_REDIS_HOST, actorStateStore: 'true' })),
+  ),
+};
+
+const rows: Row[] = [
+  { label: '`node -e 0` (to exit)', healthy: false, start: () => spawn(process.execPath, ['-e', '0'], { stdio: 'ignore' }) },
+  ...CASES.map((c) => {
+    const row = SVCD_ROWS[c];
+    if (row === undefined) throw new Error(`BENCH_STARTUP_CASES: no case ${c} (${Object.keys(SVCD_ROWS).join(', ')})`);
+    return row;
+  }),
+  ...(OTHER ?? '')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => otherRow(line.trim())),
+];
+
+/** Another sidecar's row: `name=command` or a command, run by the shell (`exec`: the measured pid is the sidecar's). */
+function otherRow(line: string): Row {
+  const named = /^([\w.@-]+)=\s*(.+)$/.exec(line);
+  const command = named ? named[2]! : line;
+  return {
+    label: named ? named[1]! : command,
+    healthy: true,
+    start: (dir, http, grpc) => spawn('/bin/sh', ['-c', `exec ${command.replaceAll('{http}', String(http)).replaceAll('{grpc}', String(grpc)).replaceAll('{dir}', dir)}`], { stdio: 'ignore' }),
+  };
+}
+
+/**
+ * CPU time a process used so far, all its threads, in ms: /proc's schedstat counts nanoseconds, where /proc/<pid>/stat
+ * counts 10 ms ticks, too coarse for a start of 100 ms.
+ */
+function cpuMsPrecise(pid: number): number {
+  let ns = 0;
+  for (const task of readdirSync(`/proc/${pid}/task`)) ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
+  return ns / 1e6;
+}
+
+interface Sample {
+  ms: number;
+  cpu: number;
+  rss: number;
+}
+
+async function once(row: Row): Promise<Sample> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-startup-'));
   const http = await freePort();
   const grpc = await freePort();
   const t0 = performance.now();
-  const child = startSidecar(dir, http, grpc);
+  const child = row.start(dir, http, grpc);
+  const exited = new Promise((r) => child.once('exit', r));
   try {
+    if (!row.healthy) {
+      await exited;
+      return { ms: performance.now() - t0, cpu: NaN, rss: NaN };
+    }
     for (;;) {
       const ok = await fetch(`http://127.0.0.1:${http}/v1.0/healthz`).then(
         (r) => r.status === 204,
         () => false,
       );
       if (ok) break;
-      if (performance.now() - t0 > 30_000) throw new Error('svcd was not healthy within 30 s');
+      if (performance.now() - t0 > 30_000) throw new Error(`${row.label} was not healthy within 30 s`);
       await new Promise((r) => setTimeout(r, 2));
     }
-    return { ms: performance.now() - t0, rss: rssMiB(child.pid!) };
+    return { ms: performance.now() - t0, cpu: cpuMsPrecise(child.pid!), rss: rssMiB(child.pid!) };
   } finally {
     child.kill('SIGTERM');
-    await new Promise((r) => child.once('exit', r));
+    await exited;
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-const ms: number[] = [];
-const rss: number[] = [];
+const samples = rows.map(() => [] as Sample[]);
 for (let i = 0; i < STARTS; i++) {
-  const r = await once();
-  ms.push(r.ms);
-  rss.push(r.rss);
+  for (const [r, row] of rows.entries()) samples[r]!.push(await once(row));
 }
-ms.sort((a, b) => a - b);
-rss.sort((a, b) => a - b);
-process.stdout.write(`${OTHER ?? 'svcd (embedded SQLite, workflows ready)'}: start to healthy, ${STARTS} starts\n`);
-process.stdout.write('| ms p50 | ms p90 | ms max | RSS MiB when healthy, p50 |\n|---:|---:|---:|---:|\n');
-process.stdout.write(`| ${percentile(ms, 50).toFixed(0)} | ${percentile(ms, 90).toFixed(0)} | ${(ms.at(-1) ?? 0).toFixed(0)} | ${percentile(rss, 50).toFixed(0)} |\n`);
+
+const stat = (values: number[], p: number | 'max'): string => {
+  const sorted = values.filter((v) => !Number.isNaN(v)).sort((a, b) => a - b);
+  if (sorted.length === 0) return '—';
+  return (p === 'max' ? sorted.at(-1)! : percentile(sorted, p)).toFixed(0);
+};
+process.stdout.write(`Start to healthy, ${STARTS} rounds interleaved start by start\n`);
+process.stdout.write('| | ms p50 | ms p90 | ms max | CPU ms p50 | RSS MiB when healthy, p50 |\n|---|---:|---:|---:|---:|---:|\n');
+for (const [r, row] of rows.entries()) {
+  const s = samples[r]!;
+  const ms = s.map((x) => x.ms);
+  process.stdout.write(`| ${row.label} | ${stat(ms, 50)} | ${stat(ms, 90)} | ${stat(ms, 'max')} | ${stat(s.map((x) => x.cpu), 50)} | ${stat(s.map((x) => x.rss), 50)} |\n`);
+}

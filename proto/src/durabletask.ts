@@ -6,7 +6,7 @@ import path from 'node:path';
 import type protobuf from 'protobufjs';
 import type { TaskHubSidecarServiceClient, TaskHubSidecarServiceDefinition } from './gen/TaskHubSidecarService.js';
 import { packageDefinitionOf, type PackageDefinition } from './package-definition.js';
-import { loadProtoRoot, servedService, serviceClient, type ServiceClientClass } from './served-service.js';
+import { loadProtoRoot, servedServiceOnUse, serviceClient, type ServiceClientClass } from './served-service.js';
 
 export type { HistoryEvent, HistoryEvent__Output } from './gen/HistoryEvent.js';
 export type { OrchestratorAction, OrchestratorAction__Output } from './gen/OrchestratorAction.js';
@@ -59,15 +59,18 @@ let cache: DurableTaskProto | undefined;
 /** Loaded once per process. The service path is `/TaskHubSidecarService/<Rpc>`. */
 export function loadDurableTaskProto(): DurableTaskProto {
   if (!cache) {
-    const root = loadProtoRoot([DURABLETASK_PROTO_FILE]);
+    let root: protobuf.Root | undefined;
+    const rootNow = () => (root ??= loadProtoRoot([DURABLETASK_PROTO_FILE]));
     let clients: DurableTaskProto['grpc'] | undefined;
     cache = {
-      service: servedService<TaskHubSidecarServiceDefinition>(root, 'TaskHubSidecarService'),
+      service: servedServiceOnUse<TaskHubSidecarServiceDefinition>([DURABLETASK_PROTO_FILE], rootNow, 'TaskHubSidecarService'),
       packageDefinition: () => packageDefinitionOf(DURABLETASK_PROTO_FILE),
       get grpc() {
-        return (clients ??= { TaskHubSidecarService: serviceClient<TaskHubSidecarServiceClient>(root, 'TaskHubSidecarService') });
+        return (clients ??= { TaskHubSidecarService: serviceClient<TaskHubSidecarServiceClient>(rootNow(), 'TaskHubSidecarService') });
       },
-      root,
+      get root() {
+        return rootNow();
+      },
     };
   }
   return cache;

@@ -3,7 +3,7 @@ import type * as grpc from '@grpc/grpc-js';
 import path from 'node:path';
 import type { HealthClient } from './gen/grpc/health/v1/Health.js';
 import { packageDefinitionOf, type PackageDefinition } from './package-definition.js';
-import { loadProtoRoot, servedService, serviceClient, type ServiceClientClass } from './served-service.js';
+import { loadProtoRoot, servedServiceOnUse, serviceClient, type ServiceClientClass } from './served-service.js';
 
 export type { HealthCheckResponse } from './gen/grpc/health/v1/HealthCheckResponse.js';
 export type { HealthCheckRequest__Output } from './gen/grpc/health/v1/HealthCheckRequest.js';
@@ -20,10 +20,16 @@ export interface HealthProto {
 }
 
 export function loadHealthProto(): HealthProto {
-  const root = loadProtoRoot([FILE]);
+  let root: ReturnType<typeof loadProtoRoot> | undefined;
+  const rootNow = () => (root ??= loadProtoRoot([FILE]));
+  let client: ServiceClientClass<HealthClient> | undefined;
   return {
-    definition: servedService(root, SERVICE),
+    definition: servedServiceOnUse([FILE], rootNow, SERVICE),
     packageDefinition: () => packageDefinitionOf(FILE),
-    grpc: { Health: serviceClient<HealthClient>(root, SERVICE) },
+    grpc: {
+      get Health() {
+        return (client ??= serviceClient<HealthClient>(rootNow(), SERVICE));
+      },
+    },
   };
 }

@@ -9,5 +9,6 @@ export * from './runtime-api.js';
 export * from './health.js';
 export * from './app-callback.js';
 export * from './served-service.js';
+export { writeParsedRoots, type ProtoFolders } from './parsed-root.js';
 export type { PackageDefinition } from './package-definition.js';
 export * from './json-value.js';

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { daprAliasDefinition } from './dapr-alias.js';
 import { packageDefinitionOf, type PackageDefinition } from './package-definition.js';
 import { LOADER_OPTIONS } from './proto-root.js';
-import { loadProtoRoot, servedService } from './served-service.js';
+import { loadProtoRoot, servedServiceOnUse } from './served-service.js';
 
 const FILES = [path.join('svc', 'common', 'v1', 'common.proto'), path.join('svc', 'runtime', 'v1', 'runtime.proto')];
 
@@ -36,7 +36,8 @@ let cache: RuntimeApiProto | undefined;
 
 export function loadRuntimeApiProto(): RuntimeApiProto {
   if (cache) return cache;
-  const served = servedService(loadProtoRoot(FILES), SVC_RUNTIME_SERVICE, LOADER_OPTIONS, MAX_RUNTIME_API_REQUEST_ELEMENTS);
+  let root: ReturnType<typeof loadProtoRoot> | undefined;
+  const served = servedServiceOnUse(FILES, () => (root ??= loadProtoRoot(FILES)), SVC_RUNTIME_SERVICE, LOADER_OPTIONS, MAX_RUNTIME_API_REQUEST_ELEMENTS);
   cache = {
     services: [
       { name: SVC_RUNTIME_SERVICE, definition: served, packageDefinition: () => packageDefinitionOf(FILES) },

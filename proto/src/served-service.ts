@@ -5,21 +5,14 @@
  * start-up; svcd builds that one only when reflection or a typed client first asks for it.
  */
 import * as grpc from '@grpc/grpc-js';
-import path from 'node:path';
 import protobuf from 'protobufjs';
-import { LOADER_OPTIONS, PROTO_ROOT } from './proto-root.js';
+import { LOADER_OPTIONS } from './proto-root.js';
 
 /** How messages convert to plain objects: proto-loader's option names (`toObject`'s). */
 export type Conversions = Pick<protobuf.IConversionOptions, 'longs' | 'enums' | 'bytes' | 'defaults' | 'oneofs'>;
 
-/** The files parsed as proto-loader parses them: the same case of names, imports found under PROTO_ROOT. */
-export function loadProtoRoot(files: readonly string[]): protobuf.Root {
-  const root = new protobuf.Root();
-  root.resolvePath = (_origin, target) => (path.isAbsolute(target) ? target : path.join(PROTO_ROOT, target));
-  root.loadSync([...files], { keepCase: LOADER_OPTIONS.keepCase });
-  root.resolveAll();
-  return root;
-}
+export { loadProtoRoot } from './parsed-root.js';
+import { parsedServiceMethods } from './parsed-root.js';
 
 function serializer(type: protobuf.Type): (value: object) => Buffer {
   return (value) => {
@@ -117,6 +110,50 @@ export function servedService<Definition extends grpc.ServiceDefinition = grpc.S
     };
   }
   return definition as unknown as Definition;
+}
+
+/**
+ * `servedService` of `serviceName` in `files`, for a server to register at start without building the root: each
+ * method's path and stream kinds come from the build's parse (parsedServiceMethods), and its conversions are made
+ * from `root()` on the first call of any method (or by buildDeferredServices, which svcd runs once it is ready).
+ * Building the roots of the runtime API and the Durable Task service was about a tenth of svcd's start-up. Without a
+ * current build parse, the root is built now.
+ */
+export function servedServiceOnUse<Definition extends grpc.ServiceDefinition = grpc.ServiceDefinition>(
+  files: readonly string[],
+  root: () => protobuf.Root,
+  serviceName: string,
+  conversions: Conversions = LOADER_OPTIONS,
+  maxRequestElements?: number,
+): Definition {
+  const methods = parsedServiceMethods(files, serviceName);
+  if (methods === undefined) return servedService<Definition>(root(), serviceName, conversions, maxRequestElements);
+  let served: Record<string, grpc.MethodDefinition<object, object>> | undefined;
+  const build = () => (served ??= servedService(root(), serviceName, conversions, maxRequestElements));
+  deferred.push(build);
+  const definition: Record<string, grpc.MethodDefinition<object, object>> = {};
+  for (const method of methods) {
+    const real = () => build()[method.name]!;
+    definition[method.name] = {
+      path: `/${serviceName}/${method.name}`,
+      originalName: method.name.charAt(0).toLowerCase() + method.name.slice(1),
+      requestStream: method.requestStream,
+      responseStream: method.responseStream,
+      requestSerialize: (value) => real().requestSerialize(value),
+      requestDeserialize: (bytes) => real().requestDeserialize(bytes),
+      responseSerialize: (value) => real().responseSerialize(value),
+      responseDeserialize: (bytes) => real().responseDeserialize(bytes),
+    };
+  }
+  return definition as unknown as Definition;
+}
+
+/** The builds servedServiceOnUse deferred. */
+const deferred: (() => unknown)[] = [];
+
+/** Builds what servedServiceOnUse deferred, so that no call waits for it. */
+export function buildDeferredServices(): void {
+  for (const build of deferred.splice(0)) build();
 }
 
 /** A generated client class (gen/): a `grpc.Client` with the service's methods, and the service definition. */

@@ -7,8 +7,11 @@
  * third of the whole, is only for Kubernetes mode: a script of its own in dist/bundle/vendor/, loaded then.
  * better-sqlite3 is a native addon and stays in node_modules, as does the WAL checkpoint worker (a file of its
  * own, started by path). The `svc` CLI (dist/src/cli/main.js) is bundled the same way into dist/bundle/svc.cjs, so
- * the installable package (scripts/package.mjs) carries two scripts and not svcd's dependency tree.
+ * the installable package (scripts/package.mjs) carries two scripts and not svcd's dependency tree. First, each
+ * `.proto` is parsed once and written as JSON (@svc/proto's writeParsedRoots), which svcd loads instead of parsing
+ * the text at every start.
  */
+import { writeParsedRoots } from '@svc/proto';
 import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
 import { readFile, rm } from 'node:fs/promises';
@@ -76,6 +79,44 @@ const vendored = {
   },
 };
 
+/**
+ * Dependencies that build large tables when loaded, replaced in the bundle by a stand-in that loads them on the
+ * first call: svcd needs them for its first answer with a body, not to start. `mime-types` (koa's and its
+ * helpers' two versions) indexes all of mime-db, about a tenth of svcd's module evaluation. Each entry lists what
+ * the dependents use; a stand-in exposes only those.
+ */
+const LAZY = {
+  'mime-types': {
+    functions: ['charset', 'contentType', 'extension', 'lookup'],
+    objects: ['types', 'extensions'],
+    extra: 'charsets: { lookup: (type) => real().charset(type) },',
+  },
+};
+
+const lazyOnFirstCall = {
+  name: 'lazy-on-first-call',
+  setup(b) {
+    const names = Object.keys(LAZY).map((n) => n.replaceAll('-', '\\-')).join('|');
+    b.onResolve({ filter: new RegExp(`^(${names})$`) }, async (args) => {
+      if (args.pluginData?.lazyReal) return undefined;
+      const real = await b.resolve(args.path, { resolveDir: args.resolveDir, kind: args.kind, pluginData: { lazyReal: true } });
+      if (real.errors.length > 0) return { errors: real.errors };
+      return { path: real.path, namespace: 'lazy-on-first-call', pluginData: { module: args.path } };
+    });
+    b.onLoad({ filter: /.*/, namespace: 'lazy-on-first-call' }, (args) => {
+      const { functions, objects, extra } = LAZY[args.pluginData.module];
+      const contents = `let loaded;
+const real = () => (loaded ??= require(${JSON.stringify(args.path)}));
+module.exports = {
+  ${functions.map((f) => `${f}: (...a) => real().${f}(...a),`).join('\n  ')}
+  ${objects.map((o) => `get ${o}() { return real().${o}; },`).join('\n  ')}
+  ${extra}
+};`;
+      return { contents, loader: 'js', resolveDir: path.dirname(args.path) };
+    });
+  },
+};
+
 const common = {
   bundle: true,
   format: 'cjs',
@@ -90,8 +131,9 @@ const common = {
   logLevel: 'warning',
 };
 
+writeParsedRoots();
 await rm(outdir, { recursive: true, force: true });
-await build({ ...common, entryPoints: [path.join(runtimeDir, 'dist/src/main.js')], outfile: path.join(outdir, 'svcd.cjs'), plugins: [fileLocations, vendored] });
+await build({ ...common, entryPoints: [path.join(runtimeDir, 'dist/src/main.js')], outfile: path.join(outdir, 'svcd.cjs'), plugins: [lazyOnFirstCall, fileLocations, vendored] });
 await build({ ...common, entryPoints: [path.join(runtimeDir, 'dist/src/cli/main.js')], outfile: path.join(outdir, 'svc.cjs'), plugins: [fileLocations, vendored] });
 for (const [file, name] of Object.entries(VENDORED)) {
   await build({ ...common, entryPoints: [path.join(runtimeDir, 'dist/src', file)], outfile: path.join(outdir, 'vendor', `${name}.cjs`), plugins: [fileLocations] });

@@ -34,7 +34,7 @@ import { secretRefResolver, type DefaultSecretSource } from './secrets/secret-re
 import { HttpApiServer } from './api/http/server.js';
 import { GrpcApiServer } from './util/grpc-server.js';
 import { runtimeApiServices } from './api/grpc/runtime-service.js';
-import { loadDurableTaskProto } from '@svc/proto';
+import { buildDeferredServices, loadDurableTaskProto } from '@svc/proto';
 import { Readiness } from './util/readiness.js';
 import { WorkflowManagementApi } from './workflow/management-api.js';
 import { registerBuiltinComponents } from './builtins.js';
@@ -49,7 +49,7 @@ import { parseCommandLine, type RuntimeConfig } from './config/config.js';
 import { ensureError, RuntimeError } from './errors/runtime-error.js';
 import { createLogger, type Logger } from './log/logger.js';
 import { createMetricsRegistry, MetricsServer } from './metrics/metrics.js';
-import { Lifecycle } from './util/lifecycle.js';
+import { Lifecycle, together } from './util/lifecycle.js';
 import { listenFor } from './util/listen-failure.js';
 import type { AppEvents } from './app/app-events.js';
 import { AppHealth, OPEN_GATE } from './app/app-health.js';
@@ -120,6 +120,9 @@ function appConnectionProperties(config: RuntimeConfig): Record<string, unknown>
 function appHealthMonitor(app: AppEvents, opts: NonNullable<RuntimeConfig['appHealth']>, log: Logger): AppHealth {
   return new AppHealth(() => app.healthCheck(opts.path, opts.timeoutMs), { intervalMs: opts.intervalMs, threshold: opts.threshold }, log);
 }
+
+/** How long after turning ready svcd builds the gRPC conversions no call has needed yet. */
+const DEFERRED_SERVICES_DELAY_MS = 100;
 
 /** Outbound health pings each backing server at most once a second, and waits at most a second for the answer. */
 const OUTBOUND_PING_TIMEOUT_MS = 1_000;
@@ -279,27 +282,32 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
   const ports: Record<string, number> = {};
 
   const lifecycle = new Lifecycle(log)
-    .add({
-      name: 'metrics',
-      start: async () => {
-        if (config.metricsPort !== 0) ports.metrics = await listenFor('metrics-port', config.metricsListenAddress, config.metricsPort, () => metricsServer.start());
-      },
-      stop: () => metricsServer.stop(),
-    })
-    .add(resources)
-    .add({
-      name: 'components',
-      start: async () => {
-        await pluggable.discover();
-        const specs =
-          config.mode === 'kubernetes'
-            ? await loadFromKubernetes(config, log)
-            : await loadStandaloneComponents(config.resourcesPaths, config.appId, log);
-        await pluggable.awaitSocketsFor(specs);
-        await components.initAll(specs, log, secretRefResolver({ components, byDefault: await defaultSecretSource(config) }));
-      },
-      stop: () => components.closeAll(log),
-    })
+    // None of these needs another: their listener, file reads and connections overlap.
+    .add(
+      together('metrics, resources, components', [
+        {
+          name: 'metrics',
+          start: async () => {
+            if (config.metricsPort !== 0) ports.metrics = await listenFor('metrics-port', config.metricsListenAddress, config.metricsPort, () => metricsServer.start());
+          },
+          stop: () => metricsServer.stop(),
+        },
+        resources,
+        {
+          name: 'components',
+          start: async () => {
+            await pluggable.discover();
+            const specs =
+              config.mode === 'kubernetes'
+                ? await loadFromKubernetes(config, log)
+                : await loadStandaloneComponents(config.resourcesPaths, config.appId, log);
+            await pluggable.awaitSocketsFor(specs);
+            await components.initAll(specs, log, secretRefResolver({ components, byDefault: await defaultSecretSource(config) }));
+          },
+          stop: () => components.closeAll(log),
+        },
+      ], log),
+    )
     // Stops after the actors drained: calls routed here by other replicas meanwhile still arrive.
     .add({ name: 'internal-grpc-stop', start: () => Promise.resolve(), stop: () => internalServer.stop(config.shutdownGracePeriodMs) })
     .add(actors)
@@ -328,6 +336,9 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
     throw err;
   }
   readiness.set(true);
+  // The gRPC services' message conversions, left out of the start (servedServiceOnUse): made by the first call, or
+  // once the first health probes have had their answer, whichever comes first.
+  setTimeout(buildDeferredServices, DEFERRED_SERVICES_DELAY_MS).unref();
   log.info(
     {
       version: RUNTIME_VERSION,
@@ -337,6 +348,8 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
       metricsPort: ports.metrics ?? 'disabled',
       metricsAddress: config.metricsListenAddress,
       components: components.list().map((c) => `${c.spec.name} (${c.spec.type})`),
+      // From the process's start (Node's own included): what an orchestrator waits for.
+      startupMs: Math.round(performance.now()),
     },
     'svcd started',
   );

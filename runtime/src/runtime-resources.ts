@@ -47,8 +47,12 @@ export class RuntimeResources {
   }
 
   async start(): Promise<void> {
-    this.#configuration = await loadConfiguration(this.config, this.log);
-    const loaded = await loadResiliencyResources(this.config, this.log);
+    // Read at once; a failure of the Configuration is reported first, as when they were read one after the other.
+    const [configuration, resiliency] = await Promise.allSettled([loadConfiguration(this.config, this.log), loadResiliencyResources(this.config, this.log)]);
+    if (configuration.status === 'rejected') throw configuration.reason;
+    if (resiliency.status === 'rejected') throw resiliency.reason;
+    this.#configuration = configuration.value;
+    const loaded = resiliency.value;
     const log = this.log.child({ scope: 'resiliency' });
     this.#resiliency = new Resiliency(loaded, { onStateChange: (c) => log.warn({ ...c }, 'circuit breaker changed state') });
   }

@@ -1,6 +1,7 @@
 // Command runtime-client calls svcd's gRPC runtime API through the Dapr Go SDK client (github.com/dapr/go-sdk/client),
 // as a Go app would: state with ETags, bulk and transactions, publish and bulk publish, an output binding, metadata,
-// workflow management, secrets and the errors of unknown components. It finds the sidecar as a Dapr app does
+// workflow management, secrets and the errors of unknown components. With the arguments `blocks <run>` it runs the
+// secrets, configuration and lock steps instead (blocks_*.go). It finds the sidecar as a Dapr app does
 // (DAPR_GRPC_PORT, DAPR_API_TOKEN) and prints one JSON line per step: what it observed, or its error.
 package main
 
@@ -36,6 +37,16 @@ var steps = []step{
 }
 
 func main() {
+	run := steps
+	if len(os.Args) == 3 && os.Args[1] == "blocks" {
+		run = blockSteps(os.Args[2])
+	} else if len(os.Args) != 1 {
+		log.Fatalf("usage: runtime-client [blocks <run>]")
+	}
+	// The SDK prints "dapr configuration subscribe finished." to stdout when a subscription ends: stdout carries
+	// only this program's JSON lines, so whatever else prints goes to stderr.
+	results := os.Stdout
+	os.Stdout = os.Stderr
 	dapr.SetLogger(log.New(os.Stderr, "", log.LstdFlags))
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -45,7 +56,7 @@ func main() {
 	}
 	defer c.Close()
 	failed := false
-	for _, s := range steps {
+	for _, s := range run {
 		observed, err := s.run(ctx, c)
 		line := map[string]any{"step": s.name, "observed": observed}
 		if err != nil {
@@ -53,7 +64,7 @@ func main() {
 			failed = true
 		}
 		out, _ := json.Marshal(line)
-		fmt.Println(string(out))
+		fmt.Fprintln(results, string(out))
 	}
 	if failed {
 		os.Exit(1)
@@ -287,14 +298,24 @@ func statusOf(err error) string {
 
 // secretsStep reads the "envstore" secret store (secretstores.local.env with prefix GO_SECRET_, which the test sets).
 func secretsStep(ctx context.Context, c dapr.Client) (map[string]any, error) {
-	one, err := c.GetSecret(ctx, "envstore", "token", nil)
+	o, err := readSecrets(ctx, c, "envstore", "token")
+	if err != nil {
+		return nil, err
+	}
+	_, unknown := c.GetSecret(ctx, "nope", "token", nil)
+	o["unknownStore"] = statusOf(unknown)
+	return o, nil
+}
+
+// readSecrets observes GetSecret of `key` and GetBulkSecret of `store`.
+func readSecrets(ctx context.Context, c dapr.Client, store, key string) (map[string]any, error) {
+	one, err := c.GetSecret(ctx, store, key, nil)
 	if err != nil {
 		return nil, fmt.Errorf("get: %w", err)
 	}
-	bulk, err := c.GetBulkSecret(ctx, "envstore", nil)
+	bulk, err := c.GetBulkSecret(ctx, store, nil)
 	if err != nil {
 		return nil, fmt.Errorf("bulk get: %w", err)
 	}
-	_, unknown := c.GetSecret(ctx, "nope", "token", nil)
-	return map[string]any{"secret": one, "bulk": bulk, "unknownStore": statusOf(unknown)}, nil
+	return map[string]any{"secret": one, "bulk": bulk}, nil
 }

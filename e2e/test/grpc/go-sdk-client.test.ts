@@ -5,7 +5,7 @@
  */
 import { expect } from 'chai';
 import { componentYaml, ExampleComponent, SubscriberApp, SvcdProcess, tempSocketsFolder } from '@svc/runtime/test-support';
-import { buildGoProgram, runGoProgram, type GoProgramRun } from '../support/go-program.js';
+import { buildGoProgram, runGoProgram, stepObserved, type GoProgramRun } from '../support/go-program.js';
 
 const TOKEN = 'e2e-go-client-token';
 
@@ -43,12 +43,7 @@ describe('Dapr Go SDK client over gRPC against svcd (e2e/go/runtime-client)', fu
     await component?.stop();
   });
 
-  function observed(step: string): Record<string, unknown> {
-    const line = program.lines.find((l) => l.step === step);
-    expect(line, `no line for ${step} (exit ${program.exit})\n${program.stderr}`).to.not.equal(undefined);
-    expect(line!.error, `${step}: ${line!.error}`).to.equal(undefined);
-    return line!.observed!;
-  }
+  const observed = (step: string) => stepObserved(program, step);
 
   it('saves and reads state with ETags (a stale one refused), runs a transaction, bulk-reads and deletes', () => {
     const o = observed('state');

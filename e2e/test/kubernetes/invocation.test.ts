@@ -75,8 +75,8 @@ describe('service invocation in --mode kubernetes against a real kube-apiserver'
     const res = await kube.admin.request('DELETE', `${podsPath}/${name}${query}`);
     expect(res.status, res.text).to.be.oneOf([200, 202]);
   };
-  const resolver = (serviceAccount: string): NameResolver => {
-    const r = createNameResolver(undefined, { mode: 'kubernetes', kubeconfig: kubeconfigs[serviceAccount], actorStore: undefined, log });
+  const resolver = async (serviceAccount: string): Promise<NameResolver> => {
+    const r = await createNameResolver(undefined, { mode: 'kubernetes', kubeconfig: kubeconfigs[serviceAccount], actorStore: undefined, log });
     resolvers.push(r);
     return r;
   };
@@ -114,7 +114,7 @@ describe('service invocation in --mode kubernetes against a real kube-apiserver'
   });
 
   it('resolves an app id to its Ready pods, following adds, readiness, termination and deletion', async () => {
-    const r = resolver('orders');
+    const r = await resolver('orders');
     expect(r.kind).to.equal('kubernetes');
     expect(await r.resolve('cart', SHOP)).to.deep.equal([]);
     await createPod('cart-1', 'cart', { serviceAccount: 'cart', nodeName: 'node-a' });
@@ -141,14 +141,14 @@ describe('service invocation in --mode kubernetes against a real kube-apiserver'
   });
 
   it('says which grant is missing: pods of its namespace without the RoleBinding, another namespace without the cross-namespace role', async () => {
-    const own = await failureOf(resolver('stranger').resolve('cart', SHOP));
+    const own = await failureOf((await resolver('stranger')).resolve('cart', SHOP));
     expect(own.message).to.match(/^cannot list pods in namespace shop: 403 Forbidden: .*; svcd's service account needs get\/list\/watch on pods in namespace shop/);
-    const other = await failureOf(resolver('orders').resolve('cart', BANK));
+    const other = await failureOf((await resolver('orders')).resolve('cart', BANK));
     expect(other.message).to.match(/^cannot list pods in namespace bank: 403 Forbidden: .*sidecar\.crossNamespaceInvocation/);
     // The chart's cross-namespace role, bound to orders, lets it resolve there.
     const across = renderChart({ release: 'svc', namespace: 'svc-system', values: { 'sidecar.componentReaders': [{ namespace: SHOP, serviceAccount: 'orders' }], 'sidecar.crossNamespaceInvocation': true } });
     for (const obj of across.filter((o) => o.metadata.name === 'svc-pods-reader')) await kube.admin.apply(obj);
-    await eventually('orders may list the pods of bank', async () => (await resolver('orders').resolve('cart', BANK).then(() => true, () => false)));
+    await eventually('orders may list the pods of bank', async () => (await resolver('orders')).resolve('cart', BANK).then(() => true, () => false));
   });
 
   it('authenticates a caller by the TokenReview of its pod-bound token, and takes the app from the pod', async () => {

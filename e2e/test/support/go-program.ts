@@ -1,4 +1,5 @@
 import { execFile, spawnSync } from 'node:child_process';
+import { expect } from 'chai';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -85,4 +86,12 @@ function parseLines(stdout: string): ScenarioLine[] {
         throw new Error(`the Go program printed a line that is not a scenario result: ${line}`);
       }
     });
+}
+
+/** What `step` observed in a run, failing the test (with the program's stderr) when it has no line or an error. */
+export function stepObserved(program: GoProgramRun, step: string): Record<string, unknown> {
+  const line = program.lines.find((l) => l.step === step);
+  expect(line, `no line for ${step} (exit ${program.exit})\n${program.stderr}`).to.not.equal(undefined);
+  expect(line!.error, `${step}: ${line!.error}`).to.equal(undefined);
+  return line!.observed!;
 }

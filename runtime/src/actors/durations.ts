@@ -17,10 +17,11 @@ function malformed(field: string, text: string, expected: string): RuntimeError 
 export function parseGoDuration(text: string): number | undefined {
   const t = text.trim();
   if (t === '0') return 0;
-  const m = /^([+-]?)((?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|μs|ms|s|m|h))+$/.exec(t);
+  // µ (micro sign) and μ (Greek mu) as escapes: svcd's bundle stays ASCII, which its launcher reads fastest.
+  const m = /^([+-]?)((?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|\u00b5s|\u03bcs|ms|s|m|h))+$/.exec(t);
   if (!m) return undefined;
   let total = 0;
-  for (const part of t.replace(/^[+-]/, '').matchAll(/(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/g)) {
+  for (const part of t.replace(/^[+-]/, '').matchAll(/(\d+(?:\.\d*)?|\.\d+)(ns|us|\u00b5s|\u03bcs|ms|s|m|h)/g)) {
     total += Number(part[1]) * (GO_UNITS_MS[part[2]!] ?? 0);
   }
   return m[1] === '-' ? -total : total;

@@ -2,6 +2,7 @@ import { RuntimeError, ensureError } from '../errors/runtime-error.js';
 import type { Logger } from '../log/logger.js';
 import type { StateStore } from './contracts/state-store.js';
 import type { Component, ComponentContext, ComponentRegistry } from './registry.js';
+import { resolvedSecretValues, withoutSecrets } from './secret-redaction.js';
 import { componentLabel, type ComponentCategory, type ComponentSpec } from './spec.js';
 
 export interface LoadedComponent {
@@ -21,7 +22,8 @@ const AS_GIVEN: PrepareSpec = (spec) => Promise.resolve(spec);
 
 /**
  * Initialises components in order (init timeout, `ignoreErrors`), holds them by name and closes them in reverse.
- * Secret stores come first, in their given order, so every other component's secret references can be read.
+ * Secret stores come first, in their given order, so every other component's secret references can be read; what
+ * a failed init says is cleared of the values those references resolved to.
  */
 export class ComponentManager {
   readonly #loaded: LoadedComponent[] = [];
@@ -37,7 +39,10 @@ export class ComponentManager {
     const ordered = [...specs.filter((s) => s.category === 'secretstores'), ...specs.filter((s) => s.category !== 'secretstores')];
     for (const spec of ordered) {
       try {
-        const loaded = await this.#initOne(await prepare(spec));
+        const ready = await prepare(spec);
+        const loaded = await this.#initOne(ready).catch((err: unknown) => {
+          throw withoutSecrets(err, resolvedSecretValues(spec, ready));
+        });
         this.#loaded.push(loaded);
         this.#byName.set(spec.name, loaded);
         log.info({ component: spec.name, type: spec.type, origin: loaded.origin }, 'component loaded');

@@ -4,23 +4,19 @@
  * (`__keyspace@<db>__:<key>`), which the server must publish: the first watch turns on the classes it needs
  * (`K$gx`: string commands, DEL/RENAME/EXPIRE, expiries) with CONFIG SET, keeping those already on; where CONFIG
  * is refused (managed Redis), the server's own configuration must set `notify-keyspace-events` (docs/configuration-api.md).
+ * Each subscription listens on a connection of its own, subscribed again when it drops (`./redis-watch.ts`).
  */
 import type { Redis } from 'ioredis';
-import { DELETED_ITEM, type ConfigurationItem, type ConfigurationItems, type ConfigurationRequest, type ConfigurationStore, type ConfigurationWatch } from '../components/contracts/configuration-store.js';
+import type { ConfigurationItem, ConfigurationItems, ConfigurationRequest, ConfigurationStore, ConfigurationWatch } from '../components/contracts/configuration-store.js';
 import { ensureError } from '../errors/runtime-error.js';
 import type { Logger } from '../log/logger.js';
-import { closeRedis, connectRedis, duplicateRedis, type RedisStoreOptions } from '../stores/redis-connection.js';
+import { closeRedis, connectRedis, type RedisStoreOptions } from '../stores/redis-connection.js';
+import { parseItem } from './redis-item.js';
+import { RedisWatch } from './redis-watch.js';
 
-const SEPARATOR = '||';
 /** Keyspace events, key-space channels ('K'), for the classes an item's change shows in. */
 const NEEDED_EVENTS = ['K', '$', 'g', 'x'];
 const SCAN_BATCH = 500;
-
-/** Dapr's reading: the text before the first `||` is the value, the text after it (up to another `||`) the version. */
-export function parseItem(stored: string): ConfigurationItem {
-  const [value = '', version = ''] = stored.split(SEPARATOR);
-  return { value, version, metadata: {} };
-}
 
 export class RedisConfigurationStore implements ConfigurationStore {
   #notificationsChecked = false;
@@ -53,29 +49,7 @@ export class RedisConfigurationStore implements ConfigurationStore {
 
   async watch(req: ConfigurationRequest, onChange: (items: ConfigurationItems) => void): Promise<ConfigurationWatch> {
     await this.#ensureNotifications();
-    const prefix = `__keyspace@${this.db}__:`;
-    const subscriber = duplicateRedis(this.redis);
-    const report = (channel: string) => {
-      const key = channel.slice(prefix.length);
-      // Read on the main connection, whose answers come back in the order asked: changes are reported in order.
-      this.redis.get(key).then(
-        (v) => onChange({ [key]: v === null ? DELETED_ITEM : parseItem(v) }),
-        (err: unknown) => this.log.warn({ key, err: ensureError(err).message }, 'cannot read a changed configuration item'),
-      );
-    };
-    try {
-      if (req.keys.length === 0) {
-        subscriber.on('pmessage', (_pattern: string, channel: string) => report(channel));
-        await subscriber.psubscribe(`${prefix}*`);
-      } else {
-        subscriber.on('message', (channel: string) => report(channel));
-        await subscriber.subscribe(...req.keys.map((k) => prefix + k));
-      }
-    } catch (err) {
-      subscriber.disconnect();
-      throw err;
-    }
-    return { close: () => closeRedis(subscriber) };
+    return RedisWatch.start({ main: this.redis, db: this.db, keys: req.keys, read: () => this.get(req) }, onChange, this.log);
   }
 
   /** Adds the notification classes a watch needs to those the server already publishes, once. */

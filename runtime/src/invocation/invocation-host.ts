@@ -73,7 +73,7 @@ export class InvocationHost {
   }
 
   async start(): Promise<void> {
-    const resolver = createNameResolver(this.o.resolution(), { mode: this.o.mode, kubeconfig: this.o.kubeconfig, actorStore: this.o.actorStore(), log: this.o.log });
+    const resolver = await createNameResolver(this.o.resolution(), { mode: this.o.mode, kubeconfig: this.o.kubeconfig, actorStore: this.o.actorStore(), log: this.o.log });
     if (!this.o.identity) this.#secret = this.o.invokeToken ?? (await resolver.sharedSecret());
     if (!this.o.identity && this.#secret === undefined) throw new RuntimeError('ERR_CONFIG_INVALID', `name resolution '${resolver.kind}' keeps no shared secret: give every sidecar the same SVC_INVOKE_TOKEN`);
     const address = this.o.internal.address();

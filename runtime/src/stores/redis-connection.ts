@@ -2,7 +2,7 @@
  * Redis connections of every component on Redis (state store, placement, pub/sub): options from a component's
  * metadata, connect with a bounded first PING, duplicate, close.
  */
-import { Redis } from 'ioredis';
+import { Redis, type RedisOptions } from 'ioredis';
 import { RuntimeError } from '../errors/runtime-error.js';
 
 /** While Redis is away, a reconnect is tried this often at most: it is back in use within this much of its return. */
@@ -54,8 +54,8 @@ function ignoreConnectionErrors(redis: Redis): Redis {
 }
 
 /** Another connection with the options of `redis` (subscribers, blocking readers, a placement heartbeat's own). */
-export function duplicateRedis(redis: Redis): Redis {
-  return ignoreConnectionErrors(redis.duplicate());
+export function duplicateRedis(redis: Redis, override?: Partial<RedisOptions>): Redis {
+  return ignoreConnectionErrors(redis.duplicate(override));
 }
 
 export interface RedisStoreOptions {

@@ -10,6 +10,9 @@ describe('actors: reminder time formats', () => {
     expect(parseGoDuration('0h0m5s')).to.equal(5000);
     expect(parseGoDuration('250ms')).to.equal(250);
     expect(parseGoDuration('1500us')).to.equal(1.5);
+    // Go writes micro as µ (U+00B5) or μ (U+03BC).
+    expect(parseGoDuration('2500µs')).to.equal(2.5);
+    expect(parseGoDuration('1m500μs')).to.equal(60_000.5);
     expect(parseGoDuration('0')).to.equal(0);
     expect(parseGoDuration('5')).to.equal(undefined);
     expect(parseGoDuration('5 s')).to.equal(undefined);

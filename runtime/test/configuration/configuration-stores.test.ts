@@ -5,13 +5,15 @@
  * as empty items.
  */
 import { expect } from 'chai';
+import { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import type { ConfigurationItems } from '../../src/components/contracts/configuration-store.js';
 import { PostgresConfigurationStore, postgresConfigurationOptions } from '../../src/configuration/postgres-configuration.js';
-import { RedisConfigurationStore, parseItem } from '../../src/configuration/redis-configuration.js';
+import { RedisConfigurationStore } from '../../src/configuration/redis-configuration.js';
+import { parseItem } from '../../src/configuration/redis-item.js';
 import { createLogger } from '../../src/log/logger.js';
 import { redisOptionsFromMetadata } from '../../src/stores/redis-connection.js';
-import { TEST_POSTGRES_URL, TEST_REDIS_HOST, configurationTableSql, eventually, withTestPostgres, withTestRedis } from '../support/index.js';
+import { TEST_POSTGRES_URL, TEST_REDIS_HOST, configurationTableSql, eventually, freePort, PrivateRedisServer, TcpProxy, withTestPostgres, withTestRedis } from '../support/index.js';
 
 const log = createLogger({ level: 'error', json: true });
 
@@ -81,6 +83,67 @@ describe('configuration.redis (real Redis)', function () {
   });
 });
 
+describe('configuration.redis: a subscription whose pub/sub connection drops (a private redis-server)', function () {
+  this.timeout(20_000);
+  let server: PrivateRedisServer;
+  let direct: Redis;
+  let proxy: TcpProxy;
+  let store: RedisConfigurationStore;
+
+  before(async () => {
+    const port = await freePort();
+    server = await PrivateRedisServer.start(port);
+    direct = new Redis({ host: '127.0.0.1', port });
+    proxy = await TcpProxy.start({ host: '127.0.0.1', port });
+    store = await RedisConfigurationStore.connect(redisOptionsFromMetadata((n) => ({ redisHost: `127.0.0.1:${proxy.port}` })[n]), log);
+  });
+  after(async () => {
+    await store?.close();
+    await proxy?.down();
+    direct?.disconnect();
+    await server?.stop();
+  });
+
+  it('subscribes again after CLIENT KILL TYPE pubsub: a change made after that arrives', async () => {
+    const { seen, onChange } = recorder();
+    const watch = await store.watch({ keys: ['e'], metadata: {} }, onChange);
+    try {
+      expect(await direct.call('CLIENT', 'KILL', 'TYPE', 'pubsub')).to.equal(1);
+      // Written until one arrives: the first ones may land while the watch resubscribes, and are then re-read.
+      let n = 0;
+      await eventually('a change after the kill', async () => {
+        await direct.set('e', `after-kill||v${++n}`);
+        await new Promise((r) => setTimeout(r, 100));
+        return seen.some((s) => s.e?.value === 'after-kill');
+      });
+    } finally {
+      await watch.close();
+    }
+  });
+
+  it('reports the changes made while it could not reconnect once it can, deletions included', async () => {
+    await direct.mset('f', 'before||v1', 'g', 'doomed||v1');
+    const { seen, onChange } = recorder();
+    const watch = await store.watch({ keys: ['f', 'g', 'h'], metadata: {} }, onChange);
+    try {
+      await proxy.down();
+      await direct.set('f', 'while-down||v2');
+      await direct.del('g');
+      await direct.set('h', 'new||v1');
+      await new Promise((r) => setTimeout(r, 500)); // reconnects are refused meanwhile
+      expect(seen, 'nothing reported while the server is away').to.deep.equal([]);
+      await proxy.up();
+      await eventually('the changes made meanwhile', () => Promise.resolve(seen.length > 0));
+      expect(seen).to.deep.equal([{ f: { value: 'while-down', version: 'v2', metadata: {} }, g: { value: '', version: '', metadata: {} }, h: { value: 'new', version: 'v1', metadata: {} } }]);
+      await direct.set('f', 'back||v3');
+      await eventually('a change on the new connection', () => Promise.resolve(seen.length > 1));
+      expect(seen[1]).to.deep.equal({ f: { value: 'back', version: 'v3', metadata: {} } });
+    } finally {
+      await watch.close();
+    }
+  });
+});
+
 describe('configuration.postgresql (real PostgreSQL)', function () {
   this.timeout(20_000);
   const table = `cfg_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
@@ -123,6 +186,67 @@ describe('configuration.postgresql (real PostgreSQL)', function () {
     } finally {
       await watch.close();
     }
+  });
+
+  describe('a subscription whose LISTEN connection drops', () => {
+    const applicationName = `cfg-watch-${randomUUID()}`;
+    let proxy: TcpProxy;
+    let proxied: PostgresConfigurationStore;
+
+    before(async () => {
+      const url = new URL(TEST_POSTGRES_URL);
+      proxy = await TcpProxy.start({ host: url.hostname, port: Number(url.port || 5432) });
+      url.host = `127.0.0.1:${proxy.port}`;
+      url.searchParams.set('application_name', applicationName);
+      proxied = await PostgresConfigurationStore.connect(postgresConfigurationOptions((n) => ({ connectionString: url.href, table })[n]), log);
+    });
+    after(async () => {
+      await proxied?.close();
+      await proxy?.down();
+    });
+    const change = (sql: string) => withTestPostgres((pgc) => pgc.query(sql));
+
+    it('LISTENs again after its backend is terminated: a change made after that arrives', async () => {
+      const { seen, onChange } = recorder();
+      const watch = await proxied.watch({ keys: ['e'], metadata: { pgNotifyChannel: channel } }, onChange);
+      try {
+        const terminated = await withTestPostgres((pgc) =>
+          pgc.query<{ pid: number }>(`SELECT pid, pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND pid <> pg_backend_pid()`, [applicationName]),
+        );
+        expect(terminated.rowCount, 'the LISTEN backend (and any idle pool connection) terminated').to.be.greaterThan(0);
+        // Written until one arrives: the first ones may land while the watch reconnects, and are then re-read.
+        let n = 0;
+        await eventually('a change after the termination', async () => {
+          await change(`INSERT INTO ${table} (key, value, version) VALUES ('e', 'after-kill', 'v${++n}') ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, version = EXCLUDED.version`);
+          await new Promise((r) => setTimeout(r, 100));
+          return seen.some((s) => s.e?.value === 'after-kill');
+        });
+      } finally {
+        await watch.close();
+      }
+    });
+
+    it('reports the changes made while it could not reconnect once it can, deletions included', async () => {
+      await change(`INSERT INTO ${table} (key, value, version) VALUES ('f', 'before', 'v1'), ('g', 'doomed', 'v1') ON CONFLICT (key) DO NOTHING`);
+      const { seen, onChange } = recorder();
+      const watch = await proxied.watch({ keys: ['f', 'g', 'h'], metadata: { pgNotifyChannel: channel } }, onChange);
+      try {
+        await proxy.down();
+        await change(`UPDATE ${table} SET value = 'while-down', version = 'v2' WHERE key = 'f'`);
+        await change(`DELETE FROM ${table} WHERE key = 'g'`);
+        await change(`INSERT INTO ${table} (key, value, version) VALUES ('h', 'new', 'v1')`);
+        await new Promise((r) => setTimeout(r, 500)); // reconnects are refused meanwhile
+        expect(seen, 'nothing reported while the server is away').to.deep.equal([]);
+        await proxy.up();
+        await eventually('the changes made meanwhile', () => Promise.resolve(seen.length > 0));
+        expect(seen).to.deep.equal([{ f: { value: 'while-down', version: 'v2', metadata: {} }, g: { value: '', version: '', metadata: {} }, h: { value: 'new', version: 'v1', metadata: {} } }]);
+        await change(`UPDATE ${table} SET value = 'back', version = 'v3' WHERE key = 'f'`);
+        await eventually('a change on the new connection', () => Promise.resolve(seen.length > 1));
+        expect(seen[1]).to.deep.equal({ f: { value: 'back', version: 'v3', metadata: {} } });
+      } finally {
+        await watch.close();
+      }
+    });
   });
 
   it('refuses a watch without pgNotifyChannel (400)', async () => {

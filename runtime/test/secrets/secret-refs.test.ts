@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import type { LoadedComponent } from '../../src/components/manager.js';
+import { resolvedSecretValues, withoutSecrets } from '../../src/components/secret-redaction.js';
 import { parseComponentSpec } from '../../src/components/spec.js';
+import { RuntimeError } from '../../src/errors/runtime-error.js';
 import { LocalEnvSecretStore } from '../../src/secrets/local-env.js';
 import { secretRefResolver } from '../../src/secrets/secret-refs.js';
 import { expectRuntimeError, expectRuntimeRejection } from '../support/expect-runtime-error.js';
@@ -48,5 +50,30 @@ describe('secret references in Components', () => {
     const resolve = secretRefResolver({ components, byDefault: { label: 'Kubernetes Secret', read: (name: string) => Promise.resolve({ password: `${name}-value` }) } });
     const resolved = await resolve(parseComponentSpec(doc([{ name: 'redisPassword', secretKeyRef: { name: 'redis', key: 'password' } }]), 'f'));
     expect(resolved.metadata).to.deep.equal({ redisPassword: 'redis-value' });
+  });
+});
+
+describe('secret values kept out of a failed init', () => {
+  const spec = parseComponentSpec(doc([{ name: 'redisHost', secretKeyRef: { name: 'HOST' } }, { name: 'redisPassword', secretKeyRef: { name: 'PW' } }, { name: 'redisDB', value: '2' }], { secretStore: 'vault' }), 'f');
+  const ready = { ...spec, metadata: { redisHost: 'cache.internal', redisPassword: 'cache.internal-pw', redisDB: '2' }, secretRefs: {} };
+
+  it("finds the values the spec's references resolved to, not its plain entries", () => {
+    expect(resolvedSecretValues(spec, ready).sort()).to.deep.equal(['cache.internal', 'cache.internal-pw']);
+  });
+
+  it('replaces each in the message (a value holding another whole), keeping the code and dropping the cause', () => {
+    const cause = new Error('AUTH cache.internal-pw failed');
+    const err = withoutSecrets(new RuntimeError('ERR_COMPONENT_SPEC_INVALID', 'at cache.internal:6379 with cache.internal-pw', { cause }), resolvedSecretValues(spec, ready));
+    expect(err).to.be.instanceOf(RuntimeError);
+    expect((err as RuntimeError).code).to.equal('ERR_COMPONENT_SPEC_INVALID');
+    expect(err.message).to.equal('at [secret]:6379 with [secret]');
+    expect(err.cause).to.equal(undefined);
+    const plain = withoutSecrets(new Error('ECONNREFUSED cache.internal'), ['cache.internal']);
+    expect([(plain as RuntimeError).code, plain.message]).to.deep.equal(['ERR_COMPONENT_INIT', 'ECONNREFUSED [secret]']);
+  });
+
+  it('leaves an error that quotes none as it is', () => {
+    const err = new Error('connect ECONNREFUSED 127.0.0.1:6379');
+    expect(withoutSecrets(err, ['cache.internal'])).to.equal(err);
   });
 });

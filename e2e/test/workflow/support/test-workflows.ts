@@ -92,6 +92,13 @@ async function* echo(ctx: OrchestrationContext, input: unknown): AsyncGenerator<
   return input;
 }
 
+/** Three `record` activities, a durable timer of `timerMs`, then `echo` as a sub-workflow (`<id>-sub`): a trace's shape. */
+async function* traced(ctx: OrchestrationContext, input: { timerMs: number }): AsyncGenerator<Task<unknown>, unknown, unknown> {
+  for (let step = 1; step <= 3; step++) yield ctx.callActivity('record', { step, sleepMs: 0 });
+  yield after(ctx, input.timerMs);
+  return yield ctx.callSubOrchestrator('echo', 'sub', `${ctx.instanceId}-sub`);
+}
+
 export function registerTestWorkflows(worker: TaskHubGrpcWorker, report: Report): void {
   worker.addNamedOrchestrator('steps', steps);
   worker.addNamedOrchestrator('fanout', fanout);
@@ -101,6 +108,7 @@ export function registerTestWorkflows(worker: TaskHubGrpcWorker, report: Report)
   worker.addNamedOrchestrator('parent', parent);
   worker.addNamedOrchestrator('rounds', rounds);
   worker.addNamedOrchestrator('echo', echo);
+  worker.addNamedOrchestrator('traced', traced);
 
   // Reports start and finish, with a fresh token per execution: a re-run (at-least-once) is visible to the test.
   worker.addNamedActivity('record', async (ctx: ActivityContext, input: { step: number; sleepMs: number }) => {

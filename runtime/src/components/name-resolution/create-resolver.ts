@@ -4,16 +4,11 @@ import path from 'node:path';
 import { parseDuration } from '../../config/parse-values.js';
 import { RuntimeError } from '../../errors/runtime-error.js';
 import type { Logger } from '../../log/logger.js';
-import { parsePgConnection } from '../../stores/pg-connection.js';
-import { redisOptionsFromMetadata } from '../../stores/redis-connection.js';
 import type { NameResolutionSpec } from '../configuration-resource.js';
 import type { NameResolver } from '../contracts/name-resolution.js';
 import { metadataValue, type ComponentSpec } from '../spec.js';
 import { KubernetesResolver, type PodSources } from './kubernetes-resolver.js';
 import { LeaseRegistry, type RegistryBackend } from './lease-registry.js';
-import { PostgresRegistry } from './postgres-registry.js';
-import { RedisRegistry } from './redis-registry.js';
-import { SqliteRegistry } from './sqlite-registry.js';
 import { StaticResolver } from './static-resolver.js';
 
 export interface ResolverContext {
@@ -38,9 +33,10 @@ export function defaultRegistryFile(): string {
 /**
  * The resolver the Configuration names, or the mode's default: in Kubernetes mode the pods of the app id; in
  * standalone mode the Redis or PostgreSQL of the actor state store when it is one of those (the store the replicas
- * already share), else the host's SQLite registry file.
+ * already share), else the host's SQLite registry file. Each registry's module (and its client: ioredis, pg) is
+ * imported only when chosen: evaluating both clients was a tenth of svcd's start-up.
  */
-export function createNameResolver(spec: NameResolutionSpec | undefined, ctx: ResolverContext): NameResolver {
+export async function createNameResolver(spec: NameResolutionSpec | undefined, ctx: ResolverContext): Promise<NameResolver> {
   const chosen = spec ?? (ctx.mode === 'kubernetes' ? { component: 'kubernetes', configuration: {} } : defaultSpec(ctx.actorStore));
   const conf = chosen.configuration;
   const strings = Object.fromEntries(Object.entries(conf).flatMap(([k, v]) => (v === undefined || v === null ? [] : [[k, typeof v === 'string' ? v : JSON.stringify(v)]])));
@@ -51,13 +47,18 @@ export function createNameResolver(spec: NameResolutionSpec | undefined, ctx: Re
   const lease = (backend: RegistryBackend) =>
     new LeaseRegistry(backend, { ttlMs: get('leaseTtl') ? parseDuration(get('leaseTtl')!) : DEFAULT_LEASE_TTL_MS, log: ctx.log, newSecret: () => randomBytes(32).toString('base64url') });
   switch (chosen.component) {
-    case 'sqlite':
+    case 'sqlite': {
+      const { SqliteRegistry } = await import('./sqlite-registry.js');
       return lease(new SqliteRegistry(path.resolve(get('path') ?? defaultRegistryFile())));
-    case 'redis':
+    }
+    case 'redis': {
+      const [{ RedisRegistry }, { redisOptionsFromMetadata }] = await Promise.all([import('./redis-registry.js'), import('../../stores/redis-connection.js')]);
       return lease(new RedisRegistry(redisOptionsFromMetadata(get), get('registryKeyPrefix')));
+    }
     case 'postgresql': {
       const connectionString = get('connectionString');
       if (!connectionString) throw invalid('postgresql needs configuration.connectionString');
+      const [{ PostgresRegistry }, { parsePgConnection }] = await Promise.all([import('./postgres-registry.js'), import('../../stores/pg-connection.js')]);
       return lease(new PostgresRegistry(parsePgConnection(connectionString), get('registryTable')));
     }
     default:

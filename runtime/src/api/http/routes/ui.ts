@@ -1,6 +1,6 @@
 import type Router from '@koa/router';
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { RuntimeError } from '../../../errors/runtime-error.js';
@@ -21,12 +21,20 @@ const SECURITY_HEADERS = {
   'referrer-policy': 'no-referrer',
 };
 
-/**
- * The UI's files (the `@svc/ui` package: static HTML/CSS and the compiled modules), read once into memory: some
- * 50 KB, served with no disk read and no CDN.
- */
-function loadAssets(): Map<string, Asset> {
+/** The `@svc/ui` package's folder, refused when its files are not built: svcd says so at start, not on the first page. */
+function builtUiRoot(): string {
   const root = path.dirname(createRequire(import.meta.url).resolve('@svc/ui/package.json'));
+  if (!existsSync(path.join(root, 'static', 'index.html')) || !existsSync(path.join(root, 'dist', 'src', 'main.js'))) {
+    throw new Error(`the web UI is not built under ${root}: run npm run build`);
+  }
+  return root;
+}
+
+/**
+ * The UI's files (static HTML/CSS and the compiled modules), read into memory on the first page asked for: some
+ * 50 KB, served with no disk read and no CDN. (Read at start, they were a twentieth of svcd's start-up.)
+ */
+function loadAssets(root: string): Map<string, Asset> {
   const assets = new Map<string, Asset>();
   for (const folder of [path.join(root, 'static'), path.join(root, 'dist', 'src')]) {
     for (const name of readdirSync(folder)) {
@@ -36,7 +44,6 @@ function loadAssets(): Map<string, Asset> {
       assets.set(name, { body, type, etag: `"${createHash('sha1').update(body).digest('base64url')}"` });
     }
   }
-  if (!assets.has('index.html') || !assets.has('main.js')) throw new Error(`the web UI is not built under ${root}: run npm run build`);
   return assets;
 }
 
@@ -45,7 +52,8 @@ function loadAssets(): Map<string, Asset> {
  * for the API token when the API answers 401; every API call it makes is checked as any other.
  */
 export function uiRoutes(): HttpRouteGroup {
-  const assets = loadAssets();
+  const root = builtUiRoot();
+  let assets: Map<string, Asset> | undefined;
   return {
     public: true,
     mount(router: Router) {
@@ -57,7 +65,7 @@ export function uiRoutes(): HttpRouteGroup {
           return;
         }
         const name = (ctx.params as { file?: string }).file ?? 'index.html';
-        const asset = assets.get(name);
+        const asset = (assets ??= loadAssets(root)).get(name);
         if (!asset) throw new RuntimeError('ERR_NOT_FOUND', `no UI file ${name}`);
         ctx.set(SECURITY_HEADERS);
         ctx.set('cache-control', 'no-cache');
