@@ -24,6 +24,7 @@ export type { RerunWorkflowFromEventRequest__Output } from './gen/RerunWorkflowF
 export type { RerunWorkflowFromEventResponse } from './gen/RerunWorkflowFromEventResponse.js';
 export type { OrchestrationIdReusePolicy__Output } from './gen/OrchestrationIdReusePolicy.js';
 export type { TaskFailureDetails, TaskFailureDetails__Output } from './gen/TaskFailureDetails.js';
+export type { TraceContext, TraceContext__Output } from './gen/TraceContext.js';
 export type { OrchestrationState } from './gen/OrchestrationState.js';
 export type { OrchestrationStatus } from './gen/OrchestrationStatus.js';
 export type { CreateInstanceRequest__Output } from './gen/CreateInstanceRequest.js';

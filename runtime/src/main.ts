@@ -176,7 +176,7 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
       peerHandlers: workflowPeerHandlers(() => workflows.actorEngine),
     },
   });
-  const workflows: WorkflowHost = new WorkflowHost({ appId: config.appId, actorRuntime: () => actors.runtime, replicas: () => actors.replicas, taskTimeoutMs: config.workflowTaskTimeoutMs, metrics, log });
+  const workflows: WorkflowHost = new WorkflowHost({ appId: config.appId, actorRuntime: () => actors.runtime, replicas: () => actors.replicas, taskTimeoutMs: config.workflowTaskTimeoutMs, traceViewerUrl: config.traceViewerUrl, metrics, log });
   const invocation = new InvocationHost({
     self: { appId: config.appId, namespace: config.namespace ?? DEFAULT_NAMESPACE },
     app: config.appPort === 0 ? undefined : config.appProtocol === 'grpc' ? new GrpcAppInvoker(config.appPort, config.maxRequestSizeBytes) : new HttpAppInvoker(config.appPort),

@@ -61,7 +61,8 @@ export interface RuntimeMetadata {
   components: ComponentMetadata[];
   actors?: { type: string; count: number }[];
   subscriptions?: { pubsubname: string; topic: string; type: string; deadLetterTopic?: string; rules: { match: string; path: string }[] }[];
-  workflows?: { connectedWorkers: number; workers?: WorkerView[] };
+  /** `traceViewer`: `--trace-viewer-url`, a trace's page with `{traceId}` standing for its id. */
+  workflows?: { connectedWorkers: number; workers?: WorkerView[]; traceViewer?: string };
 }
 
 const id = (instanceId: string) => `${BASE}/${encodeURIComponent(instanceId)}`;

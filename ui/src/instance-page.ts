@@ -36,6 +36,12 @@ export function renderInstancePage(root: HTMLElement, instanceId: string): () =>
   const waitingSection = el('section', { class: 'waiting', id: 'waiting' });
   let waiting: Waiting | undefined;
   let waitingReadAt = 0;
+  let viewer: string | undefined;
+  /** Where a trace is shown (`--trace-viewer-url`), read once per page; none when the metadata cannot be read. */
+  const traceViewer = api.metadata().then(
+    (m) => m.workflows?.traceViewer,
+    () => undefined,
+  );
 
   async function refresh(): Promise<void> {
     if (timer) clearTimeout(timer);
@@ -58,6 +64,8 @@ export function renderInstancePage(root: HTMLElement, instanceId: string): () =>
         const history = await loadHistory(instanceId);
         if (stopped) return;
         shownUpdate = instance.lastUpdatedAt;
+        viewer = await traceViewer;
+        if (stopped) return;
         draw(instance, history.events, history.partial);
       }
       if (running) timer = setTimeout(() => void refresh(), REFRESH_MS);
@@ -155,6 +163,7 @@ export function renderInstancePage(root: HTMLElement, instanceId: string): () =>
         el('dd', {}, time(instance.lastUpdatedAt)),
         el('dt', {}, 'Custom status'),
         el('dd', { id: 'custom-status' }, payload(props[`${P}custom_status`])),
+        ...traceFacts(props[`${P}trace_id`]),
       ),
       actions(instance),
       waitingSection,
@@ -174,6 +183,13 @@ export function renderInstancePage(root: HTMLElement, instanceId: string): () =>
       eventsTable(events),
     );
     root.replaceChildren(page);
+  }
+
+  /** The trace the instance's spans are in, linked to the trace viewer when one is configured. */
+  function traceFacts(traceId: string | undefined): HTMLElement[] {
+    if (traceId === undefined) return [];
+    const link = viewer === undefined ? null : el('a', { href: viewer.replaceAll('{traceId}', encodeURIComponent(traceId)), target: '_blank', rel: 'noopener noreferrer', id: 'trace-link' }, 'Open trace');
+    return [el('dt', {}, 'Trace'), el('dd', { id: 'trace' }, el('code', {}, traceId), link ? ' ' : '', link)];
   }
 
   function eventsTable(events: HistoryEvent[]): HTMLElement {

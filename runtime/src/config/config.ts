@@ -2,7 +2,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { RuntimeError } from '../errors/runtime-error.js';
 import { OPTIONS, type OptionDef, type OptionFlag } from './options.js';
-import { parseBool, parseDuration, parsePort, parsePositiveInt, parseSize } from './parse-values.js';
+import { parseBool, parseDuration, parsePort, parsePositiveInt, parseSize, parseTraceViewerUrl } from './parse-values.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -43,6 +43,8 @@ export interface RuntimeConfig {
   readonly maxRequestSizeBytes: number;
   /** Serve the web UI at /ui/. */
   readonly uiEnabled: boolean;
+  /** `--trace-viewer-url`: a trace's page, `{traceId}` standing for its id; the UI links instances to it. */
+  readonly traceViewerUrl: string | undefined;
   readonly componentInitTimeoutMs: number;
   readonly shutdownGracePeriodMs: number;
   readonly appPort: number;
@@ -174,6 +176,7 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
     invokeToken: env.SVC_INVOKE_TOKEN === undefined || env.SVC_INVOKE_TOKEN === '' ? undefined : env.SVC_INVOKE_TOKEN,
     maxRequestSizeBytes: typed(raw, 'max-request-size', parseSize),
     uiEnabled: typed(raw, 'enable-ui', parseBool),
+    traceViewerUrl: typed(raw, 'trace-viewer-url', parseTraceViewerUrl),
     componentInitTimeoutMs: typed(raw, 'component-init-timeout', parseDuration),
     shutdownGracePeriodMs: typed(raw, 'shutdown-grace-period', parseDuration),
     appPort: typed(raw, 'app-port', parsePort),

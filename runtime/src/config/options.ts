@@ -49,6 +49,7 @@ export const OPTIONS = [
   { flag: 'api-token', env: 'SVC_API_TOKEN', kind: 'string', envOnly: true, description: 'API token required on every API but health (env only)' },
   { flag: 'invoke-token', env: 'SVC_INVOKE_TOKEN', kind: 'string', envOnly: true, description: 'Secret the sidecars of every app present to each other for service invocation (env only; by default one is created and kept by the name resolution store)' },
   { flag: 'enable-ui', env: 'SVC_ENABLE_UI', kind: 'bool', description: 'Serve the web UI at /ui/ on the HTTP API port (workflow instances, histories, actions; it asks for the API token when one is set)', default: 'true' },
+  { flag: 'trace-viewer-url', env: 'SVC_TRACE_VIEWER_URL', kind: 'string', description: 'Address of a trace viewer page with {traceId} where the trace id goes (e.g. http://jaeger:16686/trace/{traceId}): the web UI links each traced workflow instance to its trace', default: '' },
   { flag: 'max-request-size', env: 'SVC_MAX_REQUEST_SIZE', kind: 'size', description: 'Largest accepted request body, and largest answer read from the app (e.g. 4Mi, 512Ki, 1048576)', default: '4Mi' },
   { flag: 'component-init-timeout', env: 'SVC_COMPONENT_INIT_TIMEOUT', kind: 'duration', description: 'Default init timeout per component when spec.initTimeout is unset', default: '5s' },
   { flag: 'app-port', env: 'SVC_APP_PORT', kind: 'port', description: 'Port of the app on 127.0.0.1 (actor callbacks, /dapr/config); 0 means no app channel', default: '0' },

@@ -45,3 +45,18 @@ export function parsePositiveInt(text: string): number {
   if (!/^[1-9][0-9]{0,8}$/.test(text)) throw new Error(`'${text}' is not a positive whole number`);
   return Number(text);
 }
+
+/** A trace viewer's page for one trace: an http(s) address with `{traceId}` in it; '' means none. */
+export function parseTraceViewerUrl(text: string): string | undefined {
+  const t = text.trim();
+  if (t === '') return undefined;
+  let url: URL;
+  try {
+    url = new URL(t.replaceAll('{traceId}', 'TRACEID'));
+  } catch {
+    throw new Error(`'${text}' is not an address (example: http://jaeger:16686/trace/{traceId})`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`'${text}' is not an http or https address`);
+  if (!t.includes('{traceId}')) throw new Error(`'${text}' has no {traceId} where the trace id goes (example: http://jaeger:16686/trace/{traceId})`);
+  return t;
+}

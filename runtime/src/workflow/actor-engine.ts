@@ -24,10 +24,11 @@ import { decode, decodeHistory, encodeActivityResults, encodeCompletion, type Ac
 import type { ReplicaSet } from '../actors/placement/replica-set.js';
 import { WORKFLOW_PEER_METHODS } from './peer-methods.js';
 import { PeerWorkers } from './peer-workers.js';
-import { rerunHistory, type RerunRequest } from './rerun.js';
+import { rerunHistory, startedName, type RerunRequest } from './rerun.js';
 import { InstanceWatchers } from './watchers.js';
 import { workflowNotFound } from '../errors/catalogue.js';
 import { isNotRegistered, type ActivityOutcome, type WorkerHub } from './worker-hub.js';
+import { activeTraceContext, tracedStart } from './workflow-tracing.js';
 
 /**
  * Idle time after which a running instance's activation (its history in memory) ends: an instance waiting on a
@@ -119,13 +120,16 @@ export class ActorWorkflowEngine implements WorkflowEngine, WorkerHub {
   async start(req: StartWorkflowRequest): Promise<string> {
     const instanceId = req.instanceId && req.instanceId !== '' ? req.instanceId : randomUUID();
     await this.#op('start', 'ERR_START_WORKFLOW', `error starting workflow '${req.name}'`, () =>
-      this.#invoke(instanceId, 'create', {
-        name: req.name,
-        instanceId,
-        ...(req.input !== undefined ? { input: req.input } : {}),
-        ...(req.scheduledStartTime ? { scheduledStartTime: req.scheduledStartTime.getTime() } : {}),
-        ...(req.reuse ? { reuse: req.reuse } : {}),
-      }),
+      tracedStart(req.name, instanceId, req.parentTrace, (parentTrace) =>
+        this.#invoke(instanceId, 'create', {
+          name: req.name,
+          instanceId,
+          ...(req.input !== undefined ? { input: req.input } : {}),
+          ...(req.scheduledStartTime ? { scheduledStartTime: req.scheduledStartTime.getTime() } : {}),
+          ...(req.reuse ? { reuse: req.reuse } : {}),
+          ...optional('parentTrace', parentTrace),
+        }),
+      ),
     );
     return instanceId;
   }
@@ -136,7 +140,7 @@ export class ActorWorkflowEngine implements WorkflowEngine, WorkerHub {
       // One read of the source: its history says whether it finished and what it is called.
       const source = await this.history(req.sourceInstanceId);
       if (!source) throw workflowNotFound(req.sourceInstanceId);
-      await this.#invoke(newInstanceId, 'adopt', rerunHistory(source, { ...req, newInstanceId }));
+      await tracedStart(startedName(source), newInstanceId, undefined, (parentTrace) => this.#invoke(newInstanceId, 'adopt', rerunHistory(source, { ...req, newInstanceId }, parentTrace)));
       return newInstanceId;
     });
   }
@@ -155,7 +159,7 @@ export class ActorWorkflowEngine implements WorkflowEngine, WorkerHub {
   }
 
   async raiseEvent(instanceId: string, eventName: string, data?: string): Promise<void> {
-    await this.#addEvent('raise_event', 'ERR_RAISE_EVENT_WORKFLOW', `error raising event on workflow '${instanceId}'`, instanceId, eventRaised({ timestamp: Date.now() }, eventName, data));
+    await this.#addEvent('raise_event', 'ERR_RAISE_EVENT_WORKFLOW', `error raising event on workflow '${instanceId}'`, instanceId, eventRaised({ timestamp: Date.now() }, eventName, data, activeTraceContext()));
   }
 
   async terminate(instanceId: string, opts: TerminateOptions = {}): Promise<void> {

@@ -15,7 +15,7 @@
  * Transports may re-map codes to their own wire conventions (e.g. gRPC GetInstance answers `exists:false`).
  */
 
-import type { FailureDetails, HistoryEvent } from './history.js';
+import type { FailureDetails, HistoryEvent, TraceContext } from './history.js';
 import type { RerunRequest } from './rerun.js';
 
 /** Status strings exactly as the HTTP API prints them; the gRPC wire names are mapped in `api/grpc/durabletask/wire.ts`. */
@@ -55,6 +55,8 @@ export interface WorkflowInstance {
   failureDetails?: FailureDetails;
   /** Set for sub-workflows. */
   parentInstanceId?: string;
+  /** The trace the run's spans belong to (32 hex digits); absent when its start was not traced. */
+  traceId?: string;
 }
 
 export interface StartWorkflowRequest {
@@ -68,6 +70,8 @@ export interface StartWorkflowRequest {
   scheduledStartTime?: Date;
   /** What to do when an instance with this ID exists; absent: replace a terminal one, refuse a live one. */
   reuse?: IdReusePolicy;
+  /** The caller's trace context when the request carries its own (Durable Task `parentTraceContext`); absent: the active span's. */
+  parentTrace?: TraceContext;
 }
 
 /**

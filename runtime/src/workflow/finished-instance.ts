@@ -7,6 +7,7 @@
 import type { RuntimeStatus, WorkflowInstance } from './engine.js';
 import type { EventOf } from './history.js';
 import type { InstanceMeta } from './stored-meta.js';
+import { traceIdOf } from './trace-context.js';
 
 export class FinishedInstance {
   readonly isTerminal = true;
@@ -47,5 +48,7 @@ export function snapshotOf(
   if (completed?.failureDetails) out.failureDetails = completed.failureDetails;
   if (meta.customStatus !== undefined) out.customStatus = meta.customStatus;
   if (meta.parent) out.parentInstanceId = meta.parent.instanceId;
+  const traceId = traceIdOf(start?.trace?.parent);
+  if (traceId !== undefined) out.traceId = traceId;
   return out;
 }

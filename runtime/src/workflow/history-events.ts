@@ -5,7 +5,8 @@
  * -1 (the default) for events the engine makes.
  */
 import { randomUUID } from 'node:crypto';
-import type { CompletionStatus, EventOf, FailureDetails, ParentInfo, TimerDetails } from './history.js';
+import type { CompletionStatus, EventOf, FailureDetails, ParentInfo, TimerDetails, TraceContext } from './history.js';
+import { newSpanId } from './trace-context.js';
 import { optional } from './optional.js';
 
 export interface EventStamp {
@@ -15,8 +16,14 @@ export interface EventStamp {
 
 const stamp = (at: EventStamp) => ({ eventId: at.eventId ?? -1, timestamp: at.timestamp });
 
-/** A run starts (a new execution id each time: start, continue-as-new, a new run of a finished ID). */
-export function executionStarted(at: EventStamp, f: { name: string; instanceId: string; input?: string | undefined; parent?: ParentInfo | undefined; scheduledStartTime?: number | undefined }): EventOf<'ExecutionStarted'> {
+/**
+ * A run starts (a new execution id each time: start, continue-as-new, a new run of a finished ID). A traced start
+ * (`parentTrace`) gets its orchestration span's id now, stored with the run.
+ */
+export function executionStarted(
+  at: EventStamp,
+  f: { name: string; instanceId: string; input?: string | undefined; parent?: ParentInfo | undefined; scheduledStartTime?: number | undefined; parentTrace?: TraceContext | undefined },
+): EventOf<'ExecutionStarted'> {
   return {
     ...stamp(at),
     type: 'ExecutionStarted',
@@ -26,6 +33,7 @@ export function executionStarted(at: EventStamp, f: { name: string; instanceId: 
     ...optional('input', f.input),
     ...optional('parent', f.parent),
     ...optional('scheduledStartTime', f.scheduledStartTime),
+    ...(f.parentTrace ? { trace: { parent: f.parentTrace, spanId: newSpanId() } } : {}),
   };
 }
 
@@ -86,6 +94,6 @@ export function eventSent(at: EventStamp, instanceId: string, name: string, inpu
   return { ...stamp(at), type: 'EventSent', instanceId, name, ...optional('input', input) };
 }
 
-export function eventRaised(at: EventStamp, name: string, input: string | undefined): EventOf<'EventRaised'> {
-  return { ...stamp(at), type: 'EventRaised', name, ...optional('input', input) };
+export function eventRaised(at: EventStamp, name: string, input: string | undefined, trace?: TraceContext): EventOf<'EventRaised'> {
+  return { ...stamp(at), type: 'EventRaised', name, ...optional('input', input), ...optional('trace', trace) };
 }

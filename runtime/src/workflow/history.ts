@@ -14,6 +14,22 @@ export interface FailureDetails {
   isNonRetriable?: boolean;
 }
 
+/** W3C trace context as the Durable Task protocol carries it (`TraceContext`): a `traceparent` and its `tracestate`. */
+export interface TraceContext {
+  traceParent: string;
+  traceState?: string;
+}
+
+/**
+ * How a run is traced (workflow-tracing.ts): the context of the call that started it and the span id of its
+ * orchestration span, fixed when the run starts so that its children made before and after a restart all name it.
+ * Absent when the start was not traced (no tracer provider, or a trace not sampled).
+ */
+export interface RunTrace {
+  parent: TraceContext;
+  spanId: string;
+}
+
 export type CompletionStatus = 'COMPLETED' | 'FAILED' | 'TERMINATED' | 'CONTINUED_AS_NEW';
 
 export interface ParentInfo {
@@ -55,7 +71,7 @@ const NEVER_FIRES_FROM = Date.UTC(9999, 0, 1);
 export const neverFires = (fireAt: number): boolean => fireAt >= NEVER_FIRES_FROM;
 
 export type EventBody =
-  | { type: 'ExecutionStarted'; name: string; input?: string; instanceId: string; executionId: string; parent?: ParentInfo; scheduledStartTime?: number }
+  | { type: 'ExecutionStarted'; name: string; input?: string; instanceId: string; executionId: string; parent?: ParentInfo; scheduledStartTime?: number; trace?: RunTrace }
   | { type: 'ExecutionCompleted'; status: CompletionStatus; result?: string; failureDetails?: FailureDetails }
   | { type: 'ExecutionTerminated'; input?: string; recurse?: boolean }
   | { type: 'TaskScheduled'; name: string; input?: string; taskExecutionId?: string }
@@ -68,7 +84,8 @@ export type EventBody =
   | { type: 'TimerFired'; timerId: number; fireAt: number }
   | { type: 'OrchestratorStarted' }
   | { type: 'EventSent'; instanceId: string; name: string; input?: string }
-  | { type: 'EventRaised'; name: string; input?: string }
+  /** `trace`: the context of the call that raised it (the event's span links to it). */
+  | { type: 'EventRaised'; name: string; input?: string; trace?: TraceContext }
   | { type: 'ExecutionSuspended'; input?: string }
   | { type: 'ExecutionResumed'; input?: string };
 

@@ -27,6 +27,8 @@ export interface WorkflowHostOptions {
   readonly log: Logger;
   /** `--workflow-task-timeout`. */
   readonly taskTimeoutMs?: number;
+  /** `--trace-viewer-url`: shown in the metadata, so the web UI links traced instances to their trace. */
+  readonly traceViewerUrl?: string | undefined;
 }
 
 export class WorkflowHost implements Part, WorkerLookup {
@@ -109,8 +111,9 @@ export class WorkflowHost implements Part, WorkerLookup {
     return turn && (turn.worker ? { worker: workerView(turn.worker) } : {});
   }
 
-  /** `/v1.0/metadata` contribution; `workers` (which ones) is svc's addition to Dapr's count. */
+  /** `/v1.0/metadata` contribution; `workers` (which ones) and `traceViewer` are svc's additions to Dapr's count. */
   metadata(): Record<string, unknown> {
-    return { workflows: { connectedWorkers: this.#hub?.workerCount ?? 0, workers: (this.#hub?.localWorkers ?? []).map(workerView) } };
+    const traceViewer = this.opts.traceViewerUrl;
+    return { workflows: { connectedWorkers: this.#hub?.workerCount ?? 0, workers: (this.#hub?.localWorkers ?? []).map(workerView), ...optional('traceViewer', traceViewer) } };
   }
 }

@@ -6,11 +6,13 @@
  * write (`takeChanges()`). The rules that move events between them are `Instance`'s (instance.ts).
  */
 import type { RuntimeStatus, WorkflowInstance } from './engine.js';
-import { answeredId, type EventOf, type HistoryEvent } from './history.js';
+import { answeredId, type EventOf, type HistoryEvent, type TraceContext } from './history.js';
 import { inSlices } from '../util/event-loop.js';
 import { addSeq, rangesOf, removeSeqs, seqsOf } from './seq-ranges.js';
 import { snapshotOf } from './finished-instance.js';
 import type { InstanceMeta } from './stored-meta.js';
+import type { TracedEvent } from './workflow-tracing.js';
+import { activityContext, runContext } from './trace-context.js';
 
 export function inboxSeqsOf(meta: InstanceMeta): number[] {
   return meta.inboxRanges ? seqsOf(meta.inboxRanges) : (meta.inboxSeqs ?? []);
@@ -30,6 +32,8 @@ export interface Changes {
   deleteHistoryFrom?: { from: number; to: number };
   addedInbox: InboxEntry[];
   removedInbox: number[];
+  /** Events of traced runs that end a span, committed by this turn (absent when the run is not traced). */
+  traced?: TracedEvent[];
 }
 
 /** `kind:id` of a task, timer or sub-workflow: what the history opened and what answers it. */
@@ -76,6 +80,18 @@ export class InstanceRecord {
 
   get completed(): EventOf<'ExecutionCompleted'> | undefined {
     return this.#completed;
+  }
+
+  /** The run's orchestration span as a parent (traced runs): what its sub-workflows and sent events continue. */
+  runTrace(): TraceContext | undefined {
+    const run = this.#started?.trace;
+    return run && runContext(run);
+  }
+
+  /** The span of activity `taskId` as a parent (traced runs): what its work item carries to the SDK. */
+  activityTrace(taskId: number): TraceContext | undefined {
+    const run = this.#started?.trace;
+    return run && activityContext(run, taskId);
   }
 
   get isTerminal(): boolean {
@@ -187,6 +203,18 @@ export class InstanceRecord {
     this.history.push(e);
     this.meta.historyLength = this.history.length;
     this.changes.meta = true;
+    if (this.#started?.trace) this.noteTraced(e);
+  }
+
+  /** Keeps what a span needs of an event that ends one (a run not traced never gets here: no cost per event). */
+  protected noteTraced(e: HistoryEvent): void {
+    const run = this.#started;
+    if (!run?.trace) return;
+    let opener: HistoryEvent | undefined;
+    if (e.type === 'TaskCompleted' || e.type === 'TaskFailed') opener = this.opened.get(workKey('task', e.taskScheduledId));
+    else if (e.type === 'TimerFired') opener = this.opened.get(workKey('timer', e.timerId));
+    else if (e.type !== 'ExecutionCompleted' && e.type !== 'EventRaised') return;
+    (this.changes.traced ??= []).push({ run: run as TracedEvent['run'], event: e, ...(opener ? { opener } : {}) });
   }
 
   /** Notes what the event at history position `position` opens, answers or decides. */

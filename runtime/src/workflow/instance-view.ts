@@ -30,6 +30,7 @@ export function instanceView(instance: WorkflowInstance, prefix = propertyPrefix
   put('input', instance.input);
   if (instance.failureDetails === undefined) put('output', instance.output);
   put('custom_status', instance.customStatus);
+  put('trace_id', instance.traceId);
   if (instance.failureDetails !== undefined) {
     put('failure.error_type', instance.failureDetails.errorType);
     put('failure.error_message', instance.failureDetails.errorMessage);

@@ -12,7 +12,7 @@
  *   [ExecutionStarted, carry-over events, events not delivered yet].
  */
 import type { FailureDetails } from './history.js';
-import { answeredId, type CompletionStatus, type EventOf, type HistoryEvent, type ParentInfo, type TimerDetails } from './history.js';
+import { answeredId, type CompletionStatus, type EventOf, type HistoryEvent, type ParentInfo, type TimerDetails, type TraceContext } from './history.js';
 import { inSlices, YIELD_SLICE, yieldToEventLoop } from '../util/event-loop.js';
 import { childCompleted, childCreated, childFailed, eventRaised, eventSent, executionCompleted, executionStarted, executionTerminated, orchestratorStarted, taskFailed, taskScheduled, timerCreated } from './history-events.js';
 import { existingInstanceIdProblem } from './instance-id.js';
@@ -75,7 +75,7 @@ export function emptyEffects(): SideEffects {
 export class Instance extends InstanceRecord {
   /** A new instance (or a new run of a terminal ID: `previous` is its metadata). */
   static create(
-    req: { name: string; instanceId: string; input?: string; scheduledStartTime?: number; parent?: ParentInfo },
+    req: { name: string; instanceId: string; input?: string; scheduledStartTime?: number; parent?: ParentInfo; parentTrace?: TraceContext },
     now: number,
     previous?: InstanceMeta,
   ): Instance {
@@ -98,7 +98,7 @@ export class Instance extends InstanceRecord {
       inst.changes.deleteHistoryFrom = { from: 0, to: previous.historyLength };
       inst.changes.removedInbox = inboxSeqsOf(previous);
     }
-    inst.addToInbox(executionStarted({ timestamp: now }, { name: req.name, instanceId: req.instanceId, input: req.input, parent: req.parent, scheduledStartTime: meta.scheduledStartTime }));
+    inst.addToInbox(executionStarted({ timestamp: now }, { name: req.name, instanceId: req.instanceId, input: req.input, parent: req.parent, scheduledStartTime: meta.scheduledStartTime, parentTrace: req.parentTrace }));
     return inst;
   }
 
@@ -328,7 +328,7 @@ export class Instance extends InstanceRecord {
         this.appendHistory(eventSent({ timestamp: now, eventId: a.id }, a.instanceId, a.name, a.data));
         fx.messages.push({
           instanceId: a.instanceId,
-          event: eventRaised({ timestamp: now }, a.name, a.data),
+          event: eventRaised({ timestamp: now }, a.name, a.data, this.runTrace()),
           key: `sent|${this.meta.generation}|${a.id}`,
         });
         return;
@@ -400,13 +400,14 @@ export class Instance extends InstanceRecord {
   #continueAsNew(input: string | undefined, carryover: HistoryEvent[], now: number, fx: SideEffects): void {
     const start = this.started;
     this.#cancelOpenWork(fx);
+    this.noteTraced(executionCompleted({ timestamp: now }, 'CONTINUED_AS_NEW')); // the run's span ends here
     const remaining = this.inbox.slice();
     for (const entry of this.inbox) this.changes.removedInbox.push(entry.seq);
     this.startNewGeneration();
     this.meta.generation += 1;
     this.meta.everStarted = true;
     this.changes.meta = true;
-    this.addToInbox(executionStarted({ timestamp: now }, { name: this.meta.name, instanceId: start?.instanceId ?? '', input, parent: this.meta.parent }));
+    this.addToInbox(executionStarted({ timestamp: now }, { name: this.meta.name, instanceId: start?.instanceId ?? '', input, parent: this.meta.parent, parentTrace: start?.trace?.parent }));
     for (const e of carryover) this.addToInbox({ ...e, eventId: -1 });
     for (const r of remaining) {
       // Results of the previous generation answer nothing in the new one.

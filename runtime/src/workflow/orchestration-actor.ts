@@ -41,6 +41,7 @@ import { optional } from './optional.js';
 import { workflowNotFound } from '../errors/catalogue.js';
 import { decode, decodeActivityResults, decodeCompletion, encode, encodeHistory, messageReminderName, toSnapshot, type ActivityResultPayload, type CompletionPayload, type InstanceMessage, type StartRequest } from './orchestration-messages.js';
 import { reuseDecision } from './instance-id.js';
+import { emitRunSpans } from './workflow-tracing.js';
 
 /** First fire of a lease: how soon work is offered again after a crash (the stored due time never moves). */
 const LEASE_MS = 5_000;
@@ -320,7 +321,7 @@ export class OrchestrationActor implements Actor {
   }
 
   #activityItem(inst: Instance, taskId: number, name: string, input: string | undefined): WorkItem {
-    return { kind: 'activity', instanceId: this.instanceId, generation: inst.meta.generation, taskId, name, ...(input !== undefined ? { input } : {}) };
+    return { kind: 'activity', instanceId: this.instanceId, generation: inst.meta.generation, taskId, name, ...optional('input', input), ...optional('parentTrace', inst.activityTrace(taskId)) };
   }
 
   #offerAfterCommit(ctx: ActorContext, items: WorkItem[]): void {
@@ -371,7 +372,7 @@ export class OrchestrationActor implements Actor {
       startAt = plan.startAt;
     }
     const offers = effects.flatMap((fx) => this.#carryOutLocal(ctx, inst, fx));
-    for (const fx of effects) await this.#sendMessages(fx);
+    for (const fx of effects) await this.#sendMessages(fx, inst);
 
     if (batch || dispatcher.hasOrchestration(this.instanceId) || inst.hasOpenActivities()) {
       if (!(await ctx.getReminder(RUN))) ctx.createReminder(RUN, lease({ dueTimeMs: LEASE_MS }));
@@ -398,12 +399,13 @@ export class OrchestrationActor implements Actor {
   }
 
   /** Messages to other instances: reminders on their actors, named after the message so a re-send replaces it. */
-  async #sendMessages(fx: SideEffects): Promise<void> {
+  async #sendMessages(fx: SideEffects, inst: Instance): Promise<void> {
+    const parentTrace = inst.runTrace(); // a sub-workflow's run continues under this run's span
     for (const c of fx.children) {
       const p = c.parent;
       await this.#send(c.instanceId, `start|${p.instanceId}|${p.generation}|${p.taskScheduledId}`, {
         kind: 'start',
-        request: { name: c.name, instanceId: c.instanceId, parent: p, ...(c.input !== undefined ? { input: c.input } : {}) },
+        request: { name: c.name, instanceId: c.instanceId, parent: p, ...(c.input !== undefined ? { input: c.input } : {}), ...optional('parentTrace', parentTrace) },
       });
     }
     for (const m of fx.messages) {
@@ -420,6 +422,8 @@ export class OrchestrationActor implements Actor {
   async #persist(ctx: ActorContext, inst: Instance): Promise<boolean> {
     const c = inst.takeChanges();
     if (!c.meta) return false;
+    const traced = c.traced;
+    if (traced) ctx.afterCommit(() => emitRunSpans(this.instanceId, traced));
     await inSlices(inst.history.slice(c.historyFrom), (e, i) => ctx.state.set(historyKey(c.historyFrom + i), encode(e)));
     if (c.deleteHistoryFrom) {
       for (let i = Math.max(c.deleteHistoryFrom.from, inst.history.length); i < c.deleteHistoryFrom.to; i++) ctx.state.delete(historyKey(i));

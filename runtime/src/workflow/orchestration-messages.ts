@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { IdReusePolicy, WorkflowInstance } from './engine.js';
-import type { HistoryEvent, ParentInfo } from './history.js';
+import type { HistoryEvent, ParentInfo, TraceContext } from './history.js';
 import type { TurnPlan, WorkerAction } from './instance.js';
 import { decodeJsonLines, encodeJsonLines } from '../util/json-lines.js';
 
@@ -16,6 +16,8 @@ export interface StartRequest {
   scheduledStartTime?: number;
   parent?: ParentInfo;
   reuse?: IdReusePolicy;
+  /** The context the new run's spans continue: the start call's span, or the parent run's orchestration span. */
+  parentTrace?: TraceContext;
 }
 
 /** Messages between instances, carried in `msg-*` reminders. */

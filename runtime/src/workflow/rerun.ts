@@ -7,8 +7,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { RuntimeError } from '../errors/runtime-error.js';
-import type { HistoryEvent } from './history.js';
+import type { HistoryEvent, TraceContext } from './history.js';
 import { taskScheduled } from './history-events.js';
+import { newSpanId } from './trace-context.js';
 
 export interface RerunRequest {
   sourceInstanceId: string;
@@ -30,12 +31,11 @@ const childIdOf = (newInstanceId: string, eventId: number) => `${newInstanceId}:
  * The new instance's workflow name and history: the source's, cut after the event, renamed for the new instance.
  * The source must have finished (its history ends with its completion; continue-as-new starts a new history).
  */
-export function rerunHistory(source: readonly HistoryEvent[], req: RerunRequest & { newInstanceId: string }): { name: string; events: HistoryEvent[] } {
+export function rerunHistory(source: readonly HistoryEvent[], req: RerunRequest & { newInstanceId: string }, parentTrace?: TraceContext): { name: string; events: HistoryEvent[] } {
   const end = source.at(-1);
   if (end?.type !== 'ExecutionCompleted') {
     throw new RuntimeError('ERR_RERUN_WORKFLOW_NOT_COMPLETED', `workflow '${req.sourceInstanceId}' has not finished: only a completed, failed or terminated workflow can be rerun`);
   }
-  const started = source.find((e) => e.type === 'ExecutionStarted');
   const at = source.findIndex((e) => (e.type === 'TaskScheduled' || e.type === 'SubOrchestrationInstanceCreated') && e.eventId === req.eventId);
   if (at < 0) {
     throw new RuntimeError(
@@ -49,8 +49,9 @@ export function rerunHistory(source: readonly HistoryEvent[], req: RerunRequest 
   const events = source.slice(0, at + 1).map((e, i): HistoryEvent => {
     switch (e.type) {
       case 'ExecutionStarted': {
-        const { parent: _parent, ...rest } = e; // a rerun is a top-level instance of its own
-        return { ...rest, instanceId: req.newInstanceId, executionId: randomUUID() };
+        // A rerun is a top-level instance of its own, traced under the call that asked for it (not the source's run).
+        const { parent: _parent, trace: _trace, ...rest } = e;
+        return { ...rest, instanceId: req.newInstanceId, executionId: randomUUID(), ...(parentTrace ? { trace: { parent: parentTrace, spanId: newSpanId() } } : {}) };
       }
       case 'TaskScheduled':
         if (i !== at || !req.overwriteInput) return e;
@@ -61,5 +62,11 @@ export function rerunHistory(source: readonly HistoryEvent[], req: RerunRequest 
         return e;
     }
   });
-  return { name: started?.type === 'ExecutionStarted' ? started.name : '', events };
+  return { name: startedName(source), events };
+}
+
+/** The workflow name a history's run started with ('' when it has no start). */
+export function startedName(history: readonly HistoryEvent[]): string {
+  const started = history.find((e) => e.type === 'ExecutionStarted');
+  return started?.type === 'ExecutionStarted' ? started.name : '';
 }

@@ -2,6 +2,7 @@
  * What the dispatcher (dispatcher.ts) hands out and to whom: work items (an orchestration batch, an activity),
  * the connection of a worker that runs them, and how an answer is matched to its hand-out.
  */
+import type { TraceContext } from './history.js';
 import type { TurnPlan } from './instance.js';
 
 export interface OrchestrationItem extends TurnPlan {
@@ -18,6 +19,8 @@ export interface ActivityItem {
   taskId: number;
   name: string;
   input?: string;
+  /** The activity's span (traced runs only): `ActivityRequest.parentTraceContext`, for an SDK that traces. */
+  parentTrace?: TraceContext;
 }
 
 export type WorkItem = OrchestrationItem | ActivityItem;

@@ -40,6 +40,12 @@ describe('config', () => {
     expect(run(['--mode', 'kubernetes'], { SVC_INTERNAL_GRPC_PORT: '7001' }).internalGrpcPort).to.equal(7001);
   });
 
+  it('takes a trace viewer address with {traceId} from --trace-viewer-url or SVC_TRACE_VIEWER_URL (none by default)', () => {
+    expect(run([]).traceViewerUrl).to.equal(undefined);
+    expect(run(['--trace-viewer-url', 'http://jaeger:16686/trace/{traceId}']).traceViewerUrl).to.equal('http://jaeger:16686/trace/{traceId}');
+    expect(run([], { SVC_TRACE_VIEWER_URL: 'https://grafana.example/explore?traceId={traceId}' }).traceViewerUrl).to.equal('https://grafana.example/explore?traceId={traceId}');
+  });
+
   it('lets flags win over env vars, and env vars over defaults', () => {
     const env = { SVC_APP_ID: 'from-env', SVC_HTTP_PORT: '4000', SVC_GRPC_PORT: '4001' };
     const c = run(['--app-id', 'from-flag', '--http-port', '5000'], env);
@@ -80,6 +86,9 @@ describe('config', () => {
       [['--mode', 'cloud'], /--mode.*standalone, kubernetes/],
       [['--component-init-timeout', '5 parsecs'], /duration/],
       [['--no-such-flag'], /no-such-flag/],
+      [['--trace-viewer-url', 'http://jaeger:16686/search'], /--trace-viewer-url.*\{traceId\}/],
+      [['--trace-viewer-url', 'javascript:alert({traceId})'], /--trace-viewer-url.*http or https/],
+      [['--trace-viewer-url', 'jaeger/{traceId}'], /--trace-viewer-url.*not an address/],
     ];
     for (const [argv, message] of attempts) {
       try {

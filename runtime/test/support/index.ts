@@ -17,3 +17,5 @@ export { memoryMiB } from './process-memory.js';
 export { RawWorker, rawClient } from './raw-worker.js';
 export { configurationTableSql } from './configuration-table.js';
 export { callerContext, collectorForSuite, onlySpan, OtelCollector, parseTraceparent, SPAN_KIND, tracingConfiguration, tracingSpec, type CollectedSpan } from './otel-collector.js';
+export { InMemoryTracing } from './in-memory-tracing.js';
+export { InProcessRuntime, type InProcessOptions } from './in-process-runtime.js';

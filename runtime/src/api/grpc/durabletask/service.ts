@@ -33,7 +33,7 @@ import type { WorkerHub } from '../../../workflow/worker-hub.js';
 import type { WorkerConnection } from '../../../workflow/work-items.js';
 import type { WorkflowEngine, WorkflowInstance } from '../../../workflow/engine.js';
 import { checkExistingInstanceId, checkNewInstanceId } from '../../../workflow/instance-id.js';
-import { decodeWireActions, fromReusePolicy, fromTimestamp, fromWireFailure, nonEmptyText, text, encodeWorkItem, toWireEvent, toWireState } from './wire.js';
+import { decodeWireActions, fromReusePolicy, fromTimestamp, fromWireFailure, fromWireTrace, nonEmptyText, text, encodeWorkItem, toWireEvent, toWireState } from './wire.js';
 import { optional } from '../../../workflow/optional.js';
 import { fromListRequest, fromPurgeFilter, toListResponse } from './instance-listing.js';
 import { workflowNotFound } from '../../../errors/catalogue.js';
@@ -98,6 +98,7 @@ export function durableTaskService(opts: DurableTaskServiceOptions): { definitio
         ...optional('input', nonEmptyText(req.input)),
         ...(scheduled ? { scheduledStartTime: new Date(scheduled) } : {}),
         ...(reuse ? { reuse } : {}),
+        ...optional('parentTrace', fromWireTrace(req.parentTraceContext)),
       });
       return { instanceId };
     }),

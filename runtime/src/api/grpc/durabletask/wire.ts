@@ -16,6 +16,8 @@ import type {
   TaskFailureDetails__Output,
   Timestamp,
   Timestamp__Output,
+  TraceContext as WireTraceContext,
+  TraceContext__Output as WireTraceContextOut,
   WorkItem as WireWorkItem,
 } from '@svc/proto';
 import { decodeOrchestratorAction, encodeEventsField, encodeOrchestratorWorkItem, orchestrationStatusNumber } from '@svc/proto';
@@ -24,7 +26,7 @@ import { RuntimeError, ensureError } from '../../../errors/runtime-error.js';
 import type { WorkItem } from '../../../workflow/work-items.js';
 import type { IdReusePolicy, RuntimeStatus, WorkflowInstance } from '../../../workflow/engine.js';
 import type { FailureDetails } from '../../../workflow/history.js';
-import type { CompletionStatus, HistoryEvent, TimerDetails, TimerOrigin } from '../../../workflow/history.js';
+import type { CompletionStatus, HistoryEvent, TimerDetails, TimerOrigin, TraceContext } from '../../../workflow/history.js';
 import type { WorkerAction } from '../../../workflow/instance.js';
 import { optional } from '../../../workflow/optional.js';
 import { eventRaised } from '../../../workflow/history-events.js';
@@ -66,6 +68,17 @@ function fromWireTimer(t: CreateTimerAction__Output): { fireAt: number } & Timer
   const nanos = (t.fireAt?.nanos ?? 0) % 1e6;
   const origin = t.origin ? ({ kind: t.origin, ...t[t.origin] } as TimerOrigin) : undefined;
   return { fireAt: fromTimestamp(t.fireAt) ?? Date.now(), ...(nanos > 0 ? { fireAtNanos: nanos } : {}), ...optional('name', t.name), ...(origin ? { origin } : {}) };
+}
+
+/** `spanID` stays empty: the span id is in `traceParent` (the field is deprecated). */
+function toWireTrace(tc: TraceContext | undefined): WireTraceContext | null {
+  return tc ? { traceParent: tc.traceParent, spanID: '', traceState: sv(tc.traceState) } : null;
+}
+
+/** A request's own trace context (newer SDKs); undefined when it carries none. */
+export function fromWireTrace(tc: WireTraceContextOut | null | undefined): TraceContext | undefined {
+  if (!tc || tc.traceParent === '') return undefined;
+  return { traceParent: tc.traceParent, ...optional('traceState', nonEmptyText(tc.traceState)) };
 }
 
 const REUSE_ACTIONS: Record<string, IdReusePolicy['action']> = { ERROR: 'error', IGNORE: 'ignore', TERMINATE: 'terminate' };
@@ -130,6 +143,8 @@ export function toWireEvent(e: HistoryEvent): WireEvent {
             ? { taskScheduledId: e.parent.taskScheduledId, name: sv(e.parent.name), orchestrationInstance: { instanceId: e.parent.instanceId } }
             : null,
           scheduledStartTimestamp: e.scheduledStartTime !== undefined ? toTimestamp(e.scheduledStartTime) : null,
+          parentTraceContext: toWireTrace(e.trace?.parent),
+          orchestrationSpanID: sv(e.trace?.spanId),
         },
       };
     case 'ExecutionCompleted':
@@ -276,6 +291,7 @@ export async function encodeWorkItem(item: WorkItem, completionToken: string, se
       input: sv(item.input),
       orchestrationInstance: { instanceId: item.instanceId },
       taskId: item.taskId,
+      parentTraceContext: toWireTrace(item.parentTrace),
     };
     return serialize({ activityRequest, completionToken });
   }
