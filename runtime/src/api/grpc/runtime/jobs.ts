@@ -41,15 +41,9 @@ function policyMessage(p: FailurePolicy): JobFailurePolicy {
 }
 
 export function jobMessage(j: Job): JobMessage {
-  return {
-    name: j.name,
-    ...(j.schedule !== undefined && { schedule: j.schedule }),
-    ...(j.repeats !== undefined && { repeats: j.repeats }),
-    ...(j.dueTime !== undefined && { dueTime: j.dueTime }),
-    ...(j.ttl !== undefined && { ttl: j.ttl }),
-    ...(j.data && { data: { type_url: j.data.typeUrl, value: j.data.value } }),
-    ...(j.failurePolicy && { failurePolicy: policyMessage(j.failurePolicy) }),
-  };
+  // A Job holds only the fields it was given: its name and texts go as they are.
+  const { data, failurePolicy, ...named } = j;
+  return { ...named, ...(data && { data: { type_url: data.typeUrl, value: data.value } }), ...(failurePolicy && { failurePolicy: policyMessage(failurePolicy) }) };
 }
 
 export function jobHandlers(api: JobsApi) {

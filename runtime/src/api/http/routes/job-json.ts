@@ -16,13 +16,7 @@ function dataJson(d: JobData): Record<string, unknown> {
 }
 
 export function jobJson(j: Job): Record<string, unknown> {
-  return {
-    name: j.name,
-    ...(j.schedule !== undefined && { schedule: j.schedule }),
-    ...(j.repeats !== undefined && { repeats: j.repeats }),
-    ...(j.dueTime !== undefined && { dueTime: j.dueTime }),
-    ...(j.ttl !== undefined && { ttl: j.ttl }),
-    ...(j.data && { data: dataJson(j.data) }),
-    ...(j.failurePolicy && { failurePolicy: policyJson(j.failurePolicy) }),
-  };
+  // A Job holds only the fields it was given: its name and texts go as they are.
+  const { data, failurePolicy, ...named } = j;
+  return { ...named, ...(data && { data: dataJson(data) }), ...(failurePolicy && { failurePolicy: policyJson(failurePolicy) }) };
 }
