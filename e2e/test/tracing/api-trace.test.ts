@@ -74,6 +74,17 @@ describe('tracing: state, service invocation, logs and sampling (real svcd, real
       expect(lines, svcd.output).to.have.length(1);
       const line = JSON.parse(lines[0]!) as Record<string, unknown>;
       expect(line).to.include({ trace_id: caller.traceId, span_id: server!.spanId });
+      expect(server!.statusCode, 'a 4xx is the client\'s error, not the server span\'s (HTTP conventions)').to.equal(0);
+    });
+
+    it('a 5xx marks the server span as an error, with the catalogue code', async () => {
+      const caller = callerContext();
+      // This svcd has no actor state store: jobs answer 500 ERR_ACTOR_RUNTIME_NOT_FOUND.
+      const res = await svcd.request('POST', '/v1.0-alpha1/jobs/traced', JSON.stringify({ dueTime: '1s' }), { 'content-type': 'application/json', traceparent: caller.traceparent });
+      expect(res.status).to.equal(500);
+      const [server] = await collector().trace(caller.traceId, (s) => s.length >= 1);
+      expect(server!.statusCode).to.equal(2);
+      expect(server!.attributes).to.include({ 'error.type': 'ERR_ACTOR_RUNTIME_NOT_FOUND', 'http.response.status_code': 500 });
     });
   });
 
