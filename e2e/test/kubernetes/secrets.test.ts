@@ -9,7 +9,7 @@ import { expect } from 'chai';
 import { freePort, PrivateRedisServer, SvcdProcess } from '@svc/runtime/test-support';
 import { installCrds, renderChart } from '../support/chart.js';
 import { KubeApiServer } from '../support/kube-apiserver.js';
-import { namespaceObject, serviceAccountObject } from '../support/kube-objects.js';
+import { configurationObject, namespaceObject, serviceAccountObject } from '../support/kube-objects.js';
 
 const NS = 'vault-ns';
 const OTHER_NS = 'elsewhere';
@@ -23,6 +23,8 @@ describe('secrets in kubernetes mode (real kube-apiserver, chart RBAC)', functio
   let kube: KubeApiServer;
   let redis: PrivateRedisServer;
   let svcd: SvcdProcess;
+  /** The same app under a Configuration whose secrets.scopes allow only `api` from the kubernetes store. */
+  let scoped: SvcdProcess;
 
   before(async () => {
     kube = await KubeApiServer.start();
@@ -47,8 +49,14 @@ describe('secrets in kubernetes mode (real kube-apiserver, chart RBAC)', functio
       appId: APP_ID,
       args: ['--mode', 'kubernetes', '--namespace', NS, '--kubeconfig', kube.writeKubeconfig('svcd', token), '--internal-grpc-port', String(await freePort()), '--log-level', 'debug'],
     });
+    await kube.admin.apply(configurationObject(NS, 'only-api', { secrets: { scopes: [{ storeName: 'kubernetes', defaultAccess: 'deny', allowedSecrets: ['api'] }] } }));
+    scoped = await SvcdProcess.start({
+      appId: APP_ID,
+      args: ['--mode', 'kubernetes', '--namespace', NS, '--kubeconfig', kube.writeKubeconfig('scoped', token), '--internal-grpc-port', String(await freePort()), '--config', 'only-api'],
+    });
   });
   after(async () => {
+    await scoped?.dispose();
     await svcd?.dispose();
     await redis?.stop();
     await kube?.stop();
@@ -75,8 +83,21 @@ describe('secrets in kubernetes mode (real kube-apiserver, chart RBAC)', functio
     expect(await (await svcd.request('GET', '/v1.0/state/statestore/k')).text()).to.equal('1');
   });
 
+  it("applies the Configuration object's secrets.scopes to the kubernetes store", async () => {
+    expect(await (await scoped.request('GET', '/v1.0/secrets/kubernetes/api')).json()).to.deep.equal({ key: 'k-1', region: 'eu' });
+    const denied = await scoped.request('GET', '/v1.0/secrets/kubernetes/redis');
+    const body = (await denied.json()) as { errorCode: string; message: string };
+    expect([denied.status, body.errorCode]).to.deep.equal([403, 'ERR_PERMISSION_DENIED']);
+    expect(body.message).to.not.include(REDIS_PASSWORD);
+    const bulk = (await (await scoped.request('GET', '/v1.0/secrets/kubernetes/bulk')).json()) as Record<string, unknown>;
+    expect(Object.keys(bulk)).to.deep.equal(['api']);
+    // The scope limits the app's reads, not svcd's own: the Component's secretKeyRef to `redis` still resolved.
+    expect((await scoped.request('POST', '/v1.0/state/statestore', [{ key: 'k2', value: 2 }])).status).to.equal(204);
+  });
+
   it("never logs the Secret's value", () => {
     expect(svcd.output).to.include('component loaded');
     expect(svcd.output.includes(REDIS_PASSWORD)).to.equal(false);
+    expect(scoped.output.includes(REDIS_PASSWORD)).to.equal(false);
   });
 });
