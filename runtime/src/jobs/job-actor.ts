@@ -35,7 +35,8 @@ export class JobActor implements Actor {
   ) {}
 
   async invoke(method: string, data: Buffer | undefined, ctx: ActorContext): Promise<Buffer | undefined> {
-    const existing = await ctx.state.get(JOB_STATE_KEY);
+    // A replace writes whatever is there: only create (refusing a taken name) and delete (nothing to do) need to look.
+    const existing = method === 'replace' ? undefined : await ctx.state.get(JOB_STATE_KEY);
     if (method === 'delete') {
       if (existing) this.#finish(ctx);
       ctx.deactivateWhenIdle();
