@@ -10,7 +10,7 @@
  * CPU is svcd's utime + stime from /proc over the measured window (metrics scraped every 100 ms during it, the same
  * for every version). Run: `npm run build && node bench/dist/src/timer-drain.js`; BENCH_STORES (default
  * `sqlite,redis`; Redis at 127.0.0.1:6379: `bash scripts/ensure-services.sh`), BENCH_WORKER (default
- * `none,connected`), BENCH_ROUNDS (default 1).
+ * `none,connected`), BENCH_ROUNDS (default 1), BENCH_COLD=1 (timers due after the instances left memory).
  */
 import { TaskHubGrpcClient } from '@dapr/durabletask-js';
 import type { ChildProcess } from 'node:child_process';
@@ -26,6 +26,9 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
 const WARM_UP = 500;
 const START_IN_FLIGHT = 500;
 const POLL_MS = 100;
+const COLD = process.env.BENCH_COLD === '1';
+/** The workflow actor type's idle timeout (docs/workflow-engine.md, Memory and writes per turn). */
+const IDLE_TIMEOUT_MS = 60_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The sum of a metric's samples whose line starts with `series` (name and, optionally, labels). */
@@ -81,10 +84,14 @@ async function burst(kind: ActorStoreKind, withWorker: boolean): Promise<Drain> 
     await reached(svcd, COMPLETED, WARM_UP, 120_000);
 
     const answers0 = await metric(svcd, ANSWERS);
-    // Far enough ahead that every instance has its timer before it is due (with timers created, 140–2,500/s on the shared 2-core machine).
-    const due = Date.now() + 10_000 + TIMERS * 10;
+    // Far enough ahead that every instance has its timer before it is due (with timers created, 140–2,500/s on the
+    // shared 2-core machine), and either before the workflow actors' idle timeout (warm: every instance is still
+    // in memory when its timer fires, as with 5 s timers) or after it (cold: each fire loads its instance).
+    const due = Date.now() + (COLD ? IDLE_TIMEOUT_MS + 10_000 : 8_000) + TIMERS * 6;
+    const started = performance.now();
     await startAll(client, 'burst', TIMERS, due);
     await reached(svcd, ANSWERS, answers0 + TIMERS, Math.max(0, due - Date.now() - 500));
+    if (!COLD && performance.now() - started > IDLE_TIMEOUT_MS - 1000) throw new Error('starting took longer than the idle timeout: the first instances may be out of memory');
     if (!withWorker) {
       worker.kill('SIGKILL'); // its stream ends at once (a graceful stop of the SDK worker can take seconds)
       worker = undefined;
@@ -123,7 +130,7 @@ async function burst(kind: ActorStoreKind, withWorker: boolean): Promise<Drain> 
   }
 }
 
-print(`# timer drain (${TIMERS} timers due at one moment; real svcd + @dapr/durabletask-js)`);
+print(`# timer drain (${TIMERS} timers due at one moment, instances ${COLD ? 'out of memory (cold)' : 'in memory (warm)'}; real svcd + @dapr/durabletask-js)`);
 print('| store | worker | round | fires/s | svcd CPU ms/fire | completed/s | svcd CPU ms/workflow | worker CPU ms/workflow | completion − due p50 / p99 ms |');
 print('|---|---|---:|---:|---:|---:|---:|---:|---:|');
 for (let round = 1; round <= ROUNDS; round++) {

@@ -11,7 +11,7 @@
  *       how fast it drains a burst), and once paced at the same rate for every sidecar (500/s and 800/s, rates
  *       daprd also sustains), which compares the timers' precision under one load;
  *   svcd's RSS after each store's run, and beside every row the sidecar's and the worker's CPU per workflow (from /proc).
- * Instance counts per cell are in the table; scale them with BENCH_SCALE (default 1). Run:
+ * Instance counts per cell are in the table; scale them with BENCH_SCALE (default 1); BENCH_ONLY=timers runs only (c). Run:
  * `npm run build && node bench/dist/src/workflow.js` (Redis at 127.0.0.1:6379: `bash scripts/ensure-services.sh`).
  * Any other sidecar serving the Durable Task protocol is measured the same way, side by side:
  * `BENCH_SIDECAR_GRPC=127.0.0.1:50001 BENCH_SIDECAR_PID=<its pid>[,<pid of each process it needs>] node bench/dist/src/workflow.js`
@@ -110,7 +110,7 @@ async function benchSidecar(label: string, grpcAddress: string, pids: readonly n
       ['fanout', 50, count(100)],
       ['fanout', 500, count(250)],
     ];
-    for (const [workflow, inFlight, instances] of plan) {
+    for (const [workflow, inFlight, instances] of process.env.BENCH_ONLY === 'timers' ? [] : plan) {
       const note = workflow === 'sequence' ? ' (5 sequential activities)' : ' (20 parallel activities)';
       await measured(() => closedLoop([client], workflow, `${workflow}-${inFlight}-${Date.now()}`, instances, inFlight), note);
     }
