@@ -35,8 +35,8 @@ async function buildInstance(svcd: SvcdProcess): Promise<number> {
   try {
     await client.scheduleNewOrchestration('bigFanoutThenWait', FANOUT, INSTANCE);
     for (;;) {
-      const state = await client.getOrchestrationState(INSTANCE, false);
-      if (state?.serializedCustomStatus === JSON.stringify('fanned-in') || state?.serializedCustomStatus === 'fanned-in') break;
+      const state = await client.getOrchestrationState(INSTANCE, true);
+      if (state?.serializedCustomStatus === 'fanned-in') break;
       if (performance.now() - t0 > 1_200_000) throw new Error(`the fan-out did not finish in 20 minutes (${state?.runtimeStatus})`);
       await new Promise((r) => setTimeout(r, 1000));
     }
