@@ -46,10 +46,17 @@ async function* sleeper(ctx: OrchestrationContext, ms: number): AsyncGenerator<T
   return 'woke';
 }
 
+/** One durable timer due at the epoch milliseconds given (bench/src/timer-drain.ts: thousands due at one moment). */
+async function* sleepUntil(ctx: OrchestrationContext, at: number): AsyncGenerator<Task<unknown>, string, unknown> {
+  yield ctx.createTimer(new Date(at));
+  return 'woke';
+}
+
 const worker = new TaskHubGrpcWorker(process.argv[2]);
 worker.addNamedOrchestrator('sequence', sequence);
 worker.addNamedOrchestrator('fanout', fanout);
 worker.addNamedOrchestrator('sleeper', sleeper);
+worker.addNamedOrchestrator('sleepUntil', sleepUntil);
 worker.addNamedOrchestrator('bigFanout', bigFanout);
 worker.addNamedOrchestrator('bigFanoutThenWait', bigFanoutThenWait);
 worker.addNamedActivity('work', (_ctx: ActivityContext, n: number) => n);

@@ -13,6 +13,7 @@ import { actorKey, LiveActors } from './live-actors.js';
 import { ActorReminders } from './actor-reminders.js';
 import { notOwnerError } from './reminder-table.js';
 import { ActorStateCache } from './state-cache.js';
+import { CoalescedReads } from './coalesced-reads.js';
 import { TurnContext } from './turn-context.js';
 import type {
   ActorFactory,
@@ -66,6 +67,8 @@ interface RegisteredType {
 export class LocalActorRuntime implements ActorRuntime, ActivationHost {
   readonly clock: Clock;
   readonly #store: TransactionalStateStore;
+  /** Activations' state reads, merged per turn of the event loop. */
+  readonly #reads: CoalescedReads;
   readonly #indexes: ActorIndexes;
   readonly #storeName: string;
   readonly #log: Logger;
@@ -90,6 +93,7 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
   constructor(opts: LocalActorRuntimeOptions) {
     this.clock = opts.clock ?? new RealClock();
     this.#store = opts.store;
+    this.#reads = new CoalescedReads(opts.store);
     this.#storeName = opts.storeName ?? 'the actor state store';
     this.#log = opts.log;
     this.#keys = new ActorKeys(opts.appId);
@@ -322,7 +326,7 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
 
   #cacheFor(type: string, id: string, reg: RegisteredType): ActorStateCache {
     const prefixes = reg.uncachedKeyPrefixes;
-    return new ActorStateCache(this.#store, (key) => this.#keys.state(type, id, key), (key) => !prefixes.some((p) => key.startsWith(p)));
+    return new ActorStateCache(this.#reads, (key) => this.#keys.state(type, id, key), (key) => !prefixes.some((p) => key.startsWith(p)));
   }
 
   #enqueue(type: string, id: string, kind: TurnKind, body: (ctx: TurnContext) => Promise<Buffer | undefined>): Promise<Buffer | undefined> {

@@ -1,4 +1,5 @@
-import type { TransactionOperation, TransactionalStateStore } from '../components/contracts/state-store.js';
+import type { TransactionOperation } from '../components/contracts/state-store.js';
+import type { CoalescedReads } from './coalesced-reads.js';
 import type { ActorStateTxn } from './types.js';
 import { mapInSlices } from '../util/event-loop.js';
 
@@ -8,13 +9,14 @@ type Cached = Buffer | null;
 /**
  * The state of one activation: a cache filled on first read of each key. Only committed values enter it,
  * so a turn that throws leaves it as it was. Keys `cached` refuses (the actor type's `uncachedKeyPrefixes`)
- * are read from the store every time and never kept.
+ * are read from the store every time and never kept. Reads go through `CoalescedReads`: the first reads of many
+ * activations at once (a burst of reminder fires) are one store read.
  */
 export class ActorStateCache {
   readonly #values = new Map<string, Cached>();
 
   constructor(
-    private readonly store: TransactionalStateStore,
+    private readonly reads: CoalescedReads,
     private readonly storeKey: (key: string) => string,
     private readonly cached: (key: string) => boolean = () => true,
   ) {}
@@ -22,10 +24,11 @@ export class ActorStateCache {
   async get(key: string): Promise<Buffer | undefined> {
     const cached = this.#values.get(key);
     if (cached !== undefined) return cached ?? undefined;
-    const res = await this.store.get({ key: this.storeKey(key) });
-    if (!this.cached(key)) return res?.data;
+    const [item] = await this.reads.bulkGet([this.storeKey(key)]);
+    if (item?.error) throw new Error(`reading actor state key ${key}: ${item.error}`);
+    if (!this.cached(key)) return item?.data;
     // A write committed while the read was in flight wins over the (older) read.
-    if (!this.#values.has(key)) this.#values.set(key, res?.data ?? null);
+    if (!this.#values.has(key)) this.#values.set(key, item?.data ?? null);
     return this.#values.get(key) ?? undefined;
   }
 
@@ -33,7 +36,7 @@ export class ActorStateCache {
     const missing = [...new Set(keys.filter((k) => !this.#values.has(k)))];
     const read = new Map<string, Buffer | undefined>();
     if (missing.length > 0) {
-      const items = await this.store.bulkGet(missing.map((k) => ({ key: this.storeKey(k) })));
+      const items = await this.reads.bulkGet(missing.map((k) => this.storeKey(k)));
       missing.forEach((k, i) => {
         const item = items[i];
         if (item?.error) throw new Error(`reading actor state key ${k}: ${item.error}`);

@@ -6,6 +6,7 @@ export class WorkflowMetrics {
   readonly turnLatency: Histogram;
   readonly activitiesExecuted: Counter<'result'>;
   readonly completed: Counter<'status'>;
+  readonly timersFired: Counter;
   readonly connectedWorkers: Gauge;
   readonly staleAnswers: Counter<'kind' | 'reason'>;
   readonly refusedWork: Counter<'kind'>;
@@ -34,6 +35,11 @@ export class WorkflowMetrics {
       name: 'svc_workflow_instances_completed_total',
       help: 'Workflow instances that reached a terminal status',
       labelNames: ['status'],
+      registers: [registry],
+    });
+    this.timersFired = new Counter({
+      name: 'svc_workflow_timers_fired_total',
+      help: 'Durable timers whose TimerFired is committed to their instance (once per timer)',
       registers: [registry],
     });
     this.connectedWorkers = new Gauge({

@@ -307,8 +307,8 @@ export class OrchestrationActor implements Actor {
 
   async #onTimer(ctx: ActorContext, t: FiredTimer): Promise<void> {
     const inst = await this.#peek(ctx);
-    if (!inst || inst instanceof FinishedInstance) return;
-    if (inst.accept(timerFired({ timestamp: ctx.clock.now() }, t.timerId, t.fireAt), t.generation)) await this.#settle(ctx, inst, []);
+    if (!inst || inst instanceof FinishedInstance || !inst.accept(timerFired({ timestamp: ctx.clock.now() }, t.timerId, t.fireAt), t.generation)) return;
+    await this.#settle(ctx, inst, []).then(() => ctx.afterCommit(() => this.deps.metrics.timersFired.inc()));
   }
 
   /** An activity reminder of an earlier svcd version: the activity is offered if still open, the `run` lease takes over. */

@@ -8,15 +8,24 @@ import { createLogger } from '../../src/log/logger.js';
 import { InMemoryStateStore } from '../../src/state/in-memory.js';
 import type { GetRequest, StateMetadata, TransactionOperation, TransactionalStateStore } from '../../src/components/contracts/state-store.js';
 
-/** The real in-memory store, counting reads and transactions, with an injectable commit failure. */
+/** The real in-memory store, counting reads (every key read, single or bulk) and transactions, with an injectable commit failure. */
 class CountingStore extends InMemoryStateStore {
-  gets: string[] = [];
+  reads: string[] = [];
+  /** Store calls that read (get or bulkGet). */
+  readCalls = 0;
   transactions: TransactionOperation[][] = [];
   failNextTransact = false;
 
   override get(req: GetRequest) {
-    this.gets.push(req.key);
+    this.readCalls++;
+    this.reads.push(req.key);
     return super.get(req);
+  }
+
+  override bulkGet(reqs: readonly GetRequest[]) {
+    this.readCalls++;
+    for (const r of reqs) this.reads.push(r.key);
+    return super.bulkGet(reqs);
   }
 
   override async transact(ops: readonly TransactionOperation[], metadata?: StateMetadata): Promise<void> {
@@ -185,8 +194,8 @@ describe('actors: turns', () => {
     }));
     await runtime.start();
     for (let i = 0; i < 5; i++) await runtime.invoke('t', 'a', 'm');
-    const actorReads = store.gets.filter((k) => k.startsWith('app||t||a||'));
-    expect(actorReads).to.deep.equal(['app||t||a||missing']); // a and b came in one bulkGet, once
+    const actorReads = store.reads.filter((k) => k.startsWith('app||t||a||'));
+    expect(actorReads).to.deep.equal(['app||t||a||a', 'app||t||a||b', 'app||t||a||missing']);
     expect(text(await runtime.getState('t', 'a', 'a'))).to.equal('5');
     await runtime.stop();
   });
@@ -210,13 +219,14 @@ describe('actors: turns', () => {
     );
     await runtime.start();
     await runtime.invoke('t', 'a', 'write');
-    store.gets.length = 0;
+    store.reads.length = 0;
     expect(text(await runtime.invoke('t', 'a', 'read'))).to.equal('v1/v1/s');
     // Written behind the activation's back: an uncached key shows the store's value, a cached one the cached value.
     await store.set({ key: 'app||t||a||big-1', value: Buffer.from('v2') });
     await store.set({ key: 'app||t||a||small', value: Buffer.from('s2') });
     expect(text(await runtime.invoke('t', 'a', 'read'))).to.equal('v2/v2/s');
-    expect(store.gets.filter((k) => k.startsWith('app||t||a||')), 'single gets go to the store too').to.deep.equal(['app||t||a||big-1', 'app||t||a||big-1']);
+    const big = 'app||t||a||big-1';
+    expect(store.reads.filter((k) => k.startsWith('app||t||a||')), 'single gets go to the store too').to.deep.equal([big, big, big, big]);
     await runtime.stop();
   });
 
@@ -407,7 +417,7 @@ describe('actors: idle deactivation', () => {
     expect(events).to.deep.equal(['activate a', 'deactivate a']);
     await runtime.invoke('t', 'a', 'm');
     expect(events).to.deep.equal(['activate a', 'deactivate a', 'activate a']);
-    expect(store.gets.filter((k) => k === 'app||t||a||k')).to.have.length(2);
+    expect(store.reads.filter((k) => k === 'app||t||a||k')).to.have.length(2);
     await runtime.stop();
   });
 
@@ -589,6 +599,35 @@ describe('actors: reminders', () => {
     await busy;
     await settle();
     expect(fires).to.have.length(0);
+    await runtime.stop();
+  });
+
+  it('a burst of reminders due together: each fires once, their actors load their state in one store read, and their commits share transactions', async () => {
+    const { runtime, clock, store } = setup();
+    const fires: string[] = [];
+    runtime.registerType('t', (id) => ({
+      invoke: () => Promise.resolve(undefined),
+      async onReminder(name, data, ctx) {
+        const seen = Number(text(await ctx.state.get('seen')) ?? '0');
+        ctx.state.set('seen', Buffer.from(String(seen + 1)));
+        fires.push(id);
+      },
+    }));
+    await runtime.start();
+    const ids = Array.from({ length: 300 }, (_, i) => `a${i}`);
+    for (const id of ids) await runtime.createReminder('t', id, 'r', { dueTimeMs: 1000 });
+    const [readCalls, transactions] = [store.readCalls, store.transactions.length];
+    await clock.advance(1000);
+    await settle();
+    expect([...fires].sort()).to.deep.equal([...ids].sort());
+    expect(store.readCalls - readCalls, 'store reads of 300 activations').to.equal(1);
+    expect(store.transactions.length - transactions, 'transactions of 300 fires').to.be.at.most(30);
+    for (const id of ids) {
+      expect(text(await runtime.getState('t', id, 'seen'))).to.equal('1');
+      expect(await runtime.getReminder('t', id, 'r')).to.equal(undefined);
+    }
+    await clock.advance(60_000);
+    expect(fires).to.have.length(300);
     await runtime.stop();
   });
 

@@ -116,6 +116,40 @@ describe('workflow resilience (real svcd, real durabletask-js worker)', function
     }
   });
 
+  it('a burst of timers due together, svcd killed (SIGKILL) as the first fires commit: every timer fires, each TimerFired is in history once', async () => {
+    const h = await WorkflowHarness.start();
+    const { ports, resourcesPath, dataDir } = h.svcd;
+    const count = 300;
+    try {
+      async function* sleepUntil(ctx: OrchestrationContext, at: number): Gen {
+        yield ctx.createTimer(new Date(at));
+        return 'woke';
+      }
+      await h.worker((w) => w.addOrchestrator(sleepUntil));
+      const client = h.client();
+      const ids = Array.from({ length: count }, (_, i) => `burst-${i}`);
+      // Far enough ahead for every start on a busy machine: the kill must come while the timers fire.
+      const due = Date.now() + 15_000;
+      await Promise.all(ids.map((id) => client.scheduleNewOrchestration(sleepUntil, due, id)));
+      const fired = async () => {
+        const text = await (await fetch(`http://127.0.0.1:${ports.metrics}/metrics`)).text();
+        return Number(/^svc_workflow_timers_fired_total\S* (\d+)/m.exec(text)?.[1] ?? 0);
+      };
+      expect(await fired(), 'fired before the due time').to.equal(0);
+      await new Promise((r) => setTimeout(r, due - Date.now()));
+      while ((await fired()) === 0) await new Promise((r) => setTimeout(r, 2));
+      await h.svcd.kill();
+      h.svcd = await SvcdProcess.start({ ports, resourcesPath, dataDir });
+      for (const id of ids) {
+        expect((await client.waitForOrchestrationCompletion(id, false, 60))?.runtimeStatus).to.equal(SDK_STATUS.COMPLETED);
+        const page = (await (await h.svcd.request('GET', `/v1.0/workflows/svc/${id}/history`)).json()) as { events: { type: string }[] };
+        expect(page.events.filter((e) => e.type === 'TimerFired'), id).to.have.length(1);
+      }
+    } finally {
+      await h.close();
+    }
+  });
+
   it('ends GetWorkItems streams with status OK and pending waits with UNAVAILABLE on graceful shutdown', async () => {
     const h = await WorkflowHarness.start();
     const client = rawClient(h.svcd.grpcAddress);
