@@ -602,7 +602,7 @@ describe('actors: reminders', () => {
     await runtime.stop();
   });
 
-  it('a burst of reminders due together: each fires once, their actors load their state in one store read, and their commits share transactions', async () => {
+  it('a burst of reminders due together: each fires once, their actors load their state in two store reads (the first alone, the rest merged), and their commits share transactions', async () => {
     const { runtime, clock, store } = setup();
     const fires: string[] = [];
     runtime.registerType('t', (id) => ({
@@ -620,7 +620,8 @@ describe('actors: reminders', () => {
     await clock.advance(1000);
     await settle();
     expect([...fires].sort()).to.deep.equal([...ids].sort());
-    expect(store.readCalls - readCalls, 'store reads of 300 activations').to.equal(1);
+    // The first activation's read goes at once (no one to wait for); the other 299, asked for while it is in flight, go as one.
+    expect(store.readCalls - readCalls, 'store reads of 300 activations').to.equal(2);
     expect(store.transactions.length - transactions, 'transactions of 300 fires').to.be.at.most(30);
     for (const id of ids) {
       expect(text(await runtime.getState('t', id, 'seen'))).to.equal('1');
