@@ -92,7 +92,7 @@ rmSync(stage, { recursive: true, force: true });
 // @svc/runtime: the launchers, the bundles, and the ES modules started by path.
 const runtimeOut = path.join(modules, '@svc', 'runtime');
 copy(runtimeDir, runtimeOut, ['bin', 'dist/bundle']);
-for (const entry of ['launcher/svcd-bundle.js', 'stores/sqlite-checkpoint-worker.js']) {
+for (const entry of ['launcher/svcd-bundle.cjs', 'stores/sqlite-checkpoint-worker.js']) {
   for (const file of moduleClosure(path.join(runtimeDir, 'dist', 'src', entry))) copy(runtimeDir, runtimeOut, [path.relative(runtimeDir, file)]);
 }
 const runtimePackage = readJson(path.join(runtimeDir, 'package.json'));

@@ -11,7 +11,7 @@
  *       how fast it drains a burst), and once paced at the same rate for every sidecar (500/s and 800/s, rates
  *       daprd also sustains), which compares the timers' precision under one load;
  *   svcd's RSS after each store's run, and beside every row the sidecar's and the worker's CPU per workflow (from /proc).
- * Instance counts per cell are in the table; scale them with BENCH_SCALE (default 1). Run:
+ * Instance counts per cell are in the table; scale them with BENCH_SCALE (default 1); BENCH_WORKLOADS picks rows. Run:
  * `npm run build && node bench/dist/src/workflow.js` (Redis at 127.0.0.1:6379: `bash scripts/ensure-services.sh`).
  * Any other sidecar serving the Durable Task protocol is measured the same way, side by side:
  * `BENCH_SIDECAR_GRPC=127.0.0.1:50001 BENCH_SIDECAR_PID=<its pid>[,<pid of each process it needs>] node bench/dist/src/workflow.js`
@@ -29,6 +29,8 @@ console.info = () => undefined;
 
 const SCALE = Number(process.env.BENCH_SCALE ?? 1);
 const count = (n: number) => Math.max(1, Math.round(n * SCALE));
+/** Which workloads run: `sequence`, `fanout`, `timers` (comma-separated; default all), e.g. to profile one. */
+const WORKLOADS = new Set((process.env.BENCH_WORKLOADS ?? 'sequence,fanout,timers').split(','));
 const TIMER_MS = 5000;
 /**
  * Workflows of each kind run before the first row, not measured: a JIT-compiled sidecar is measured warm, as it
@@ -110,7 +112,7 @@ async function benchSidecar(label: string, grpcAddress: string, pids: readonly n
       ['fanout', 50, count(100)],
       ['fanout', 500, count(250)],
     ];
-    for (const [workflow, inFlight, instances] of plan) {
+    for (const [workflow, inFlight, instances] of plan.filter(([workflow]) => WORKLOADS.has(workflow))) {
       const note = workflow === 'sequence' ? ' (5 sequential activities)' : ' (20 parallel activities)';
       await measured(() => closedLoop([client], workflow, `${workflow}-${inFlight}-${Date.now()}`, instances, inFlight), note);
     }
@@ -121,7 +123,7 @@ async function benchSidecar(label: string, grpcAddress: string, pids: readonly n
       [50, count(1000), 500],
       [500, count(10_000), 800],
     ];
-    for (const [inFlight, instances, perSecond] of timerCells) {
+    for (const [inFlight, instances, perSecond] of WORKLOADS.has('timers') ? timerCells : []) {
       const note = ' (p50/p99 = completion − created − 5 s; not completed = still waiting 60 s after the last start)';
       const t = await measured(() => timers(client, `sleeper-${inFlight}-${Date.now()}`, instances, inFlight, perSecond), note);
       startRates.push(`${instances} started at ${t.startRate.toFixed(0)}/s`);

@@ -1,7 +1,7 @@
 /**
  * Bundles svcd (dist/src/main.js, built by tsc) into dist/bundle/svcd.cjs: its modules and their dependencies in
  * one CommonJS script, so starting svcd reads one file instead of about 470, and then a V8 code cache of it
- * (svcd.cjs.code-cache, made by make-code-cache.mjs from a start of svcd), which src/launcher/svcd-bundle.ts
+ * (svcd.cjs.code-cache, made by make-code-cache.mjs from a start of svcd), which src/launcher/svcd-bundle.cts
  * compiles it with. CommonJS because Node 20 takes a code cache only for scripts. What svcd needs only on use
  * (the Redis, PostgreSQL and NATS clients) is in the script but runs on first use. The Kubernetes client, a
  * third of the whole, is only for Kubernetes mode: a script of its own in dist/bundle/vendor/, loaded then.
@@ -117,6 +117,24 @@ module.exports = {
   },
 };
 
+/**
+ * grpc-js asks `net.isIPv6` of every address it binds, logs or connects to. Node's test is one large regular
+ * expression, compiled on its first use and again when V8 tiers it up (5–10 ms of svcd's start, for the two
+ * loopback addresses it binds). grpc-js gets `node:net` with an isIPv6 that answers an address without a `:`
+ * (no IPv6 address has none) without the expression, and asks Node's for the rest: the same answers.
+ */
+const cheapIpv6Test = {
+  name: 'cheap-ipv6-test',
+  setup(b) {
+    b.onResolve({ filter: /^(node:)?net$/ }, (args) => (/[\\/]@grpc[\\/]grpc-js[\\/]/.test(args.importer) ? { path: 'net', namespace: 'cheap-ipv6-test' } : undefined));
+    b.onLoad({ filter: /.*/, namespace: 'cheap-ipv6-test' }, () => ({
+      contents: `const net = require('node:net');
+module.exports = Object.assign(Object.create(net), { isIPv6: (address) => String(address).includes(':') && net.isIPv6(address) });`,
+      loader: 'js',
+    }));
+  },
+};
+
 const common = {
   bundle: true,
   format: 'cjs',
@@ -136,7 +154,7 @@ const common = {
 
 writeParsedRoots();
 await rm(outdir, { recursive: true, force: true });
-await build({ ...common, entryPoints: [path.join(runtimeDir, 'dist/src/main.js')], outfile: path.join(outdir, 'svcd.cjs'), plugins: [lazyOnFirstCall, fileLocations, vendored] });
+await build({ ...common, entryPoints: [path.join(runtimeDir, 'dist/src/main.js')], outfile: path.join(outdir, 'svcd.cjs'), plugins: [lazyOnFirstCall, cheapIpv6Test, fileLocations, vendored] });
 await build({ ...common, entryPoints: [path.join(runtimeDir, 'dist/src/cli/main.js')], outfile: path.join(outdir, 'svc.cjs'), plugins: [fileLocations, vendored] });
 for (const [file, name] of Object.entries(VENDORED)) {
   await build({ ...common, entryPoints: [path.join(runtimeDir, 'dist/src', file)], outfile: path.join(outdir, 'vendor', `${name}.cjs`), plugins: [fileLocations] });

@@ -9,7 +9,7 @@ import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { writeDefaultResources } from '../dist/src/cli/default-resources.js';
-import { compileSvcdBundle, runSvcdBundle, SVCD_BUNDLE_FILE, SVCD_CODE_CACHE_FILE } from '../dist/src/launcher/svcd-bundle.js';
+import { compileSvcdBundle, runSvcdBundle, SVCD_BUNDLE_FILE, SVCD_CODE_CACHE_FILE } from '../dist/src/launcher/svcd-bundle.cjs';
 
 const freePort = () =>
   new Promise((resolve, reject) => {

@@ -8,6 +8,7 @@ import * as yaml from 'js-yaml';
 import type { ErrorCode } from '../errors/codes.js';
 import { RuntimeError } from '../errors/runtime-error.js';
 import type { Logger } from '../log/logger.js';
+import { byName } from '../util/by-name.js';
 
 const YAML_FILE = /\.ya?ml$/i;
 
@@ -31,8 +32,8 @@ export function parseResourceDocuments(file: string, text: string, invalid: Erro
 }
 
 /**
- * Every document of every YAML file in each folder, not recursively, in file name order. Invalid YAML fails as
- * ERR_COMPONENT_SPEC_INVALID, the code it always had: components are what the resources paths are mostly for.
+ * Every document of every YAML file in each folder, not recursively, in file name order (byName). Invalid YAML
+ * fails as ERR_COMPONENT_SPEC_INVALID, the code it always had: components are what the resources paths are mostly for.
  */
 export async function readResourceDocuments(folders: readonly string[], log: Logger): Promise<ResourceDocument[]> {
   const documents: ResourceDocument[] = [];
@@ -43,7 +44,7 @@ export async function readResourceDocuments(folders: readonly string[], log: Log
     } catch (err) {
       throw new RuntimeError('ERR_CONFIG_INVALID', `cannot read resources path ${folder}: ${(err as Error).message}`, { cause: err });
     }
-    entries.sort((a, b) => a.name.localeCompare(b.name));
+    entries.sort(byName);
     for (const entry of entries) {
       const file = path.join(folder, entry.name);
       if (entry.isDirectory()) continue;

@@ -2,6 +2,7 @@ import { lstat, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { RuntimeError } from '../../errors/runtime-error.js';
 import type { Logger } from '../../log/logger.js';
+import { byName } from '../../util/by-name.js';
 
 /** A Unix socket file of the components folder and the component name it stands for. */
 export interface SocketFile {
@@ -90,7 +91,7 @@ export async function listSocketFiles(folder: string, owners: SocketOwners, log:
   }
   if (!trusts(owners, folderUid)) return { sockets: [], untrusted: [{ path: folder, uid: folderUid }] };
   const listing: SocketListing = { sockets: [], untrusted: [] };
-  for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+  for (const entry of entries.sort(byName)) {
     const file = path.join(folder, entry.name);
     if (!entry.isSocket()) {
       log.debug({ file }, 'skipping a file of the sockets folder that is not a Unix socket');
