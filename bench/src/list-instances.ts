@@ -4,11 +4,14 @@
  * the store holds 100,000 instances and svcd is otherwise idle), then the latency of list calls, unfiltered and
  * filtered, and of paging deep into the list. Prints per store and call: p50 / p99 / max
  * over BENCH_LIST_REPEAT calls (default 30), and svcd's CPU per call from /proc.
+ * BENCH_LIST_START=now starts them at once instead, with no worker connected: every instance waits for a worker
+ * (its first batch queued in svcd) while the list is timed; svcd's RSS is printed idle, after the starts, and
+ * after BENCH_LIST_SETTLE_S (default 75: past the activations' idle timeout) with the list timed again.
  * Run: `npm run build && node bench/dist/src/list-instances.js` (BENCH_STORES=sqlite,redis,postgresql).
  */
 import { TaskHubGrpcClient } from '@dapr/durabletask-js';
 import { actorStore, SvcdProcess, type ActorStoreKind } from '@svc/runtime/test-support';
-import { cpuMs, percentile } from './workflow-loop.js';
+import { cpuMs, percentile, rssMiB } from './workflow-loop.js';
 
 const print = (line: string) => process.stdout.write(`${line}\n`);
 // The SDK client logs every start.
@@ -18,12 +21,14 @@ const INSTANCES = Number(process.env.BENCH_INSTANCES ?? 100_000);
 const REPEAT = Number(process.env.BENCH_LIST_REPEAT ?? 30);
 const STORES = (process.env.BENCH_STORES ?? 'sqlite,redis,postgresql').split(',') as ActorStoreKind[];
 const START_CONCURRENCY = 64;
+const START_NOW = process.env.BENCH_LIST_START === 'now';
+const SETTLE_S = Number(process.env.BENCH_LIST_SETTLE_S ?? 75);
 /** One instance in 100 is a `refund`: a name filter that matches 1%. */
 const nameOf = (i: number) => (i % 100 === 0 ? 'refund' : 'order');
 
 async function startAll(svcd: SvcdProcess): Promise<number> {
   const client = new TaskHubGrpcClient(svcd.grpcAddress);
-  const later = new Date(Date.now() + 86_400_000);
+  const later = START_NOW ? undefined : new Date(Date.now() + 86_400_000);
   const t0 = performance.now();
   let next = 0;
   try {
@@ -63,6 +68,7 @@ async function benchStore(kind: ActorStoreKind): Promise<void> {
   const store = actorStore(kind, 'bench-list');
   const svcd = await SvcdProcess.start({ appId: store.appId, resources: store.resources, args: ['--log-level', 'warn'] });
   try {
+    const idleRss = rssMiB(svcd.child.pid!);
     const startsPerSecond = await startAll(svcd);
     // The token of page 100 (pageSize 50): where a deep page starts.
     let deep: string | null = null;
@@ -75,18 +81,27 @@ async function benchStore(kind: ActorStoreKind): Promise<void> {
       ['status=COMPLETED (no match): one call', () => list(svcd, 'status=COMPLETED&pageSize=50')],
       ['ID prefix inst-0999 (100 match, newest), 50', () => list(svcd, 'instanceIDPrefix=inst-0999&pageSize=50')],
     ];
-    for (const [name, call] of cases) {
-      const { ms, cpuMsPerCall } = await measure(svcd, call);
-      print(`| ${kind} | ${INSTANCES} | ${name} | ${percentile(ms, 50).toFixed(1)} / ${percentile(ms, 99).toFixed(1)} / ${(ms.at(-1) ?? 0).toFixed(1)} | ${cpuMsPerCall.toFixed(1)} |`);
+    const timeAll = async (when: string) => {
+      for (const [name, call] of cases) {
+        const { ms, cpuMsPerCall } = await measure(svcd, call);
+        print(`| ${kind} | ${INSTANCES} | ${when}${name} | ${percentile(ms, 50).toFixed(1)} / ${percentile(ms, 99).toFixed(1)} / ${(ms.at(-1) ?? 0).toFixed(1)} | ${cpuMsPerCall.toFixed(1)} |`);
+      }
+    };
+    await timeAll('');
+    if (START_NOW) {
+      print(`| ${kind} | ${INSTANCES} | svcd RSS idle → after the starts and list calls | ${idleRss.toFixed(0)} → ${rssMiB(svcd.child.pid!).toFixed(0)} MiB | |`);
+      await new Promise((r) => setTimeout(r, SETTLE_S * 1000));
+      print(`| ${kind} | ${INSTANCES} | svcd RSS after ${SETTLE_S} s more waiting | ${rssMiB(svcd.child.pid!).toFixed(0)} MiB | |`);
+      await timeAll(`after ${SETTLE_S} s: `);
     }
-    print(`| ${kind} | ${INSTANCES} | (scheduled starts over gRPC, 64 at a time) | ${startsPerSecond.toFixed(0)} starts/s | |`);
+    print(`| ${kind} | ${INSTANCES} | (${START_NOW ? 'starts, no worker' : 'scheduled starts'} over gRPC, 64 at a time) | ${startsPerSecond.toFixed(0)} starts/s | |`);
   } finally {
     await svcd.dispose();
     await store.cleanup();
   }
 }
 
-print(`workflow list latency, ${INSTANCES} instances per store, ${REPEAT} calls per row`);
+print(`workflow list latency, ${INSTANCES} instances per store (${START_NOW ? 'waiting for a worker' : 'scheduled a day ahead'}), ${REPEAT} calls per row`);
 print('| store | instances | call | ms p50 / p99 / max | svcd CPU ms per call |');
 print('|---|---|---|---|---|');
 for (const kind of STORES) await benchStore(kind);

@@ -32,6 +32,14 @@ async function* bigFanout(ctx: OrchestrationContext, n: number): AsyncGenerator<
   return results.length;
 }
 
+/** A huge fan-out (2n history events) that then waits: a large history of a RUNNING instance. */
+async function* bigFanoutThenWait(ctx: OrchestrationContext, n: number): AsyncGenerator<Task<unknown>, number, unknown> {
+  const results = (yield whenAll(Array.from({ length: n }, (_, i) => ctx.callActivity('work', i)))) as number[];
+  ctx.setCustomStatus('fanned-in');
+  yield ctx.waitForExternalEvent('finish');
+  return results.length;
+}
+
 /** (c) one durable timer of `ms`. */
 async function* sleeper(ctx: OrchestrationContext, ms: number): AsyncGenerator<Task<unknown>, string, unknown> {
   yield ctx.createTimer(new Date(ctx.currentUtcDateTime.getTime() + ms));
@@ -43,6 +51,7 @@ worker.addNamedOrchestrator('sequence', sequence);
 worker.addNamedOrchestrator('fanout', fanout);
 worker.addNamedOrchestrator('sleeper', sleeper);
 worker.addNamedOrchestrator('bigFanout', bigFanout);
+worker.addNamedOrchestrator('bigFanoutThenWait', bigFanoutThenWait);
 worker.addNamedActivity('work', (_ctx: ActivityContext, n: number) => n);
 await worker.start();
 process.on('SIGTERM', () => void worker.stop().finally(() => process.exit(0)));

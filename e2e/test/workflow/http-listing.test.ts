@@ -150,6 +150,96 @@ for (const store of ['sqlite', 'redis', 'postgresql'] as const) {
       expect(rerunEvents.filter((e) => e.type === 'TaskFailed'), 'the activity ran again').to.have.length(1);
     });
 
+    /** Every page of an instance's history at `pageSize`, and the token each page answered. */
+    const historyPages = async (id: string, pageSize: number): Promise<{ events: HistoryEventView[]; tokens: (string | null)[] }> => {
+      const events: HistoryEventView[] = [];
+      const tokens: (string | null)[] = [];
+      let token: string | null = null;
+      do {
+        const page: HistoryPageView = await get<HistoryPageView>(`/v1.0/workflows/svc/${id}/history?pageSize=${pageSize}${token !== null ? `&continuationToken=${token}` : ''}`);
+        events.push(...page.events);
+        tokens.push((token = page.continuationToken));
+      } while (token !== null);
+      return { events, tokens };
+    };
+    const customStatus = async (id: string, status: string) =>
+      eventually(`${id} says ${status}`, async () => (await h.client().getOrchestrationState(id, true))?.serializedCustomStatus === status, 60_000);
+    /** The chapter a run's TaskScheduled events were told (`chapters` workflow), one entry per distinct value. */
+    const chaptersOf = (events: readonly HistoryEventView[]) => [...new Set(events.filter((e) => e.type === 'TaskScheduled').map((e) => (JSON.parse(e.input as string) as { chapter: number }).chapter))];
+
+    it('history pages read only their range: every page of a 300-event history in order, active and after it finished, tokens, the last page, one event, 404', async () => {
+      const client = h.client();
+      await client.scheduleNewOrchestration('chapters', 150, 'hist-pages');
+      await customStatus('hist-pages', 'waiting-150');
+      const active = await historyPages('hist-pages', 64);
+      const n = active.events.length;
+      expect(active.events.map((e) => e.index)).to.deep.equal([...Array(n).keys()]);
+      expect(active.tokens).to.deep.equal([...Array.from({ length: Math.ceil(n / 64) - 1 }, (_, i) => String(64 * (i + 1))), null]);
+      expect(new Set(active.events.filter((e) => e.type === 'TaskScheduled').map((e) => e.eventId)).size).to.equal(150);
+      expect(active.events.filter((e) => e.type === 'TaskCompleted')).to.have.length(150);
+      expect(active.events[1]).to.include({ type: 'ExecutionStarted', input: '150' });
+
+      // Finished, the instance is out of memory: the same pages come from the store, its terminate events after them.
+      await client.terminateOrchestration('hist-pages', 'stop');
+      await client.waitForOrchestrationCompletion('hist-pages', false, 60);
+      const finished = await historyPages('hist-pages', 64);
+      expect(finished.events.slice(0, n)).to.deep.equal(active.events);
+      expect(finished.events.at(-1)).to.include({ type: 'ExecutionCompleted', status: 'TERMINATED', index: finished.events.length - 1 });
+      const total = finished.events.length;
+      const last = await get<HistoryPageView>(`/v1.0/workflows/svc/hist-pages/history?pageSize=10&continuationToken=${total - 3}`);
+      expect([last.events.map((e) => e.index), last.continuationToken]).to.deep.equal([[total - 3, total - 2, total - 1], null]);
+      expect(await get<HistoryPageView>(`/v1.0/workflows/svc/hist-pages/history?continuationToken=${total}`)).to.deep.equal({ instanceID: 'hist-pages', events: [], continuationToken: null });
+      expect((await failure('GET', `/v1.0/workflows/svc/hist-pages/history?continuationToken=${total + 1}`)).status).to.equal(400);
+      expect(await get<HistoryEventView>('/v1.0/workflows/svc/hist-pages/history/1')).to.deep.equal(finished.events[1]);
+      expect(await get<HistoryEventView>(`/v1.0/workflows/svc/hist-pages/history/${total - 1}`)).to.deep.equal(finished.events.at(-1));
+      for (const path of ['history', 'history/0', 'history?continuationToken=5']) {
+        const unknown = await failure('GET', `/v1.0/workflows/svc/hist-never/${path}`);
+        expect([unknown.status, unknown.body.errorCode], path).to.deep.equal([404, 'ERR_INSTANCE_ID_NOT_FOUND']);
+      }
+    });
+
+    it('a token reads the current run: continued as new between pages, the next page is the new run from there, never a mixed page', async () => {
+      const client = h.client();
+      await client.scheduleNewOrchestration('chapters', 40, 'hist-can');
+      await customStatus('hist-can', 'waiting-40');
+      const first = await get<HistoryPageView>('/v1.0/workflows/svc/hist-can/history?pageSize=30');
+      expect([first.continuationToken, chaptersOf(first.events)]).to.deep.equal(['30', [40]]);
+
+      await client.raiseOrchestrationEvent('hist-can', 'next', 45);
+      await customStatus('hist-can', 'waiting-45');
+      const next = await get<HistoryPageView>('/v1.0/workflows/svc/hist-can/history?pageSize=30&continuationToken=30');
+      const run = await historyPages('hist-can', 5000);
+      expect(run.events[1]).to.include({ type: 'ExecutionStarted', input: '45' });
+      expect(next.events).to.deep.equal(run.events.slice(30, 60));
+      expect(chaptersOf(next.events)).to.deep.equal([45]);
+
+      await client.raiseOrchestrationEvent('hist-can', 'next', 2);
+      await customStatus('hist-can', 'waiting-2');
+      const past = await failure('GET', '/v1.0/workflows/svc/hist-can/history?pageSize=30&continuationToken=30');
+      expect([past.status, past.body.errorCode], 'the new run is shorter than the token').to.deep.equal([400, 'ERR_MALFORMED_REQUEST']);
+
+      // Pages read while the instance continues as new run after run: each page is of one run (a run's first
+      // page may hold no TaskScheduled yet).
+      let moving = true;
+      const reading = (async () => {
+        const runs: number[][] = [];
+        while (moving) {
+          const events = (await get<HistoryPageView>('/v1.0/workflows/svc/hist-can/history?pageSize=5000')).events;
+          const started = events.find((e) => e.type === 'ExecutionStarted');
+          runs.push([...new Set([...chaptersOf(events), ...(started ? [Number(started.input)] : [])])]);
+        }
+        return runs;
+      })();
+      for (const count of [30, 31, 32, 33, 34]) {
+        await client.raiseOrchestrationEvent('hist-can', 'next', count);
+        await customStatus('hist-can', `waiting-${count}`);
+      }
+      moving = false;
+      const runs = await reading;
+      expect(runs.length).to.be.greaterThan(5);
+      for (const seen of runs) expect(seen, 'the runs one page shows').to.have.length.at.most(1);
+    });
+
     it('bad input: each a 400/404 with a code and a message, nothing listed wider', async () => {
       const cases: [string, string, number, string][] = [
         ['GET', '/v1.0/workflows/svc?statu=RUNNING', 400, 'ERR_MALFORMED_REQUEST'],

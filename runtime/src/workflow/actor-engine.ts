@@ -10,7 +10,7 @@ import type { Logger } from '../log/logger.js';
 import { ownershipPartitionOf } from '../actors/placement/partitions.js';
 import { WorkDispatcher } from './dispatcher.js';
 import type { AnswerOrigin, Claim, StaleReason, WorkItem, WorkerConnection } from './work-items.js';
-import { DEFAULT_LIST_PAGE_SIZE, MAX_LIST_PAGE_SIZE, meetsCondition, statusMeets, type InstanceIdPage, type InstanceSummaryPage, type ListInstanceIdsRequest, type ListInstancesRequest, type PurgeFilter, type RuntimeStatus, type PurgeOptions, type StartWorkflowRequest, type TerminateOptions, type WaitCondition, type WorkflowEngine, type WorkflowInstance } from './engine.js';
+import { listPageSize, MAX_LIST_PAGE_SIZE, meetsCondition, statusMeets, type HistoryRange, type InstanceIdPage, type InstanceSummaryPage, type ListInstanceIdsRequest, type ListInstancesRequest, type PurgeFilter, type RuntimeStatus, type PurgeOptions, type StartWorkflowRequest, type TerminateOptions, type WaitCondition, type WorkflowEngine, type WorkflowInstance } from './engine.js';
 import type { HistoryEvent } from './history.js';
 import { eventRaised, executionResumed, executionSuspended, executionTerminated, taskCompleted, taskFailed } from './history-events.js';
 import type { WorkerAction } from './instance.js';
@@ -20,7 +20,7 @@ import { optional } from './optional.js';
 import { ResultBatcher } from './result-batcher.js';
 import { INTERNAL_ACTOR_TYPE_PREFIX } from '../actors/public-actors.js';
 import { DECODED_KEY_PREFIXES, RUN, OrchestrationActor } from './orchestration-actor.js';
-import { decode, decodeHistory, encodeActivityResults, encodeCompletion, type ActivityResultPayload, encode, fromSnapshot, toSnapshot, type CompletionPayload, type InstanceSnapshot } from './orchestration-messages.js';
+import { decode, decodeHistory, decodeHistoryRange, encodeActivityResults, encodeCompletion, type ActivityResultPayload, encode, fromSnapshot, toSnapshot, type CompletionPayload, type InstanceSnapshot } from './orchestration-messages.js';
 import type { ReplicaSet } from '../actors/placement/replica-set.js';
 import { WORKFLOW_PEER_METHODS } from './peer-methods.js';
 import { PeerWorkers } from './peer-workers.js';
@@ -151,6 +151,10 @@ export class ActorWorkflowEngine implements WorkflowEngine, WorkerHub {
     );
   }
 
+  historyRange(instanceId: string, from: number, size: number): Promise<HistoryRange | undefined> {
+    return this.#op('history', 'ERR_GET_WORKFLOW', `error while getting the history of workflow '${instanceId}'`, async () => decodeHistoryRange(await this.#invoke(instanceId, 'historyRange', { from, size })));
+  }
+
   async get(instanceId: string): Promise<WorkflowInstance | undefined> {
     return this.#op('get', 'ERR_GET_WORKFLOW', `error while getting workflow info on instance '${instanceId}'`, async () => {
       const snap = decode<InstanceSnapshot>(await this.#invoke(instanceId, 'get'));
@@ -201,7 +205,7 @@ export class ActorWorkflowEngine implements WorkflowEngine, WorkerHub {
 
   async listInstanceIds(req: ListInstanceIdsRequest): Promise<InstanceIdPage> {
     const after = req.continuationToken !== undefined ? instanceIdAfter(req.continuationToken) : undefined;
-    const size = pageSizeOf(req.pageSize);
+    const size = listPageSize(req.pageSize);
     return this.#op('list', 'ERR_GET_WORKFLOW', 'error listing workflow instances', async () => {
       const { instances, more } = await this.#index.page(after, size);
       const instanceIds = instances.map((i) => i.instanceId);
@@ -211,7 +215,7 @@ export class ActorWorkflowEngine implements WorkflowEngine, WorkerHub {
   }
 
   async listInstances(req: ListInstancesRequest): Promise<InstanceSummaryPage> {
-    const size = pageSizeOf(req.pageSize);
+    const size = listPageSize(req.pageSize);
     return this.#op('list', 'ERR_GET_WORKFLOW', 'error listing workflow instances', () => this.#index.query(req.filter, size, req.continuationToken));
   }
 
@@ -441,9 +445,4 @@ export class ActorWorkflowEngine implements WorkflowEngine, WorkerHub {
 
 function notOwner(instanceId: string): RuntimeError {
   return new RuntimeError('ERR_ACTOR_NOT_OWNER', `workflow ${instanceId} is not owned by this replica (its partition moved)`);
-}
-
-/** The page size asked for, cut to MAX_LIST_PAGE_SIZE; DEFAULT_LIST_PAGE_SIZE when absent or not positive. */
-function pageSizeOf(asked: number | undefined): number {
-  return Math.min(MAX_LIST_PAGE_SIZE, asked !== undefined && asked > 0 ? asked : DEFAULT_LIST_PAGE_SIZE);
 }

@@ -151,6 +151,11 @@ export interface InstanceSummaryPage {
 export const DEFAULT_LIST_PAGE_SIZE = 100;
 export const MAX_LIST_PAGE_SIZE = 1000;
 
+/** The page size asked for, cut to MAX_LIST_PAGE_SIZE; DEFAULT_LIST_PAGE_SIZE when absent or not positive. */
+export function listPageSize(asked: number | undefined): number {
+  return Math.min(MAX_LIST_PAGE_SIZE, asked !== undefined && asked > 0 ? asked : DEFAULT_LIST_PAGE_SIZE);
+}
+
 /** Which instances a multi-instance purge deletes; every given condition must hold. Only terminal ones, always. */
 export interface PurgeFilter {
   /** Created at or after. */
@@ -194,6 +199,13 @@ export function statusMeets(status: RuntimeStatus, condition: WaitCondition): bo
   }
 }
 
+/** Part of a run's history (`WorkflowEngine.historyRange`): the events from the position asked for. */
+export interface HistoryRange {
+  /** Events in the run when it was read. */
+  historyLength: number;
+  events: HistoryEvent[];
+}
+
 export interface WorkflowEngine {
   /**
    * Durably creates an instance and schedules its first turn; resolves with the instance ID once stored (it does
@@ -215,6 +227,13 @@ export interface WorkflowEngine {
 
   /** The instance's history events in order (the current run); `undefined` when the instance does not exist. */
   history(instanceId: string): Promise<HistoryEvent[] | undefined>;
+
+  /**
+   * Events `from` … `from + size − 1` of the current run (fewer at its end, none from past it) and the run's
+   * length, both from one committed state: a page, read without reading the rest of the history. `undefined`
+   * when the instance does not exist.
+   */
+  historyRange(instanceId: string, from: number, size: number): Promise<HistoryRange | undefined>;
 
   /**
    * Delivers an external event. Events raised before the workflow waits for them are kept (in order) and handed

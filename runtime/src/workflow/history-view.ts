@@ -5,12 +5,14 @@
  * `GET …/history/<index>` or `?payloads=full` gives them whole.
  */
 import { RuntimeError } from '../errors/runtime-error.js';
-import type { FailureDetails } from './history.js';
-import type { HistoryEvent } from './history.js';
+import type { HistoryRange } from './engine.js';
+import type { FailureDetails, HistoryEvent } from './history.js';
 
 export const TRIMMED_PAYLOAD_CHARS = 1024;
 export const DEFAULT_HISTORY_PAGE_SIZE = 500;
 export const MAX_HISTORY_PAGE_SIZE = 5000;
+/** A position in a history as text (a token or an event index). */
+const POSITION = /^\d{1,9}$/;
 
 export type HistoryEventView = Record<string, unknown> & { index: number; eventId: number; type: string; timestamp: string };
 
@@ -63,23 +65,27 @@ export function historyEventView(e: HistoryEvent, index: number, whole: boolean)
   return view;
 }
 
-/**
- * `continuationToken` is the index of the first event to show. A token at the history's end answers no events:
- * where a follower (`svc workflow get --follow`) reads next.
- */
-export function historyPage(instanceId: string, history: readonly HistoryEvent[], opts: { pageSize?: number; continuationToken?: string; whole: boolean }): HistoryPageView {
+/** The range a page asks for: from the token's position (0 without one, or for a token that is no position). */
+export function pageRange(opts: { pageSize?: number; continuationToken?: string }): { from: number; size: number } {
   const token = opts.continuationToken;
-  const from = token === undefined ? 0 : token === String(history.length) ? history.length : eventIndex(token, history.length, 'continuationToken');
-  const size = Math.min(MAX_HISTORY_PAGE_SIZE, opts.pageSize ?? DEFAULT_HISTORY_PAGE_SIZE);
-  const to = Math.min(history.length, from + size);
-  const events: HistoryEventView[] = [];
-  for (let i = from; i < to; i++) events.push(historyEventView(history[i]!, i, opts.whole));
-  return { instanceID: instanceId, events, continuationToken: to < history.length ? String(to) : null };
+  return { from: token !== undefined && POSITION.test(token) ? Number(token) : 0, size: Math.min(MAX_HISTORY_PAGE_SIZE, opts.pageSize ?? DEFAULT_HISTORY_PAGE_SIZE) };
+}
+
+/**
+ * The page from the events read for `pageRange(opts)`. `continuationToken` is the index of the first event to
+ * show; a token at the history's end answers no events: where a follower (`svc workflow get --follow`) reads next.
+ */
+export function historyPage(instanceId: string, read: HistoryRange, opts: { continuationToken?: string; whole: boolean }): HistoryPageView {
+  const { historyLength, events } = read;
+  const token = opts.continuationToken;
+  const from = token === undefined ? 0 : token === String(historyLength) ? historyLength : eventIndex(token, historyLength, 'continuationToken');
+  const to = from + events.length;
+  return { instanceID: instanceId, events: events.map((e, i) => historyEventView(e, from + i, opts.whole)), continuationToken: to < historyLength ? String(to) : null };
 }
 
 /** A position in a history of `length` events, given as text; 400 when it is not one. */
 export function eventIndex(text: string, length: number, what: string): number {
-  const i = /^\d{1,9}$/.test(text) ? Number(text) : NaN;
+  const i = POSITION.test(text) ? Number(text) : NaN;
   if (Number.isNaN(i) || i >= Math.max(length, 1)) {
     throw new RuntimeError('ERR_MALFORMED_REQUEST', `${what} '${text.slice(0, 40)}' is not a position in this history (it has ${length} events)`);
   }

@@ -46,6 +46,7 @@ export class WorkflowHost implements Part, WorkerLookup {
       start: (req) => this.#engine.start(req),
       get: (id) => this.#engine.get(id),
       history: (id) => this.#engine.history(id),
+      historyRange: (id, from, size) => this.#engine.historyRange(id, from, size),
       rerunFromEvent: (req) => this.#engine.rerunFromEvent(req),
       raiseEvent: (id, name, data) => this.#engine.raiseEvent(id, name, data),
       terminate: (id, o) => this.#engine.terminate(id, o),

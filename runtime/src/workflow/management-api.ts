@@ -7,9 +7,8 @@ import { randomUUID } from 'node:crypto';
 import type { ErrorCode } from '../errors/codes.js';
 import { RuntimeError } from '../errors/runtime-error.js';
 import { withCode } from '../errors/with-code.js';
-import type { InstanceSummary, ListInstancesRequest, WorkflowEngine, WorkflowInstance } from './engine.js';
-import type { HistoryEvent } from './history.js';
-import { eventIndex, historyEventView, historyPage, type HistoryEventView, type HistoryPageView } from './history-view.js';
+import type { HistoryRange, InstanceSummary, ListInstancesRequest, WorkflowEngine, WorkflowInstance } from './engine.js';
+import { eventIndex, historyEventView, historyPage, pageRange, type HistoryEventView, type HistoryPageView } from './history-view.js';
 import { bodyAsPayload, checkWorkflowComponent } from './management-input.js';
 import { instanceView, propertyPrefix, type WorkflowInstanceView } from './instance-view.js';
 import { checkExistingInstanceId, checkNewInstanceId } from './instance-id.js';
@@ -105,16 +104,18 @@ export class WorkflowManagementApi {
     return { instances: page.instances.map(summaryView), continuationToken: page.continuationToken ?? null };
   }
 
-  /** A page of the instance's history events (payloads trimmed unless `whole`), or 404. */
+  /** A page of the instance's history events (payloads trimmed unless `whole`), or 404. Reads only the page. */
   async history(component: string, instanceId: string, page: { pageSize?: number; continuationToken?: string; whole: boolean }): Promise<HistoryPageView> {
-    return historyPage(instanceId, await this.#history(component, instanceId), page);
+    const { from, size } = pageRange(page);
+    return historyPage(instanceId, await this.#historyRange(component, instanceId, from, size), page);
   }
 
   /** One history event with its payloads whole. */
   async historyEvent(component: string, instanceId: string, index: string): Promise<HistoryEventView> {
-    const history = await this.#history(component, instanceId);
-    const i = eventIndex(index, history.length, 'event index');
-    return historyEventView(history[i]!, i, true);
+    const { from } = pageRange({ continuationToken: index });
+    const { historyLength, events } = await this.#historyRange(component, instanceId, from, 1);
+    const i = eventIndex(index, historyLength, 'event index');
+    return historyEventView(events[0]!, i, true);
   }
 
   /** What the instance waits for (see `waiting-view.ts`), or 404. */
@@ -150,12 +151,12 @@ export class WorkflowManagementApi {
     );
   }
 
-  /** The whole history of the current run, or 404. Pages are cut from it: the engine reads it whole anyway. */
-  async #history(component: string, instanceId: string): Promise<HistoryEvent[]> {
+  /** Events `from` … `from + size − 1` of the current run and its length, or 404. */
+  async #historyRange(component: string, instanceId: string, from: number, size: number): Promise<HistoryRange> {
     this.#check(component, instanceId);
-    const history = await this.#run('ERR_GET_WORKFLOW', 'getting workflow history', () => this.engine.history(instanceId));
-    if (history === undefined) throw workflowNotFound(instanceId);
-    return history;
+    const range = await this.#run('ERR_GET_WORKFLOW', 'getting workflow history', () => this.engine.historyRange(instanceId, from, size));
+    if (range === undefined) throw workflowNotFound(instanceId);
+    return range;
   }
 
   #check(component: string, instanceId: string): void {

@@ -35,11 +35,12 @@ import { inboxSeqsOf, type InboxEntry } from './instance-record.js';
 import { BY_UPDATE_INDEX, encodeIndexEntry, updateOrderKey } from './instance-index.js';
 import { FinishedInstance } from './finished-instance.js';
 import { decodeInstanceMeta } from './stored-meta.js';
+import { historyKey, readHistoryRange, storedEvent } from './stored-history.js';
 import { firedTimer, timerReminder, type FiredTimer } from './timer-reminder.js';
 import type { WorkflowMetrics } from './metrics.js';
 import { optional } from './optional.js';
 import { workflowNotFound } from '../errors/catalogue.js';
-import { decode, decodeActivityResults, decodeCompletion, encode, encodeHistory, messageReminderName, toSnapshot, type ActivityResultPayload, type CompletionPayload, type InstanceMessage, type StartRequest } from './orchestration-messages.js';
+import { decode, decodeActivityResults, decodeCompletion, encode, encodeHistory, encodeHistoryRange, messageReminderName, toSnapshot, type ActivityResultPayload, type CompletionPayload, type InstanceMessage, type StartRequest } from './orchestration-messages.js';
 import { reuseDecision } from './instance-id.js';
 import { emitRunSpans } from './workflow-tracing.js';
 
@@ -58,7 +59,6 @@ export const RUN = 'run';
 
 /** Written by earlier svcd versions, one per activity; still honoured (the activity is offered) and dropped. */
 const LEGACY_ACTIVITY_REMINDER = 'activity-';
-const historyKey = (i: number) => `history-${String(i).padStart(6, '0')}`;
 const inboxKey = (seq: number) => `inbox-${seq}`;
 /** Keys an activation holds as decoded events (`Instance`): the actor runtime need not cache their stored form. */
 export const DECODED_KEY_PREFIXES = ['history-', 'inbox-'] as const;
@@ -110,6 +110,11 @@ export class OrchestrationActor implements Actor {
         case 'history': {
           const inst = await this.#load(ctx);
           return inst ? encodeHistory(inst.history) : undefined;
+        }
+        case 'historyRange': {
+          const { from, size } = decode<{ from: number; size: number }>(data)!;
+          const range = await readHistoryRange(ctx.state, this.instanceId, this.#inst, from, size);
+          return range ? encodeHistoryRange(range) : undefined;
         }
         case 'tree': {
           const inst = await this.#load(ctx);
@@ -184,11 +189,7 @@ export class OrchestrationActor implements Actor {
     for (let from = 0; from < keys.length; from += YIELD_SLICE) {
       if (from > 0) await yieldToEventLoop();
       const values = await ctx.state.getMany(keys.slice(from, from + YIELD_SLICE));
-      values.forEach((v, i) => {
-        const e = decode<HistoryEvent>(v);
-        if (!e) throw new Error(`workflow ${this.instanceId}: state key ${keys[from + i]} is missing`);
-        events.push(e);
-      });
+      values.forEach((v, i) => events.push(storedEvent(this.instanceId, keys[from + i]!, v)));
     }
     const inbox: InboxEntry[] = inboxSeqs.map((seq, i) => ({ seq, event: events[historyKeys.length + i] as HistoryEvent }));
     this.#inst = new Instance(meta, events.slice(0, historyKeys.length), inbox);

@@ -4,7 +4,7 @@
  * text), and an instance's snapshot as JSON.
  */
 import { createHash } from 'node:crypto';
-import type { IdReusePolicy, WorkflowInstance } from './engine.js';
+import type { HistoryRange, IdReusePolicy, WorkflowInstance } from './engine.js';
 import type { HistoryEvent, ParentInfo, TraceContext } from './history.js';
 import type { TurnPlan, WorkerAction } from './instance.js';
 import { decodeJsonLines, encodeJsonLines } from '../util/json-lines.js';
@@ -76,6 +76,17 @@ export function encodeHistory(events: readonly HistoryEvent[]): Promise<Buffer> 
 
 export async function decodeHistory(b: Buffer | undefined): Promise<HistoryEvent[] | undefined> {
   return b === undefined || b.length === 0 ? undefined : (await decodeJsonLines<null, HistoryEvent>(b)).items;
+}
+
+/** A page of history for the `historyRange` method: the run's length, then the page's events one per line. */
+export function encodeHistoryRange(range: HistoryRange): Promise<Buffer> {
+  return encodeJsonLines({ historyLength: range.historyLength }, range.events);
+}
+
+export async function decodeHistoryRange(b: Buffer | undefined): Promise<HistoryRange | undefined> {
+  if (b === undefined || b.length === 0) return undefined;
+  const { head, items } = await decodeJsonLines<{ historyLength: number }, HistoryEvent>(b);
+  return { historyLength: head.historyLength, events: items };
 }
 
 export function toSnapshot(w: WorkflowInstance): InstanceSnapshot {

@@ -16,6 +16,7 @@ export function unavailableWorkflowEngine(): WorkflowEngine {
     start: unavailable,
     get: unavailable,
     history: unavailable,
+    historyRange: unavailable,
     rerunFromEvent: unavailable,
     raiseEvent: unavailable,
     terminate: unavailable,

@@ -24,6 +24,8 @@ export interface SvcdOptions {
   /** Wait until /v1.0/healthz answers 204 (default true). */
   waitReady?: boolean;
   readyTimeoutMs?: number;
+  /** The svcd launcher to run (default SVCD_MAIN): a bench compares another checkout's build on the same data. */
+  svcdMain?: string;
 }
 
 /**
@@ -69,7 +71,7 @@ export class SvcdProcess extends TestChildProcess {
       const args = [
         // Node flags for svcd only, e.g. SVCD_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile a bench run.
         ...(process.env.SVCD_NODE_ARGS?.split(' ').filter((a) => a !== '') ?? []),
-        SVCD_MAIN,
+        opts.svcdMain ?? SVCD_MAIN,
         '--app-id', opts.appId ?? 'testapp',
         '--http-port', String(ports.http),
         '--grpc-port', String(ports.grpc),

@@ -1,6 +1,6 @@
 import { RuntimeError } from '../../src/errors/runtime-error.js';
 import type { HistoryEvent } from '../../src/workflow/history.js';
-import { isTerminalStatus, type InstanceIdPage, type InstanceSummaryPage, type ListInstancesRequest, type StartWorkflowRequest, type WorkflowEngine, type WorkflowInstance } from '../../src/workflow/engine.js';
+import { isTerminalStatus, type HistoryRange, type InstanceIdPage, type InstanceSummaryPage, type ListInstancesRequest, type StartWorkflowRequest, type WorkflowEngine, type WorkflowInstance } from '../../src/workflow/engine.js';
 
 /** Runs `fn` as a promise, so a synchronous throw becomes a rejection like the real engine's. */
 function settle<T>(fn: () => T): Promise<T> {
@@ -53,6 +53,10 @@ export class FakeWorkflowEngine implements WorkflowEngine {
   }
 
   history(): Promise<HistoryEvent[] | undefined> {
+    return Promise.reject(new Error('not used by the HTTP API'));
+  }
+
+  historyRange(): Promise<HistoryRange | undefined> {
     return Promise.reject(new Error('not used by the HTTP API'));
   }
 

@@ -12,7 +12,8 @@ import type { WorkItem, WorkerConnection } from '../../src/workflow/work-items.j
 import type { HistoryEvent } from '../../src/workflow/history.js';
 import { WorkflowMetrics } from '../../src/workflow/metrics.js';
 import { OrchestrationActor, type OrchestrationDeps } from '../../src/workflow/orchestration-actor.js';
-import { encodeCompletion, type CompletionPayload } from '../../src/workflow/orchestration-messages.js';
+import { decodeHistoryRange, encodeCompletion, type CompletionPayload } from '../../src/workflow/orchestration-messages.js';
+import type { HistoryRange } from '../../src/workflow/engine.js';
 
 interface TurnRecord {
   /** One entry per `deactivateWhenIdle` call. */
@@ -107,6 +108,11 @@ describe('workflow OrchestrationActor persistence (append-only, one transaction 
     return record;
   }
 
+  async function historyRange(from: number, size: number): Promise<{ record: TurnRecord; range: HistoryRange | undefined }> {
+    const { ctx, record } = store.turn();
+    return { record, range: await decodeHistoryRange(await actor.invoke('historyRange', enc({ from, size }), ctx)) };
+  }
+
   async function answer(actions: CompletionPayload['actions']): Promise<TurnRecord> {
     const claim = dispatcher.claimOrchestration('i1');
     if (!('item' in claim)) throw new Error('no orchestration item was handed out');
@@ -161,6 +167,15 @@ describe('workflow OrchestrationActor persistence (append-only, one transaction 
     expect(worker.items.at(-1)).to.include({ kind: 'activity', taskId: 1, name: 'act', input: '1' });
   });
 
+  it('a history range of an active instance comes from memory: no history key is read, the activation stays', async () => {
+    store.reads.length = 0;
+    const { record, range } = await historyRange(1, 500);
+    expect(range).to.deep.include({ historyLength: 3 });
+    expect(range?.events.map((e) => e.type)).to.deep.equal(['ExecutionStarted', 'TaskScheduled']);
+    expect(store.reads).to.deep.equal(['metadata']);
+    expect(record.deactivate).to.deep.equal([]);
+  });
+
   it('a lease fire while a worker holds the activity writes nothing and hands out no second copy', async () => {
     const handedOut = worker.items.length;
     await store.clock.advance(5000);
@@ -210,6 +225,18 @@ describe('workflow OrchestrationActor persistence (append-only, one transaction 
     expect(raised.deactivate, 'and keep no activation').to.have.length(1);
     expect(new Set(store.reads)).to.deep.equal(new Set(['metadata', 'history-000001', 'history-000005']));
     await actor.onDeactivate();
+  });
+
+  it("a history range out of memory reads the metadata and only the range's keys, and keeps no activation", async () => {
+    store.reads.length = 0;
+    const { record, range } = await historyRange(2, 3);
+    expect(range?.historyLength).to.equal(6);
+    expect(range?.events.map((e) => e.type)).to.deep.equal(['TaskScheduled', 'OrchestratorStarted', 'TaskCompleted']);
+    expect(store.reads).to.deep.equal(['metadata', 'history-000002', 'history-000003', 'history-000004']);
+    expect(record.deactivate).to.have.length(1);
+    expect((await historyRange(5, 500)).range?.events.map((e) => e.type), 'the last page').to.deep.equal(['ExecutionCompleted']);
+    expect((await historyRange(6, 500)).range, 'at the end').to.deep.equal({ historyLength: 6, events: [] });
+    expect((await historyRange(9, 500)).range, 'past the end').to.deep.equal({ historyLength: 6, events: [] });
   });
 
   it('get and purge: a terminal instance is deleted key by key, reminders included', async () => {

@@ -85,6 +85,19 @@ async function* rounds(ctx: OrchestrationContext, input: { round: number; rounds
   return { round: input.round, finish };
 }
 
+/**
+ * `count` activities in parallel, each told its chapter (`count`), then waits for `next` (custom status
+ * `waiting-<count>`): a number continues as new with that many activities, anything else completes. Each run's
+ * history says which run it is, in every TaskScheduled.
+ */
+async function* chapters(ctx: OrchestrationContext, count: number): AsyncGenerator<Task<unknown>, number, unknown> {
+  yield whenAll(Array.from({ length: count }, (_, i) => ctx.callActivity('noop', { step: i + 1, chapter: count })));
+  ctx.setCustomStatus(`waiting-${count}`);
+  const next: unknown = yield ctx.waitForExternalEvent('next');
+  if (typeof next === 'number') ctx.continueAsNew(next, false);
+  return count;
+}
+
 /** Sets a custom status and completes with its input. */
 async function* echo(ctx: OrchestrationContext, input: unknown): AsyncGenerator<Task<unknown>, unknown, unknown> {
   ctx.setCustomStatus('echoing');
@@ -107,6 +120,7 @@ export function registerTestWorkflows(worker: TaskHubGrpcWorker, report: Report)
   worker.addNamedOrchestrator('failing', failing);
   worker.addNamedOrchestrator('parent', parent);
   worker.addNamedOrchestrator('rounds', rounds);
+  worker.addNamedOrchestrator('chapters', chapters);
   worker.addNamedOrchestrator('echo', echo);
   worker.addNamedOrchestrator('traced', traced);
 
