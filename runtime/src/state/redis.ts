@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { closeRedis, connectRedis, duplicateRedis, type RedisStoreOptions } from '../stores/redis-connection.js';
 import { RedisWriteCoalescer } from './redis-coalescer.js';
-import { inSlices } from '../util/event-loop.js';
+import { YIELD_SLICE, yieldToEventLoop } from '../util/event-loop.js';
 import { partitionValue, redisPlacementKeys, RedisPlacementBackend } from './redis-placement.js';
 import { FencedError, type Fence, type MultiHostStore, type PlacementBackend } from './placement-store.js';
 import type { KeyListingStore, KeyPage, ListedKey, TransactionOperation } from '../components/contracts/state-store.js';
@@ -158,26 +158,35 @@ export class RedisStateStore extends VersionedStateStore implements MultiHostSto
       if (index === undefined) sets.set(prefix, (index = sets.size + 1));
       return index;
     };
-    // Packed in slices, yielding between them: a fan-out's turn writes 100,000 keys. Keys go as one string (one
-    // buffer, not one per key), values as the buffers they are.
-    let headers = '';
-    let keyText = '';
+    // Packed in slices, yielding between them: a fan-out's turn writes 100,000 keys. Keys go as one buffer (not
+    // one per key), headers as another, values as the buffers they are. Each slice's text becomes bytes at once: a
+    // string grown across the whole turn was a tree of 100,000 parts that flattening and encoding walked in one
+    // synchronous step.
+    const headerBytes: Buffer[] = [];
+    const keyBytes: Buffer[] = [];
     const valueBytes: Buffer[] = [];
-    await inSlices(writes, (w) => {
-      const value = w.kind === 'set' ? w.value : EMPTY;
-      const want = w.condition.kind === 'version' ? String(w.condition.version) : '';
-      const expires = w.kind === 'set' && w.expiresAt !== undefined ? String(w.expiresAt) : '';
-      headers += `${w.kind === 'set' ? 's' : 'd'}${CONDITION_CODES[w.condition.kind]}${setOf(w.key)},${want},${expires},${Buffer.byteLength(w.key)},${value.length};`;
-      keyText += w.key;
-      valueBytes.push(value);
-    });
+    for (let from = 0; from < writes.length; from += YIELD_SLICE) {
+      if (from > 0) await yieldToEventLoop();
+      let headers = '';
+      let keyText = '';
+      for (const w of writes.slice(from, from + YIELD_SLICE)) {
+        const value = w.kind === 'set' ? w.value : EMPTY;
+        const want = w.condition.kind === 'version' ? String(w.condition.version) : '';
+        const expires = w.kind === 'set' && w.expiresAt !== undefined ? String(w.expiresAt) : '';
+        headers += `${w.kind === 'set' ? 's' : 'd'}${CONDITION_CODES[w.condition.kind]}${setOf(w.key)},${want},${expires},${Buffer.byteLength(w.key)},${value.length};`;
+        keyText += w.key;
+        valueBytes.push(value);
+      }
+      headerBytes.push(Buffer.from(headers));
+      keyBytes.push(Buffer.from(keyText));
+    }
     const keys: string[] = [...sets.keys()];
     const args: (string | number | Buffer)[] = [fenced?.fences.length ?? 0];
     if (fenced) {
       keys.push(redisPlacementKeys(fenced.appId).partitions);
       for (const f of fenced.fences) args.push(f.partition, partitionValue(f.owner, f.epoch));
     }
-    args.push(headers, Buffer.from(keyText), Buffer.concat(valueBytes));
+    args.push(Buffer.concat(headerBytes), Buffer.concat(keyBytes), Buffer.concat(valueBytes));
     const result = await this.#writes.send(() => this.redis.svcApplyWrites(keys.length, [...keys, ...args]));
     if (Array.isArray(result)) throw new FencedError(result);
     if (result > 0) throw mismatch(writes[result - 1]!);

@@ -24,7 +24,7 @@ import type {
   TerminateRequest__Output,
   WorkItem as WireWorkItem,
 } from '@svc/proto';
-import { loadDurableTaskProto, splitOrchestratorResponse } from '@svc/proto';
+import { loadDurableTaskProto, splitOrchestratorResponse, type EncodedActions } from '@svc/proto';
 import { authorized as isAuthorized, UNAUTHENTICATED } from '../call-guard.js';
 import { unary as sharedUnary, type UnaryBody } from '../unary.js';
 import { isRuntimeError, ensureError } from '../../../errors/runtime-error.js';
@@ -49,7 +49,7 @@ export interface DurableTaskServiceOptions {
 type Call = grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerWritableStream<unknown, unknown>;
 
 /** A worker's orchestrator answer with its actions still encoded (decoded in slices by the handler). */
-type SplitAnswer = Omit<OrchestratorResponse__Output, 'actions'> & { readonly encodedActions: readonly Uint8Array[] };
+type SplitAnswer = Omit<OrchestratorResponse__Output, 'actions'> & { readonly encodedActions: EncodedActions };
 
 /** The service definition and its implementation, ready for `GrpcApiServer.addService`. */
 export function durableTaskService(opts: DurableTaskServiceOptions): { definition: grpc.ServiceDefinition; implementation: grpc.UntypedServiceImplementation } {

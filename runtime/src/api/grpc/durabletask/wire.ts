@@ -227,7 +227,7 @@ export function fromWireAction(a: OrchestratorAction__Output): WorkerAction | un
  * The actions of an answer split by `splitOrchestratorResponse`, decoded and converted in slices (a 100,000-action
  * answer decoded at once held the event loop for hundreds of milliseconds). Undecodable bytes: ERR_MALFORMED_REQUEST.
  */
-export async function decodeWireActions(encoded: readonly Uint8Array[]): Promise<WorkerAction[]> {
+export async function decodeWireActions(encoded: Iterable<Uint8Array>): Promise<WorkerAction[]> {
   const out: WorkerAction[] = [];
   await inSlices(encoded, (bytes, index) => {
     let wire: OrchestratorAction__Output;
