@@ -13,7 +13,7 @@
  */
 import { TaskHubGrpcClient } from '@dapr/durabletask-js';
 import { actorStore, SvcdProcess, SVCD_MAIN, type ActorStoreKind } from '@svc/runtime/test-support';
-import { cpuMs, percentile, rssMiB, startWorker } from './workflow-loop.js';
+import { percentile, rssMiB, startWorker, timedCalls } from './workflow-loop.js';
 
 const print = (line: string) => process.stdout.write(`${line}\n`);
 console.log = () => undefined;
@@ -54,18 +54,6 @@ async function page(svcd: SvcdProcess, query: string): Promise<void> {
   if (body.events[0]?.index !== MIDDLE) throw new Error(`history ${query}: the page starts at ${body.events[0]?.index}`);
 }
 
-/** `call` `times` times: latencies sorted, and svcd's CPU per call. */
-async function measure(svcd: SvcdProcess, times: number, call: () => Promise<unknown>): Promise<{ ms: number[]; cpuMsPerCall: number }> {
-  const ms: number[] = [];
-  const cpu0 = cpuMs(svcd.child.pid!);
-  for (let i = 0; i < times; i++) {
-    const t0 = performance.now();
-    await call();
-    ms.push(performance.now() - t0);
-  }
-  return { ms: ms.sort((a, b) => a - b), cpuMsPerCall: (cpuMs(svcd.child.pid!) - cpu0) / times };
-}
-
 const cell = ({ ms, cpuMsPerCall }: { ms: number[]; cpuMsPerCall: number }) =>
   `${percentile(ms, 50).toFixed(1)} / ${percentile(ms, 99).toFixed(1)} / ${(ms.at(-1) ?? 0).toFixed(1)} | ${cpuMsPerCall.toFixed(1)}`;
 
@@ -85,13 +73,13 @@ async function benchStore(kind: ActorStoreKind): Promise<void> {
         last = svcd;
         const row = (what: string, m: { ms: number[]; cpuMsPerCall: number }) => print(`| ${kind} | ${round} | ${String.fromCharCode(65 + b)} | ${what} | ${cell(m)} |`);
         try {
-          row('after restart: first call, 500', await measure(svcd, 1, () => page(svcd, `continuationToken=${MIDDLE}`)));
-          row('after restart: 500', await measure(svcd, REPEAT, () => page(svcd, `continuationToken=${MIDDLE}`)));
-          row('after restart: 100', await measure(svcd, REPEAT, () => page(svcd, `pageSize=100&continuationToken=${MIDDLE}`)));
+          row('after restart: first call, 500', await timedCalls(svcd.child.pid!, 1, () => page(svcd, `continuationToken=${MIDDLE}`)));
+          row('after restart: 500', await timedCalls(svcd.child.pid!, REPEAT, () => page(svcd, `continuationToken=${MIDDLE}`)));
+          row('after restart: 100', await timedCalls(svcd.child.pid!, REPEAT, () => page(svcd, `pageSize=100&continuationToken=${MIDDLE}`)));
           const waiting = await svcd.request('GET', `/v1.0/workflows/svc/${INSTANCE}/waiting`);
           if (waiting.status !== 200) throw new Error(`waiting: ${waiting.status}`);
-          row('active in memory: 500', await measure(svcd, REPEAT, () => page(svcd, `continuationToken=${MIDDLE}`)));
-          row('active in memory: 100', await measure(svcd, REPEAT, () => page(svcd, `pageSize=100&continuationToken=${MIDDLE}`)));
+          row('active in memory: 500', await timedCalls(svcd.child.pid!, REPEAT, () => page(svcd, `continuationToken=${MIDDLE}`)));
+          row('active in memory: 100', await timedCalls(svcd.child.pid!, REPEAT, () => page(svcd, `pageSize=100&continuationToken=${MIDDLE}`)));
           print(`| ${kind} | ${round} | ${String.fromCharCode(65 + b)} | svcd RSS after the round | ${rssMiB(svcd.child.pid!).toFixed(0)} MiB | |`);
         } finally {
           await svcd.stop();

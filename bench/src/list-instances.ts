@@ -11,7 +11,7 @@
  */
 import { TaskHubGrpcClient } from '@dapr/durabletask-js';
 import { actorStore, SvcdProcess, type ActorStoreKind } from '@svc/runtime/test-support';
-import { cpuMs, percentile, rssMiB } from './workflow-loop.js';
+import { percentile, rssMiB, timedCalls } from './workflow-loop.js';
 
 const print = (line: string) => process.stdout.write(`${line}\n`);
 // The SDK client logs every start.
@@ -52,18 +52,6 @@ async function list(svcd: SvcdProcess, query: string): Promise<{ instances: unkn
   return (await res.json()) as { instances: unknown[]; continuationToken: string | null };
 }
 
-/** `call` REPEAT times; latencies sorted, and svcd's CPU per call. */
-async function measure(svcd: SvcdProcess, call: () => Promise<unknown>): Promise<{ ms: number[]; cpuMsPerCall: number }> {
-  const ms: number[] = [];
-  const cpu0 = cpuMs(svcd.child.pid!);
-  for (let i = 0; i < REPEAT; i++) {
-    const t0 = performance.now();
-    await call();
-    ms.push(performance.now() - t0);
-  }
-  return { ms: ms.sort((a, b) => a - b), cpuMsPerCall: (cpuMs(svcd.child.pid!) - cpu0) / REPEAT };
-}
-
 async function benchStore(kind: ActorStoreKind): Promise<void> {
   const store = actorStore(kind, 'bench-list');
   const svcd = await SvcdProcess.start({ appId: store.appId, resources: store.resources, args: ['--log-level', 'warn'] });
@@ -83,7 +71,7 @@ async function benchStore(kind: ActorStoreKind): Promise<void> {
     ];
     const timeAll = async (when: string) => {
       for (const [name, call] of cases) {
-        const { ms, cpuMsPerCall } = await measure(svcd, call);
+        const { ms, cpuMsPerCall } = await timedCalls(svcd.child.pid!, REPEAT, call);
         print(`| ${kind} | ${INSTANCES} | ${when}${name} | ${percentile(ms, 50).toFixed(1)} / ${percentile(ms, 99).toFixed(1)} / ${(ms.at(-1) ?? 0).toFixed(1)} | ${cpuMsPerCall.toFixed(1)} |`);
       }
     };

@@ -24,6 +24,18 @@ export function cpuMs(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
+/** `call` made `times` times one after the other: its latencies (ms, sorted) and the process `pid`'s CPU per call. */
+export async function timedCalls(pid: number, times: number, call: () => Promise<unknown>): Promise<{ ms: number[]; cpuMsPerCall: number }> {
+  const ms: number[] = [];
+  const cpu0 = cpuMs(pid);
+  for (let i = 0; i < times; i++) {
+    const t0 = performance.now();
+    await call();
+    ms.push(performance.now() - t0);
+  }
+  return { ms: ms.sort((a, b) => a - b), cpuMsPerCall: (cpuMs(pid) - cpu0) / times };
+}
+
 /** The benchmark's workflow worker in its own process, connected to `grpcAddress` (resolves once connected). */
 export async function startWorker(grpcAddress: string): Promise<ChildProcess> {
   const child = fork(WORKER_MAIN, [grpcAddress], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
