@@ -86,7 +86,7 @@ export function historyPage(instanceId: string, read: HistoryRange, opts: { cont
 /** A position in a history of `length` events, given as text; 400 when it is not one. */
 export function eventIndex(text: string, length: number, what: string): number {
   const i = POSITION.test(text) ? Number(text) : NaN;
-  if (Number.isNaN(i) || i >= Math.max(length, 1)) {
+  if (Number.isNaN(i) || i >= length) {
     throw new RuntimeError('ERR_MALFORMED_REQUEST', `${what} '${text.slice(0, 40)}' is not a position in this history (it has ${length} events)`);
   }
   return i;
