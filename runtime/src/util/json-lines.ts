@@ -11,6 +11,7 @@
 import { YIELD_SLICE, yieldToEventLoop } from './event-loop.js';
 
 const NEWLINE = 0x0a;
+const LINE_BREAK = Buffer.from([NEWLINE]);
 
 export async function encodeJsonLines(head: unknown, items: readonly unknown[]): Promise<Buffer> {
   const parts = [Buffer.from(JSON.stringify(head ?? null))];
@@ -20,6 +21,16 @@ export async function encodeJsonLines(head: unknown, items: readonly unknown[]):
     for (let i = from; i < Math.min(from + YIELD_SLICE, items.length); i++) lines.push(JSON.stringify(items[i]));
     parts.push(Buffer.from(`\n${lines.join('\n')}`));
   }
+  return Buffer.concat(parts);
+}
+
+/**
+ * Like `encodeJsonLines` for items that are JSON already (each `JSON.stringify`'s bytes, so one line each): their
+ * bytes are joined as they are, with no parse and no second stringify.
+ */
+export function joinJsonLines(head: unknown, encodedItems: readonly Buffer[]): Buffer {
+  const parts: Buffer[] = [Buffer.from(JSON.stringify(head ?? null))];
+  for (const item of encodedItems) parts.push(LINE_BREAK, item);
   return Buffer.concat(parts);
 }
 

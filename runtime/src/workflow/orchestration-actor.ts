@@ -40,7 +40,7 @@ import { firedTimer, timerReminder, type FiredTimer } from './timer-reminder.js'
 import type { WorkflowMetrics } from './metrics.js';
 import { optional } from './optional.js';
 import { workflowNotFound } from '../errors/catalogue.js';
-import { decode, decodeActivityResults, decodeCompletion, encode, encodeHistory, encodeHistoryRange, messageReminderName, toSnapshot, type ActivityResultPayload, type CompletionPayload, type InstanceMessage, type StartRequest } from './orchestration-messages.js';
+import { decode, decodeActivityResults, decodeCompletion, encode, encodeHistory, messageReminderName, toSnapshot, type ActivityResultPayload, type CompletionPayload, type InstanceMessage, type StartRequest } from './orchestration-messages.js';
 import { reuseDecision } from './instance-id.js';
 import { emitRunSpans } from './workflow-tracing.js';
 
@@ -113,8 +113,7 @@ export class OrchestrationActor implements Actor {
         }
         case 'historyRange': {
           const { from, size } = decode<{ from: number; size: number }>(data)!;
-          const range = await readHistoryRange(ctx.state, this.instanceId, this.#inst, from, size);
-          return range ? encodeHistoryRange(range) : undefined;
+          return readHistoryRange(ctx.state, this.instanceId, this.#inst, from, size);
         }
         case 'tree': {
           const inst = await this.#load(ctx);

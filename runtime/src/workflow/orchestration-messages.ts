@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import type { HistoryRange, IdReusePolicy, WorkflowInstance } from './engine.js';
 import type { HistoryEvent, ParentInfo, TraceContext } from './history.js';
 import type { TurnPlan, WorkerAction } from './instance.js';
-import { decodeJsonLines, encodeJsonLines } from '../util/json-lines.js';
+import { decodeJsonLines, encodeJsonLines, joinJsonLines } from '../util/json-lines.js';
 
 export interface StartRequest {
   name: string;
@@ -81,6 +81,11 @@ export async function decodeHistory(b: Buffer | undefined): Promise<HistoryEvent
 /** A page of history for the `historyRange` method: the run's length, then the page's events one per line. */
 export function encodeHistoryRange(range: HistoryRange): Promise<Buffer> {
   return encodeJsonLines({ historyLength: range.historyLength }, range.events);
+}
+
+/** The same answer from the events as stored (each `encode`d): their bytes, not parsed and written again. */
+export function encodeStoredHistoryRange(historyLength: number, storedEvents: readonly Buffer[]): Buffer {
+  return joinJsonLines({ historyLength }, storedEvents);
 }
 
 export async function decodeHistoryRange(b: Buffer | undefined): Promise<HistoryRange | undefined> {
