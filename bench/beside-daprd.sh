@@ -2,7 +2,9 @@
 # Runs the state and workflow benches against svcd and daprd side by side, interleaved round by round (daprd, then
 # svcd, in every round), on the same resources: a Redis state store that is also the actor (workflow) store, and the
 # example pluggable component's in-memory store behind one socket both sidecars use. daprd runs with its placement
-# and scheduler, whose CPU the workflow bench counts as daprd's. Prints each bench's tables; compare within a round.
+# and scheduler, whose CPU the workflow bench counts as daprd's. The state bench also measures, in every round, the
+# floor: Node's bare HTTP server answering the same requests with no store (bench/src/http-floor.ts). Prints each
+# bench's tables; compare within a round.
 #
 #   BENCH_DAPRD_DIR=<folder with daprd, placement, scheduler> bash bench/beside-daprd.sh [state|pluggable|workflow ...]
 #
@@ -86,13 +88,19 @@ SVC_COMPONENTS_SOCKETS_FOLDER="$SOCKETS" node runtime/bin/svcd.js --app-id bench
   --metrics-port 49090 --resources-path "$RESOURCES" --data-dir "$WORK/svcd-data" --log-level warn > "$WORK/svcd.log" 2>&1 &
 SVCD=$!
 PIDS+=($SVCD)
+node bench/dist/src/http-floor.js 43600 > "$WORK/floor.log" 2>&1 &
+FLOOR=$!
+PIDS+=($FLOOR)
 wait_healthy http://127.0.0.1:53500/v1.0/healthz
 wait_healthy http://127.0.0.1:43500/v1.0/healthz
 
 run_bench() { # <bench> <sidecar name>
   local url pid grpc
-  if [ "$2" = daprd ]; then url=http://127.0.0.1:53500; grpc=127.0.0.1:55001; pid="$DAPRD,$PLACEMENT,$SCHEDULER"
-  else url=http://127.0.0.1:43500; grpc=127.0.0.1:45001; pid="$SVCD"; fi
+  case "$2" in
+    daprd) url=http://127.0.0.1:53500; grpc=127.0.0.1:55001; pid="$DAPRD,$PLACEMENT,$SCHEDULER" ;;
+    svcd) url=http://127.0.0.1:43500; grpc=127.0.0.1:45001; pid="$SVCD" ;;
+    floor) url=http://127.0.0.1:43600; pid="$FLOOR" ;;
+  esac
   echo "## $1, $2"
   case "$1" in
     state) BENCH_SIDECAR_URL=$url BENCH_SIDECAR_PID=${pid%%,*} BENCH_SIDECAR_STORE=statestore node bench/dist/src/state.js ;;
@@ -107,5 +115,6 @@ for round in $(seq 1 "$ROUNDS"); do
     echo "# round $round"
     run_bench "$bench" daprd
     run_bench "$bench" svcd
+    [ "$bench" != state ] || run_bench state floor
   done
 done
