@@ -14,7 +14,7 @@
 import type { FailureDetails } from './history.js';
 import { answeredId, type CompletionStatus, type EventOf, type HistoryEvent, type ParentInfo, type TimerDetails, type TraceContext } from './history.js';
 import { inSlices, YIELD_SLICE, yieldToEventLoop } from '../util/event-loop.js';
-import { childCompleted, childCreated, childFailed, eventRaised, eventSent, executionCompleted, executionStarted, executionTerminated, orchestratorStarted, taskFailed, taskScheduled, timerCreated } from './history-events.js';
+import { changedEvent, childCompleted, childCreated, childFailed, eventRaised, eventSent, executionCompleted, executionStarted, executionTerminated, orchestratorStarted, taskFailed, taskScheduled, timerCreated } from './history-events.js';
 import { existingInstanceIdProblem } from './instance-id.js';
 import { optional } from './optional.js';
 import { hasSeq } from './seq-ranges.js';
@@ -191,7 +191,7 @@ export class Instance extends InstanceRecord {
         const e = entry.event;
         if (e.type === 'ExecutionSuspended' || e.type === 'ExecutionResumed') {
           if (selected.length > 0 || !this.started) break; // applied at the head of a later turn, after this batch
-          if ((e.type === 'ExecutionSuspended') !== this.suspended) this.appendHistory({ ...e, timestamp: now });
+          if ((e.type === 'ExecutionSuspended') !== this.suspended) this.appendHistory(changedEvent(e, { timestamp: now }));
           this.consume([entry.seq]);
           result.changed = true;
           rescan = true; // events held by a suspension may be deliverable now
@@ -247,7 +247,7 @@ export class Instance extends InstanceRecord {
     const e = entry.event;
     if ((e.type !== 'TaskCompleted' && e.type !== 'TaskFailed') || e.taskExecutionId !== undefined) return;
     const scheduled = this.opened.get(workKey('task', taskId));
-    if (scheduled?.type === 'TaskScheduled' && scheduled.taskExecutionId !== undefined) entry.event = { ...e, taskExecutionId: scheduled.taskExecutionId };
+    if (scheduled?.type === 'TaskScheduled' && scheduled.taskExecutionId !== undefined) entry.event = changedEvent(e, { taskExecutionId: scheduled.taskExecutionId });
   }
 
   /** Does a worker's answer still fit this instance (same generation, history unchanged, batch still queued)? */
@@ -387,7 +387,7 @@ export class Instance extends InstanceRecord {
   #applyTerminate(term: EventOf<'ExecutionTerminated'>, now: number, fx: SideEffects): void {
     const start = this.started ? undefined : this.pendingStart;
     if (start) this.appendHistory(start);
-    this.appendHistory({ ...term, timestamp: now });
+    this.appendHistory(changedEvent(term, { timestamp: now }));
     if (term.recurse) {
       for (const child of this.openChildren()) {
         fx.messages.push({ instanceId: child, event: executionTerminated({ timestamp: now }, term.input, true), key: `cascade-terminate|${this.meta.generation}` });
@@ -408,7 +408,7 @@ export class Instance extends InstanceRecord {
     this.meta.everStarted = true;
     this.changes.meta = true;
     this.addToInbox(executionStarted({ timestamp: now }, { name: this.meta.name, instanceId: start?.instanceId ?? '', input, parent: this.meta.parent, parentTrace: start?.trace?.parent }));
-    for (const e of carryover) this.addToInbox({ ...e, eventId: -1 });
+    for (const e of carryover) this.addToInbox(changedEvent(e, { eventId: -1 }));
     for (const r of remaining) {
       // Results of the previous generation answer nothing in the new one.
       if (!answeredId(r.event)) this.addToInbox(r.event);

@@ -29,7 +29,7 @@ import type { RuntimeStatus } from './engine.js';
 import type { WorkDispatcher } from './dispatcher.js';
 import type { WorkItem } from './work-items.js';
 import { neverFires, type HistoryEvent, type ParentInfo } from './history.js';
-import { childFailed, timerFired } from './history-events.js';
+import { changedEvent, childFailed, timerFired } from './history-events.js';
 import { Instance, type SideEffects, type TurnPlan } from './instance.js';
 import { inboxSeqsOf, type InboxEntry } from './instance-record.js';
 import { BY_UPDATE_INDEX, encodeIndexEntry, updateOrderKey } from './instance-index.js';
@@ -247,7 +247,7 @@ export class OrchestrationActor implements Actor {
       return false;
     }
     if (inst instanceof FinishedInstance) return false;
-    const accepted = inst.accept({ ...msg.event, timestamp: Math.max(msg.event.timestamp, ctx.clock.now()) }, msg.generation);
+    const accepted = inst.accept(changedEvent(msg.event, { timestamp: Math.max(msg.event.timestamp, ctx.clock.now()) }), msg.generation);
     if (accepted) await this.#settle(ctx, inst, []);
     return accepted;
   }
@@ -262,7 +262,7 @@ export class OrchestrationActor implements Actor {
       const taskId = p.event.type === 'TaskCompleted' || p.event.type === 'TaskFailed' ? p.event.taskScheduledId : -1;
       // An answer delivered through another replica: that replica held the item for this one.
       this.deps.dispatcher.releaseAnsweredActivity(this.instanceId, taskId);
-      const ok = !(inst instanceof FinishedInstance) && inst.accept({ ...p.event, timestamp: now }, p.generation);
+      const ok = !(inst instanceof FinishedInstance) && inst.accept(changedEvent(p.event, { timestamp: now }), p.generation);
       if (ok) accepted++;
       this.deps.metrics.activitiesExecuted.inc({ result: ok ? (p.event.type === 'TaskCompleted' ? 'completed' : 'failed') : 'duplicate' });
     });

@@ -36,7 +36,9 @@ export function send(res: ServerResponse, answer: Answer): void {
     res.end();
     return;
   }
-  res.writeHead(answer.status, { ...answer.headers, 'Content-Type': JSON_TYPE, 'Content-Length': Buffer.byteLength(body) });
+  // Not `{ ...answer.headers, … }`: a literal that starts with a spread gets a hidden class per object once optimized
+  // (see workflow/history-events.ts), and Node walks these headers on every answer.
+  res.writeHead(answer.status, Object.assign({}, answer.headers, { 'Content-Type': JSON_TYPE, 'Content-Length': Buffer.byteLength(body) }));
   res.end(body);
 }
 
