@@ -2,12 +2,13 @@
  * One workflow fanning out to a huge number of activities (default 100,000; BENCH_FANOUT sets it) on each actor
  * store, with a real svcd and a real `@dapr/durabletask-js` worker process. Prints per store: time to complete,
  * svcd's peak RSS and CPU time, and how long `/v1.0/healthz` took while it ran (sampled every 100 ms): the
- * engine must stay responsive and bounded however wide the fan-out.
+ * engine must stay responsive and bounded however wide the fan-out. BENCH_SVCD_MAINS (comma-separated svcd launchers,
+ * e.g. another checkout's `runtime/bin/svcd.js`) runs each build in turn on each store, BENCH_ROUNDS times (A B A B).
  * Run: `npm run build && node bench/dist/src/fanout-huge.js` (BENCH_STORES=sqlite,redis,postgresql).
  */
 import { TaskHubGrpcClient } from '@dapr/durabletask-js';
 import { OrchestrationStatus } from '@dapr/durabletask-js/orchestration/enum/orchestration-status.enum.js';
-import { actorStore, SvcdProcess, type ActorStoreKind } from '@svc/runtime/test-support';
+import { actorStore, SvcdProcess, SVCD_MAIN, type ActorStoreKind } from '@svc/runtime/test-support';
 import { cpuMs, percentile, rssMiB, startWorker } from './workflow-loop.js';
 
 const print = (line: string) => process.stdout.write(`${line}\n`);
@@ -16,6 +17,8 @@ console.info = () => undefined;
 
 const FANOUT = Number(process.env.BENCH_FANOUT ?? 100_000);
 const LIMIT_S = Number(process.env.BENCH_FANOUT_LIMIT_S ?? 1200);
+const BUILDS = process.env.BENCH_SVCD_MAINS?.split(',') ?? [SVCD_MAIN];
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
 
 /** Samples svcd's health latency and RSS until stopped. */
 function sampler(svcd: SvcdProcess): { stop: () => Promise<{ health: number[]; peakRss: number }> } {
@@ -40,9 +43,9 @@ function sampler(svcd: SvcdProcess): { stop: () => Promise<{ health: number[]; p
   };
 }
 
-async function benchStore(kind: ActorStoreKind): Promise<void> {
+async function benchStore(kind: ActorStoreKind, build: number): Promise<void> {
   const store = actorStore(kind, 'bench-fanout');
-  const svcd = await SvcdProcess.start({ appId: store.appId, resources: store.resources, args: ['--log-level', 'warn'] });
+  const svcd = await SvcdProcess.start({ appId: store.appId, resources: store.resources, svcdMain: BUILDS[build]!, args: ['--log-level', 'warn'] });
   const worker = await startWorker(svcd.grpcAddress);
   const client = new TaskHubGrpcClient(svcd.grpcAddress);
   try {
@@ -56,7 +59,7 @@ async function benchStore(kind: ActorStoreKind): Promise<void> {
     const { health, peakRss } = await samples.stop();
     const ok = state?.runtimeStatus === OrchestrationStatus.COMPLETED && state.serializedOutput === String(FANOUT);
     print(
-      `| ${kind} | ${FANOUT} | ${ok ? seconds.toFixed(1) : `not completed (${state?.runtimeStatus ?? 'timeout'})`} | ${idleRss.toFixed(0)} → ${peakRss.toFixed(0)} | ` +
+      `| ${kind} | ${String.fromCharCode(65 + build)} | ${FANOUT} | ${ok ? seconds.toFixed(1) : `not completed (${state?.runtimeStatus ?? 'timeout'})`} | ${idleRss.toFixed(0)} → ${peakRss.toFixed(0)} | ` +
         `${((cpuMs(svcd.child.pid!) - cpu0) / 1000).toFixed(1)} | ${percentile(health, 50).toFixed(1)} / ${percentile(health, 99).toFixed(1)} / ${(health.at(-1) ?? 0).toFixed(1)} |`,
     );
   } finally {
@@ -68,7 +71,10 @@ async function benchStore(kind: ActorStoreKind): Promise<void> {
 }
 
 print(`# one workflow, fan-out of ${FANOUT} activities (real svcd + @dapr/durabletask-js worker)\n`);
-print('| actor store | activities | seconds to complete | svcd RSS MiB idle → peak | svcd CPU s | healthz ms p50 / p99 / max |');
-print('|---|---:|---:|---:|---:|---:|');
-for (const kind of (process.env.BENCH_STORES ?? 'sqlite,redis,postgresql').split(',') as ActorStoreKind[]) await benchStore(kind);
+for (const [b, build] of BUILDS.entries()) print(`build ${String.fromCharCode(65 + b)}: ${build}`);
+print('| actor store | build | activities | seconds to complete | svcd RSS MiB idle → peak | svcd CPU s | healthz ms p50 / p99 / max |');
+print('|---|---|---:|---:|---:|---:|---:|');
+for (const kind of (process.env.BENCH_STORES ?? 'sqlite,redis,postgresql').split(',') as ActorStoreKind[]) {
+  for (let round = 0; round < ROUNDS; round++) for (const b of BUILDS.keys()) await benchStore(kind, b);
+}
 process.exit(0);
