@@ -8,8 +8,8 @@
  */
 import { TaskHubGrpcClient } from '@dapr/durabletask-js';
 import { OrchestrationStatus } from '@dapr/durabletask-js/orchestration/enum/orchestration-status.enum.js';
-import { actorStore, SvcdProcess, SVCD_MAIN, type ActorStoreKind } from '@svc/runtime/test-support';
-import { cpuMs, percentile, rssMiB, startWorker } from './workflow-loop.js';
+import { actorStore, SvcdProcess, type ActorStoreKind } from '@svc/runtime/test-support';
+import { cpuMs, percentile, rssMiB, startWorker, svcdBuilds } from './workflow-loop.js';
 
 const print = (line: string) => process.stdout.write(`${line}\n`);
 console.log = () => undefined;
@@ -17,7 +17,6 @@ console.info = () => undefined;
 
 const FANOUT = Number(process.env.BENCH_FANOUT ?? 100_000);
 const LIMIT_S = Number(process.env.BENCH_FANOUT_LIMIT_S ?? 1200);
-const BUILDS = process.env.BENCH_SVCD_MAINS?.split(',') ?? [SVCD_MAIN];
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
 
 /** Samples svcd's health latency and RSS until stopped. */
@@ -43,9 +42,9 @@ function sampler(svcd: SvcdProcess): { stop: () => Promise<{ health: number[]; p
   };
 }
 
-async function benchStore(kind: ActorStoreKind, build: number): Promise<void> {
+async function benchStore(kind: ActorStoreKind, build: (typeof svcdBuilds)[number]): Promise<void> {
   const store = actorStore(kind, 'bench-fanout');
-  const svcd = await SvcdProcess.start({ appId: store.appId, resources: store.resources, svcdMain: BUILDS[build]!, args: ['--log-level', 'warn'] });
+  const svcd = await SvcdProcess.start({ appId: store.appId, resources: store.resources, svcdMain: build.main, args: ['--log-level', 'warn'] });
   const worker = await startWorker(svcd.grpcAddress);
   const client = new TaskHubGrpcClient(svcd.grpcAddress);
   try {
@@ -59,7 +58,7 @@ async function benchStore(kind: ActorStoreKind, build: number): Promise<void> {
     const { health, peakRss } = await samples.stop();
     const ok = state?.runtimeStatus === OrchestrationStatus.COMPLETED && state.serializedOutput === String(FANOUT);
     print(
-      `| ${kind} | ${String.fromCharCode(65 + build)} | ${FANOUT} | ${ok ? seconds.toFixed(1) : `not completed (${state?.runtimeStatus ?? 'timeout'})`} | ${idleRss.toFixed(0)} → ${peakRss.toFixed(0)} | ` +
+      `| ${kind} | ${build.label} | ${FANOUT} | ${ok ? seconds.toFixed(1) : `not completed (${state?.runtimeStatus ?? 'timeout'})`} | ${idleRss.toFixed(0)} → ${peakRss.toFixed(0)} | ` +
         `${((cpuMs(svcd.child.pid!) - cpu0) / 1000).toFixed(1)} | ${percentile(health, 50).toFixed(1)} / ${percentile(health, 99).toFixed(1)} / ${(health.at(-1) ?? 0).toFixed(1)} |`,
     );
   } finally {
@@ -71,10 +70,10 @@ async function benchStore(kind: ActorStoreKind, build: number): Promise<void> {
 }
 
 print(`# one workflow, fan-out of ${FANOUT} activities (real svcd + @dapr/durabletask-js worker)\n`);
-for (const [b, build] of BUILDS.entries()) print(`build ${String.fromCharCode(65 + b)}: ${build}`);
+for (const build of svcdBuilds) print(`build ${build.label}: ${build.main}`);
 print('| actor store | build | activities | seconds to complete | svcd RSS MiB idle → peak | svcd CPU s | healthz ms p50 / p99 / max |');
 print('|---|---|---:|---:|---:|---:|---:|');
 for (const kind of (process.env.BENCH_STORES ?? 'sqlite,redis,postgresql').split(',') as ActorStoreKind[]) {
-  for (let round = 0; round < ROUNDS; round++) for (const b of BUILDS.keys()) await benchStore(kind, b);
+  for (let round = 0; round < ROUNDS; round++) for (const build of svcdBuilds) await benchStore(kind, build);
 }
 process.exit(0);

@@ -12,8 +12,8 @@
  * BENCH_ROUNDS=3).
  */
 import { TaskHubGrpcClient } from '@dapr/durabletask-js';
-import { actorStore, SvcdProcess, SVCD_MAIN, type ActorStoreKind } from '@svc/runtime/test-support';
-import { percentile, rssMiB, startWorker, timedCalls } from './workflow-loop.js';
+import { actorStore, SvcdProcess, type ActorStoreKind } from '@svc/runtime/test-support';
+import { percentile, rssMiB, startWorker, svcdBuilds, timedCalls } from './workflow-loop.js';
 
 const print = (line: string) => process.stdout.write(`${line}\n`);
 console.log = () => undefined;
@@ -22,7 +22,6 @@ console.info = () => undefined;
 const FANOUT = Number(process.env.BENCH_FANOUT ?? 100_000);
 const REPEAT = Number(process.env.BENCH_PAGE_REPEAT ?? 30);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const BUILDS = process.env.BENCH_SVCD_MAINS?.split(',') ?? [SVCD_MAIN];
 const STORES = (process.env.BENCH_STORES ?? 'sqlite,redis,postgresql').split(',') as ActorStoreKind[];
 const INSTANCE = `history-${FANOUT}`;
 const MIDDLE = FANOUT;
@@ -61,17 +60,17 @@ async function benchStore(kind: ActorStoreKind): Promise<void> {
   const store = actorStore(kind, 'bench-history');
   // The one worker replays 2 × FANOUT events in its last turn: on a busy machine that exceeds the default task
   // timeout (10 s), and a worker found unresponsive with no other worker leaves the fan-in unrecorded.
-  const first = await SvcdProcess.start({ appId: store.appId, resources: store.resources, svcdMain: BUILDS[0]!, args: ['--log-level', 'warn', '--workflow-task-timeout', '10m'] });
+  const first = await SvcdProcess.start({ appId: store.appId, resources: store.resources, svcdMain: svcdBuilds[0]!.main, args: ['--log-level', 'warn', '--workflow-task-timeout', '10m'] });
   let last = first;
   try {
     const seconds = await buildInstance(first);
     print(`| ${kind} | (built: ${2 * FANOUT}-event history, fan-out then waiting, in ${seconds.toFixed(0)} s) | | | | |`);
     await first.stop();
     for (let round = 1; round <= ROUNDS; round++) {
-      for (const [b, build] of BUILDS.entries()) {
-        const svcd = await SvcdProcess.start({ appId: store.appId, resourcesPath: first.resourcesPath, dataDir: first.dataDir, svcdMain: build, args: ['--log-level', 'warn'] });
+      for (const build of svcdBuilds) {
+        const svcd = await SvcdProcess.start({ appId: store.appId, resourcesPath: first.resourcesPath, dataDir: first.dataDir, svcdMain: build.main, args: ['--log-level', 'warn'] });
         last = svcd;
-        const row = (what: string, m: { ms: number[]; cpuMsPerCall: number }) => print(`| ${kind} | ${round} | ${String.fromCharCode(65 + b)} | ${what} | ${cell(m)} |`);
+        const row = (what: string, m: { ms: number[]; cpuMsPerCall: number }) => print(`| ${kind} | ${round} | ${build.label} | ${what} | ${cell(m)} |`);
         try {
           row('after restart: first call, 500', await timedCalls(svcd.child.pid!, 1, () => page(svcd, `continuationToken=${MIDDLE}`)));
           row('after restart: 500', await timedCalls(svcd.child.pid!, REPEAT, () => page(svcd, `continuationToken=${MIDDLE}`)));
@@ -80,7 +79,7 @@ async function benchStore(kind: ActorStoreKind): Promise<void> {
           if (waiting.status !== 200) throw new Error(`waiting: ${waiting.status}`);
           row('active in memory: 500', await timedCalls(svcd.child.pid!, REPEAT, () => page(svcd, `continuationToken=${MIDDLE}`)));
           row('active in memory: 100', await timedCalls(svcd.child.pid!, REPEAT, () => page(svcd, `pageSize=100&continuationToken=${MIDDLE}`)));
-          print(`| ${kind} | ${round} | ${String.fromCharCode(65 + b)} | svcd RSS after the round | ${rssMiB(svcd.child.pid!).toFixed(0)} MiB | |`);
+          print(`| ${kind} | ${round} | ${build.label} | svcd RSS after the round | ${rssMiB(svcd.child.pid!).toFixed(0)} MiB | |`);
         } finally {
           await svcd.stop();
         }
@@ -93,7 +92,7 @@ async function benchStore(kind: ActorStoreKind): Promise<void> {
 }
 
 print(`# a history page of one RUNNING instance with ${2 * FANOUT} events, page from index ${MIDDLE}`);
-for (const [b, build] of BUILDS.entries()) print(`build ${String.fromCharCode(65 + b)}: ${build}`);
+for (const build of svcdBuilds) print(`build ${build.label}: ${build.main}`);
 print('| store | round | build | call | ms p50 / p99 / max | svcd CPU ms per call |');
 print('|---|---|---|---|---|---|');
 for (const kind of STORES) await benchStore(kind);

@@ -5,8 +5,18 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TaskHubGrpcClient } from '@dapr/durabletask-js';
 import { OrchestrationStatus } from '@dapr/durabletask-js/orchestration/enum/orchestration-status.enum.js';
+import { SVCD_MAIN } from '@svc/runtime/test-support';
 
 const WORKER_MAIN = path.join(path.dirname(fileURLToPath(import.meta.url)), 'workflow-worker.js');
+
+/**
+ * The svcd builds a bench runs in turn (A B A B …): BENCH_SVCD_MAINS, comma-separated launchers (e.g. another
+ * checkout's `runtime/bin/svcd.js`), or this checkout's. Each with its label, A, B, …
+ */
+export const svcdBuilds: readonly { label: string; main: string }[] = (process.env.BENCH_SVCD_MAINS?.split(',') ?? [SVCD_MAIN]).map((main, i) => ({
+  label: String.fromCharCode(65 + i),
+  main,
+}));
 
 export function percentile(sorted: readonly number[], p: number): number {
   if (sorted.length === 0) return NaN;
