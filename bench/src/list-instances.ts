@@ -7,11 +7,13 @@
  * BENCH_LIST_START=now starts them at once instead, with no worker connected: every instance waits for a worker
  * (its first batch queued in svcd) while the list is timed; svcd's RSS is printed idle, after the starts, and
  * after BENCH_LIST_SETTLE_S (default 75: past the activations' idle timeout) with the list timed again.
+ * svcd's CPU while the instances wait is printed too. BENCH_SVCD_MAINS (comma-separated svcd launchers, e.g. another
+ * checkout's `runtime/bin/svcd.js`) runs each build in turn per store.
  * Run: `npm run build && node bench/dist/src/list-instances.js` (BENCH_STORES=sqlite,redis,postgresql).
  */
 import { TaskHubGrpcClient } from '@dapr/durabletask-js';
 import { actorStore, SvcdProcess, type ActorStoreKind } from '@svc/runtime/test-support';
-import { percentile, rssMiB, timedCalls } from './workflow-loop.js';
+import { cpuMs, percentile, rssMiB, svcdBuilds, timedCalls } from './workflow-loop.js';
 
 const print = (line: string) => process.stdout.write(`${line}\n`);
 // The SDK client logs every start.
@@ -52,9 +54,10 @@ async function list(svcd: SvcdProcess, query: string): Promise<{ instances: unkn
   return (await res.json()) as { instances: unknown[]; continuationToken: string | null };
 }
 
-async function benchStore(kind: ActorStoreKind): Promise<void> {
+async function benchStore(kind: ActorStoreKind, build: (typeof svcdBuilds)[number]): Promise<void> {
   const store = actorStore(kind, 'bench-list');
-  const svcd = await SvcdProcess.start({ appId: store.appId, resources: store.resources, args: ['--log-level', 'warn'] });
+  const svcd = await SvcdProcess.start({ appId: store.appId, resources: store.resources, svcdMain: build.main, args: ['--log-level', 'warn'] });
+  const row = svcdBuilds.length > 1 ? `${kind} (${build.label})` : kind;
   try {
     const idleRss = rssMiB(svcd.child.pid!);
     const startsPerSecond = await startAll(svcd);
@@ -72,17 +75,19 @@ async function benchStore(kind: ActorStoreKind): Promise<void> {
     const timeAll = async (when: string) => {
       for (const [name, call] of cases) {
         const { ms, cpuMsPerCall } = await timedCalls(svcd.child.pid!, REPEAT, call);
-        print(`| ${kind} | ${INSTANCES} | ${when}${name} | ${percentile(ms, 50).toFixed(1)} / ${percentile(ms, 99).toFixed(1)} / ${(ms.at(-1) ?? 0).toFixed(1)} | ${cpuMsPerCall.toFixed(1)} |`);
+        print(`| ${row} | ${INSTANCES} | ${when}${name} | ${percentile(ms, 50).toFixed(1)} / ${percentile(ms, 99).toFixed(1)} / ${(ms.at(-1) ?? 0).toFixed(1)} | ${cpuMsPerCall.toFixed(1)} |`);
       }
     };
     await timeAll('');
     if (START_NOW) {
-      print(`| ${kind} | ${INSTANCES} | svcd RSS idle → after the starts and list calls | ${idleRss.toFixed(0)} → ${rssMiB(svcd.child.pid!).toFixed(0)} MiB | |`);
+      print(`| ${row} | ${INSTANCES} | svcd RSS idle → after the starts and list calls | ${idleRss.toFixed(0)} → ${rssMiB(svcd.child.pid!).toFixed(0)} MiB | |`);
+      const cpu0 = cpuMs(svcd.child.pid!);
       await new Promise((r) => setTimeout(r, SETTLE_S * 1000));
-      print(`| ${kind} | ${INSTANCES} | svcd RSS after ${SETTLE_S} s more waiting | ${rssMiB(svcd.child.pid!).toFixed(0)} MiB | |`);
+      const waitingCpu = (cpuMs(svcd.child.pid!) - cpu0) / SETTLE_S;
+      print(`| ${row} | ${INSTANCES} | svcd RSS after ${SETTLE_S} s more waiting; its CPU meanwhile | ${rssMiB(svcd.child.pid!).toFixed(0)} MiB; ${waitingCpu.toFixed(0)} ms/s | |`);
       await timeAll(`after ${SETTLE_S} s: `);
     }
-    print(`| ${kind} | ${INSTANCES} | (${START_NOW ? 'starts, no worker' : 'scheduled starts'} over gRPC, 64 at a time) | ${startsPerSecond.toFixed(0)} starts/s | |`);
+    print(`| ${row} | ${INSTANCES} | (${START_NOW ? 'starts, no worker' : 'scheduled starts'} over gRPC, 64 at a time) | ${startsPerSecond.toFixed(0)} starts/s | |`);
   } finally {
     await svcd.dispose();
     await store.cleanup();
@@ -92,5 +97,6 @@ async function benchStore(kind: ActorStoreKind): Promise<void> {
 print(`workflow list latency, ${INSTANCES} instances per store (${START_NOW ? 'waiting for a worker' : 'scheduled a day ahead'}), ${REPEAT} calls per row`);
 print('| store | instances | call | ms p50 / p99 / max | svcd CPU ms per call |');
 print('|---|---|---|---|---|');
-for (const kind of STORES) await benchStore(kind);
+for (const build of svcdBuilds) print(`build ${build.label}: ${build.main}`);
+for (const kind of STORES) for (const build of svcdBuilds) await benchStore(kind, build);
 process.exit(0);

@@ -39,6 +39,11 @@ export class ActorReminders {
   readonly table: ReminderTable;
   readonly #scheduler: ReminderScheduler;
   readonly #retryAttempts = new Map<string, number>();
+  /**
+   * Leases parked while their work is in hand (`ActorTypeOptions.leaseIdle`): out of the scheduler until
+   * `wakeLease`. Weak, by the stored reminder: a commit that replaces or deletes the reminder unparks it.
+   */
+  readonly #parked = new WeakSet<StoredReminder>();
   readonly #backlog: ScheduledFire[] = [];
   #backlogHead = 0;
   #inFlight = 0;
@@ -121,8 +126,19 @@ export class ActorReminders {
     this.#scheduler.schedule({ type: r.actorType, actorId: r.actorId, name: r.name, generation: r.generation, at });
   }
 
+  /**
+   * The work a lease guards left its actor type's hands: a parked lease resumes its period (its next fire at most
+   * one period from now; the due time moves in memory only, as for any fire of such a lease).
+   */
+  wakeLease(type: string, actorId: string, name: string): void {
+    const r = this.table.peek(type, actorId, name);
+    if (!r || !this.#parked.delete(r)) return;
+    this.#schedule(r, afterFire(r, this.host.clock.now())?.dueAt ?? this.host.clock.now());
+  }
+
   /** Due fires wait in a FIFO (they arrive in due-time order) while too many reminder turns are in flight. */
   #dispatch(fire: ScheduledFire): void {
+    if (this.#parkIfIdle(fire)) return;
     if (this.#inFlight >= this.maxInFlight) {
       this.#backlog.push(fire);
       return;
@@ -143,9 +159,7 @@ export class ActorReminders {
 
   #run(fire: ScheduledFire): Promise<void> {
     const key = retryKey(fire.type, fire.actorId, fire.name);
-    const idle = this.#idleLeaseAdvance(fire);
-    const work = idle ? this.commit(fire.type, fire.actorId, [idle], []) : this.host.enqueueReminderTurn(fire.type, fire.actorId, (ctx) => this.#turn(ctx, fire));
-    return work.then(
+    return this.host.enqueueReminderTurn(fire.type, fire.actorId, (ctx) => this.#turn(ctx, fire)).then(
       () => void this.#retryAttempts.delete(key),
       (err: unknown) => {
         if (this.host.isStopping()) return;
@@ -161,16 +175,16 @@ export class ActorReminders {
   }
 
   /**
-   * The in-memory advance of a lease whose type says its work is in hand (`ActorTypeOptions.leaseIdle`), or
-   * undefined when the fire must run as a turn. Only the next due time moves, exactly as a turn's acknowledgement
-   * of such a fire would move it; the stored reminder is not written either way.
+   * Parks a lease whose actor type says the work it guards is in hand (`ActorTypeOptions.leaseIdle`): the fire would
+   * change nothing, so it runs no turn, writes nothing and is not scheduled again until `wakeLease`. 100,000
+   * instances waiting for a workflow worker then cost the scheduler nothing while they wait.
    */
-  #idleLeaseAdvance(fire: ScheduledFire): ReminderChange | undefined {
+  #parkIfIdle(fire: ScheduledFire): boolean {
     const r = this.table.peek(fire.type, fire.actorId, fire.name);
-    if (!r?.advanceInMemory || r.generation !== fire.generation) return undefined;
-    const now = this.host.clock.now();
-    if (isExpired(r, now) || !this.host.leaseIdle(fire.type, fire.actorId, fire.name)) return undefined;
-    return { name: r.name, reminder: afterFire(r, now), ifGeneration: r.generation };
+    if (!r?.advanceInMemory || r.generation !== fire.generation) return false;
+    if (isExpired(r, this.host.clock.now()) || !this.host.leaseIdle(fire.type, fire.actorId, fire.name)) return false;
+    this.#parked.add(r);
+    return true;
   }
 
   async #turn(ctx: TurnContext, fire: ScheduledFire): Promise<undefined> {

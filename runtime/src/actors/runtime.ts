@@ -196,6 +196,10 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
     await this.#reminders.delete(type, id, name);
   }
 
+  wakeLease(type: string, id: string, name: string): void {
+    this.#reminders.wakeLease(type, id, name);
+  }
+
   async getReminder(type: string, id: string, name: string): Promise<ReminderInfo | undefined> {
     this.#requireOwned(type, id);
     return this.#reminders.get(type, id, name);

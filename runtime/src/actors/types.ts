@@ -189,8 +189,9 @@ export interface ActorTypeOptions {
   indexes?: readonly string[];
   /**
    * For `advanceInMemory` reminders (leases): true when the work the lease guards is in hand right now, so a fire
-   * would change nothing. The runtime then only moves the next due time in memory, without a turn: no activation,
-   * no state read (100,000 instances waiting for a worker would otherwise each be loaded every lease period).
+   * would change nothing. The lease is then parked — no turn, no activation, no state read, no further fires
+   * (100,000 instances waiting for a worker would otherwise each be loaded, or at least rescheduled, every lease
+   * period) — until the type calls `ActorRuntime.wakeLease` when that work leaves its hands.
    */
   leaseIdle?: (actorId: string, reminderName: string) => boolean;
 }
@@ -229,6 +230,11 @@ export interface ActorRuntime {
   /** Deletes a reminder now; deleting a missing reminder is not an error. */
   deleteReminder(type: string, id: string, name: string): Promise<void>;
   getReminder(type: string, id: string, name: string): Promise<ReminderInfo | undefined>;
+  /**
+   * The work a lease guards has left the type's hands (see `ActorTypeOptions.leaseIdle`): the lease, if parked,
+   * resumes its period. This host's leases only (the work and the lease are both with the actor's owner).
+   */
+  wakeLease(type: string, id: string, name: string): void;
   /**
    * Timers from outside a turn, for app-hosted actors (called from inside the actor's own app-side turn, so it
    * does not queue behind it): activates the actor if needed.

@@ -91,6 +91,8 @@ export class ActorWorkflowEngine implements WorkflowEngine, WorkerHub {
             : 'workflow worker stopped reading its work item stream for longer than the workflow-task timeout: its work goes to other workers',
         );
       },
+      // Its `run` lease, parked while the batch was held here (`leaseIdle` below), watches over it again.
+      orchestrationLeft: (instanceId) => this.#runtime.wakeLease(this.actorType, instanceId, RUN),
     });
     this.#watchers = new InstanceWatchers((id) => this.get(id));
     const deps = {
@@ -105,8 +107,7 @@ export class ActorWorkflowEngine implements WorkflowEngine, WorkerHub {
       idleTimeoutMs: WORKFLOW_IDLE_TIMEOUT_MS,
       uncachedKeyPrefixes: DECODED_KEY_PREFIXES,
       indexes: [BY_UPDATE_INDEX],
-      // The `run` lease of an instance whose batch the dispatcher holds (waiting for a worker, or out with one)
-      // would fire a turn that changes nothing; skip it (see docs/workflow-engine.md, Reminders).
+      // A `run` lease fire while the dispatcher holds the batch would change nothing: parked (docs/workflow-engine.md).
       leaseIdle: (instanceId, reminder) => reminder === RUN && this.#dispatcher.hasOrchestration(instanceId),
     });
     this.#index = new InstanceIndex(this.#runtime, this.actorType);

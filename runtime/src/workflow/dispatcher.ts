@@ -66,6 +66,8 @@ export interface DispatcherEvents {
   workersChanged?(count: number): void;
   /** A worker was found unresponsive; `reoffered` items it held went back to the queue. */
   workerUnresponsive?(worker: WorkerConnection, reason: UnresponsiveReason, reoffered: readonly WorkItem[]): void;
+  /** An instance's orchestration item is no longer here (answered, let go after a failed recording, withdrawn). */
+  orchestrationLeft?(instanceId: string): void;
 }
 
 export class WorkDispatcher {
@@ -149,10 +151,7 @@ export class WorkDispatcher {
     const k = itemKey(item);
     const held = this.#held.get(k);
     if (held?.worker) return item.kind === 'activity';
-    if (held) {
-      this.#held.delete(k);
-      if (!held.claimed) this.#dequeue(k, held);
-    }
+    if (held) this.#forget(k, held);
     return this.#queueItem(item, true);
   }
 
@@ -161,8 +160,7 @@ export class WorkDispatcher {
     const k = `o|${instanceId}`;
     const held = this.#held.get(k);
     if (!held || held.worker || held.claimed) return false;
-    this.#held.delete(k);
-    this.#dequeue(k, held);
+    this.#forget(k, held);
     return true;
   }
 
@@ -170,14 +168,15 @@ export class WorkDispatcher {
   withdrawQueued(instance: (instanceId: string) => boolean): void {
     for (const [k, held] of this.#held) {
       if (held.worker || held.claimed || held.localOnly || !instance(held.item.instanceId)) continue;
-      this.#held.delete(k);
-      this.#dequeue(k, held);
+      this.#forget(k, held);
     }
   }
 
   /** Forgets queued or sent activity items of cancelled work (their results would be dropped anyway). */
   dropActivity(instanceId: string, taskId: number): void {
-    this.#take(`a|${instanceId}|${taskId}`);
+    const k = `a|${instanceId}|${taskId}`;
+    const held = this.#held.get(k);
+    if (held) this.#forget(k, held);
   }
 
   /**
@@ -197,7 +196,8 @@ export class WorkDispatcher {
   /** Forgets a claimed item once its answer is recorded (or could not be). */
   release(item: WorkItem): void {
     const k = itemKey(item);
-    if (this.#held.get(k)?.item === item) this.#held.delete(k);
+    const held = this.#held.get(k);
+    if (held?.item === item) this.#forget(k, held);
   }
 
   /**
@@ -231,13 +231,13 @@ export class WorkDispatcher {
   /** Like `releaseAnsweredOrchestration` for an activity answered through another replica. */
   releaseAnsweredActivity(instanceId: string, taskId: number): void {
     const k = `a|${instanceId}|${taskId}`;
-    if (this.#held.get(k)?.worker?.remote) this.#take(k);
+    const held = this.#held.get(k);
+    if (held?.worker?.remote) this.#forget(k, held);
   }
 
   #releaseAnswered(k: string): void {
     const held = this.#held.get(k);
-    if (held?.claimed) this.#held.delete(k);
-    else if (held?.worker?.remote) this.#take(k);
+    if (held?.claimed || held?.worker?.remote) this.#forget(k, held);
   }
 
   connect(worker: WorkerConnection): void {
@@ -362,12 +362,12 @@ export class WorkDispatcher {
     return worker;
   }
 
-  #take(k: string): void {
-    const held = this.#held.get(k);
-    if (!held) return;
+  /** The item is no longer here: off its queue, or off its worker (whose load drops). */
+  #forget(k: string, held: Held): void {
     this.#held.delete(k);
     if (held.worker) this.#unassign(held);
-    else this.#dequeue(k, held);
+    else if (!held.claimed) this.#dequeue(k, held);
+    if (held.item.kind === 'orchestration') this.events.orchestrationLeft?.(held.item.instanceId);
   }
 
   #dequeue(k: string, held: Held): void {

@@ -758,7 +758,7 @@ describe('actors: reminders', () => {
     await second.stop();
   });
 
-  it('leaseIdle: a lease whose work is in hand moves on its period without a turn or a write; otherwise it fires', async () => {
+  it('leaseIdle: a lease whose work is in hand is parked (no turn, no write, no further fire) until wakeLease; then it resumes its period', async () => {
     const store = new CountingStore();
     const clock = new FakeClock();
     const t0 = clock.now();
@@ -772,15 +772,30 @@ describe('actors: reminders', () => {
     await runtime.createReminder('t', 'b', 'lease', { dueTimeMs: 1000, periodMs: 5000, advanceInMemory: true });
     const writesAfterCreate = store.transactions.length;
     await clock.advance(6000);
-    // a's lease was in hand twice: no turn; the plain reminder (not a lease) and b's lease fired as turns.
+    // a's lease was in hand at its first fire: parked, no turn; the plain reminder (not a lease) and b's lease fired as turns.
+    const firesOf = (id: string, name: string) => fires.filter((f) => f.id === id && f.name === name).map((f) => f.at - t0);
     expect(fires.map((f) => `${f.id}/${f.name}@${f.at - t0}`).sort()).to.deep.equal(['a/plain@1000', 'a/plain@6000', 'b/lease@1000', 'b/lease@6000']);
-    expect((await runtime.getReminder('t', 'a', 'lease'))?.dueAt, 'moved on its period').to.equal(t0 + 11_000);
     expect(runtime.status().find((s) => s.type === 't')?.count, 'a and b are active (a for its plain reminder only)').to.equal(2);
-    const writes = store.transactions.length - writesAfterCreate;
     inHand = false;
     await clock.advance(5000);
-    expect(fires.filter((f) => f.id === 'a' && f.name === 'lease').map((f) => f.at - t0), 'fires again once its work is not in hand').to.deep.equal([11_000]);
-    expect(writes, 'the plain reminder writes its next due time; the leases write nothing').to.equal(2);
+    expect(firesOf('a', 'lease'), 'parked: not fired again by itself, even with its work no longer in hand').to.deep.equal([]);
+    runtime.wakeLease('t', 'b', 'lease'); // not parked: left alone (no second schedule)
+    runtime.wakeLease('t', 'a', 'lease');
+    runtime.wakeLease('t', 'a', 'lease'); // a second wake finds nothing parked
+    await clock.advance(5000);
+    expect(firesOf('a', 'lease'), 'woken at 11 s: fires on its period, at 16 s, as a turn').to.deep.equal([16_000]);
+    expect(firesOf('b', 'lease')).to.deep.equal([1000, 6000, 11_000, 16_000]);
+    const writes = store.transactions.length - writesAfterCreate;
+    expect(writes, 'the plain reminder writes its next due time at each of its 4 fires; the leases write nothing').to.equal(4);
+
+    // Parked again, then replaced: the new reminder is scheduled on its own, the parked one is forgotten.
+    inHand = true;
+    await clock.advance(5000);
+    expect(firesOf('a', 'lease')).to.deep.equal([16_000]);
+    await runtime.createReminder('t', 'a', 'lease', { dueTimeMs: 2000, periodMs: 5000, advanceInMemory: true });
+    inHand = false;
+    await clock.advance(2000);
+    expect(firesOf('a', 'lease'), 'the replacement fires at its own due time').to.deep.equal([16_000, 23_000]);
     await runtime.stop();
   });
 

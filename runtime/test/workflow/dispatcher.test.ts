@@ -229,6 +229,30 @@ describe('workflow WorkDispatcher', () => {
     expect(d.withdrawQueuedOrchestration('b')).to.equal(false);
   });
 
+  it('tells when an orchestration item leaves (answered, let go, withdrawn), whatever the path, and only then', () => {
+    const left: string[] = [];
+    const d = new WorkDispatcher({}, { orchestrationLeft: (id) => left.push(id) });
+    const w = new FakeWorker();
+    d.offer(orch('queued'));
+    d.offer(orch('answered'));
+    d.offer(orch('failed'));
+    d.offer(act('answered', 1));
+    d.connect(w);
+    d.disconnect(w); // handed back: still here
+    d.connect(w);
+    expect(left, 'nothing left yet').to.deep.equal([]);
+    claimed(d.claimOrchestration('answered'));
+    d.releaseAnsweredOrchestration('answered'); // the owner records the answer
+    const failed = claimed(d.claimOrchestration('failed'));
+    d.release(failed!); // recording failed: let go
+    d.release(claimed(d.claimActivity('answered', 1))!); // an activity: not reported
+    d.withdrawQueued(() => true); // with a worker: stays
+    expect(left).to.deep.equal(['answered', 'failed']);
+    d.disconnect(w);
+    d.withdrawQueuedOrchestration('queued');
+    expect(left).to.deep.equal(['answered', 'failed', 'queued']);
+  });
+
   it('closeAll ends every worker connection', () => {
     const d = new WorkDispatcher();
     const w1 = new FakeWorker();

@@ -51,6 +51,10 @@ export class RoutedActorRuntime implements ActorRuntime {
     return orUndefined(await this.router.run(id, type, ACTOR_PEER_METHODS.getReminder, { type, id, name }, () => this.local.getReminder(type, id, name)));
   }
 
+  wakeLease(type: string, id: string, name: string): void {
+    this.local.wakeLease(type, id, name);
+  }
+
   createTimer(type: string, id: string, name: string, opts: TimerOptions): Promise<void> {
     return this.#void(type, id, ACTOR_PEER_METHODS.createTimer, { type, id, name, opts }, () => this.local.createTimer(type, id, name, opts));
   }
