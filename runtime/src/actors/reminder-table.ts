@@ -1,5 +1,6 @@
 import { RuntimeError } from '../errors/runtime-error.js';
 import { flattened } from '../util/flat-string.js';
+import { ownBytes } from '../util/own-bytes.js';
 import type { TransactionOperation, TransactionalStateStore } from '../components/contracts/state-store.js';
 import { REMINDER_PARTITIONS, type ActorKeys, reminderPartitionOf } from './keys.js';
 import { OWNERSHIP_PARTITIONS, isMultiHostStore, type Fence } from '../state/placement-store.js';
@@ -428,14 +429,6 @@ function storedReminder(actorType: string, actorId: string, name: string, genera
     periodText: r.periodText,
     advanceInMemory: r.advanceInMemory,
   };
-}
-
-/** `data` itself when it has its memory to itself, else a copy that has. */
-function ownBytes(data: Buffer): Buffer {
-  if (data.byteOffset === 0 && data.byteLength === data.buffer.byteLength) return data;
-  const own = Buffer.allocUnsafeSlow(data.byteLength);
-  data.copy(own);
-  return own;
 }
 
 /** The acknowledgement of a fire of an `advanceInMemory` reminder that changes nothing but the next due time. */

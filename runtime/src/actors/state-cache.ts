@@ -2,9 +2,12 @@ import type { TransactionOperation } from '../components/contracts/state-store.j
 import type { CoalescedReads } from './coalesced-reads.js';
 import type { ActorStateTxn } from './types.js';
 import { mapInSlices } from '../util/event-loop.js';
+import { ownBytes } from '../util/own-bytes.js';
 
 /** `null` caches "known absent", so a missing key is not read from the store again either. */
 type Cached = Buffer | null;
+/** What the cache keeps lives as long as the activation: bytes of its own (see `ownBytes`). */
+const kept = (v: Buffer | null | undefined): Cached => (v ? ownBytes(v) : null);
 
 /**
  * The state of one activation: a cache filled on first read of each key. Only committed values enter it,
@@ -28,7 +31,7 @@ export class ActorStateCache {
     if (item?.error) throw new Error(`reading actor state key ${key}: ${item.error}`);
     if (!this.cached(key)) return item?.data;
     // A write committed while the read was in flight wins over the (older) read.
-    if (!this.#values.has(key)) this.#values.set(key, item?.data ?? null);
+    if (!this.#values.has(key)) this.#values.set(key, kept(item?.data));
     return this.#values.get(key) ?? undefined;
   }
 
@@ -41,7 +44,7 @@ export class ActorStateCache {
         const item = items[i];
         if (item?.error) throw new Error(`reading actor state key ${k}: ${item.error}`);
         if (!this.cached(k)) read.set(k, item?.data);
-        else if (!this.#values.has(k)) this.#values.set(k, item?.data ?? null);
+        else if (!this.#values.has(k)) this.#values.set(k, kept(item?.data));
       });
     }
     return keys.map((k) => (read.has(k) ? read.get(k) : (this.#values.get(k) ?? undefined)));
@@ -54,7 +57,7 @@ export class ActorStateCache {
 
   /** Records committed writes. */
   apply(writes: ReadonlyMap<string, Cached>): void {
-    for (const [k, v] of writes) if (this.cached(k)) this.#values.set(k, v);
+    for (const [k, v] of writes) if (this.cached(k)) this.#values.set(k, kept(v));
   }
 
   /** In slices: a workflow turn may write 200,000 keys. */

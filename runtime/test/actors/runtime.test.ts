@@ -230,6 +230,25 @@ describe('actors: turns', () => {
     await runtime.stop();
   });
 
+  it('keeps cached values in memory of their own, not slices of a shared pool or of a larger read', async () => {
+    const { runtime, store } = setup();
+    const kept: Buffer[] = [];
+    runtime.registerType('t', () => ({
+      async invoke(method, _data, ctx) {
+        if (method === 'write') ctx.state.set('written', Buffer.from('pooled')); // a slice of Node's 8 KiB pool
+        else kept.push((await ctx.state.get('written'))!, (await ctx.state.get('read'))!);
+        return undefined;
+      },
+    }));
+    await store.set({ key: 'app||t||a||read', value: Buffer.from('a slice of a larger buffer').subarray(2, 7) });
+    await runtime.start();
+    await runtime.invoke('t', 'a', 'write');
+    await runtime.invoke('t', 'a', 'read');
+    expect(kept.map((b) => b.toString())).to.deep.equal(['pooled', 'slice']);
+    expect(kept.map((b) => b.buffer.byteLength)).to.deep.equal([6, 5]);
+    await runtime.stop();
+  });
+
   it('refuses a call from a turn to its own actor instead of waiting forever', async () => {
     const { runtime } = setup();
     runtime.registerType('t', (id) => ({
