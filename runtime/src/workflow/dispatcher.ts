@@ -103,6 +103,11 @@ export class WorkDispatcher {
     return this.localWorkers.length;
   }
 
+  /** Is any worker connected, here or (through another replica) remote: could anything be handed out now? */
+  get hasWorkers(): boolean {
+    return this.#workers.length > 0;
+  }
+
   get localWorkers(): readonly WorkerConnection[] {
     return this.#workers.filter((w) => !w.remote);
   }

@@ -27,7 +27,7 @@ import { inSlices, YIELD_SLICE, yieldToEventLoop } from '../util/event-loop.js';
 import type { Logger } from '../log/logger.js';
 import type { RuntimeStatus } from './engine.js';
 import type { WorkDispatcher } from './dispatcher.js';
-import type { WorkItem } from './work-items.js';
+import { orchestrationItem, type WorkItem } from './work-items.js';
 import { neverFires, type HistoryEvent, type ParentInfo } from './history.js';
 import { changedEvent, childFailed, timerFired } from './history-events.js';
 import { Instance, type SideEffects, type TurnPlan } from './instance.js';
@@ -146,12 +146,13 @@ export class OrchestrationActor implements Actor {
   /**
    * A failed turn commits nothing: forget the in-memory copy so the next turn reloads the committed state.
    * After a turn that leaves the instance finished (or unknown) the activation ends as soon as it is idle: a
-   * finished instance keeps no history in memory (a later read loads it again).
+   * finished instance keeps no history in memory (a later read loads it again). So does any while no worker is
+   * connected: none can move until one comes (100,000 started before it would each hold their history meanwhile).
    */
   async #guard<T>(ctx: ActorContext, body: () => Promise<T>): Promise<T> {
     try {
       const out = await body();
-      if (!this.#inst || this.#inst.isTerminal) ctx.deactivateWhenIdle();
+      if (!this.#inst || this.#inst.isTerminal || !this.deps.dispatcher.hasWorkers) ctx.deactivateWhenIdle();
       return out;
     } catch (err) {
       this.#inst = undefined;
@@ -382,7 +383,7 @@ export class OrchestrationActor implements Actor {
       ctx.deleteReminder(RUN);
     }
     const persisted = await this.#persist(ctx, inst);
-    this.#offerAfterCommit(ctx, batch ? [{ kind: 'orchestration', instanceId: this.instanceId, name: inst.meta.name, ...batch }, ...offers] : offers);
+    this.#offerAfterCommit(ctx, batch ? [orchestrationItem(this.instanceId, inst.meta.name, batch), ...offers] : offers);
     // A turn that changed nothing (e.g. a lease fire while the batch waits for a worker) wakes no waiter: each
     // waiter's re-read would be a turn of its own.
     if (persisted) this.deps.changed(this.instanceId, inst.status);

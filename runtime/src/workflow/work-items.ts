@@ -12,6 +12,15 @@ export interface OrchestrationItem extends TurnPlan {
   name: string;
 }
 
+/**
+ * Every field spelled out: the item may wait in the dispatcher for long (100,000 instances waiting for a worker),
+ * and a spread of the batch after the first fields put six of them in a properties array of their own.
+ */
+export function orchestrationItem(instanceId: string, name: string, batch: TurnPlan): OrchestrationItem {
+  const { generation, historyLength, pastEvents, newEvents, seqs } = batch;
+  return { kind: 'orchestration', instanceId, name, generation, historyLength, pastEvents, newEvents, seqs };
+}
+
 export interface ActivityItem {
   kind: 'activity';
   instanceId: string;
