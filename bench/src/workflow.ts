@@ -11,7 +11,9 @@
  *       how fast it drains a burst), and once paced at the same rate for every sidecar (500/s and 800/s, rates
  *       daprd also sustains), which compares the timers' precision under one load;
  *   svcd's RSS after each store's run, and beside every row the sidecar's and the worker's CPU per workflow (from /proc).
- * Instance counts per cell are in the table; scale them with BENCH_SCALE (default 1); BENCH_WORKLOADS picks rows. Run:
+ * Instance counts per cell are in the table; scale them with BENCH_SCALE (default 1); BENCH_WORKLOADS picks rows;
+ * BENCH_SVCD_MAINS (comma-separated svcd launchers, e.g. another checkout's `runtime/bin/svcd.js`) runs each build in
+ * turn per store. Run:
  * `npm run build && node bench/dist/src/workflow.js` (Redis at 127.0.0.1:6379: `bash scripts/ensure-services.sh`).
  * Any other sidecar serving the Durable Task protocol is measured the same way, side by side:
  * `BENCH_SIDECAR_GRPC=127.0.0.1:50001 BENCH_SIDECAR_PID=<its pid>[,<pid of each process it needs>] node bench/dist/src/workflow.js`
@@ -20,7 +22,7 @@
 import { TaskHubGrpcClient } from '@dapr/durabletask-js';
 import { OrchestrationStatus } from '@dapr/durabletask-js/orchestration/enum/orchestration-status.enum.js';
 import { actorStore, SvcdProcess, type ActorStoreKind } from '@svc/runtime/test-support';
-import { closedLoop, cpuMs, percentile, rssMiB, startWorker, type Cell } from './workflow-loop.js';
+import { closedLoop, cpuMs, percentile, rssMiB, startWorker, svcdBuilds, type Cell } from './workflow-loop.js';
 
 const print = (line: string) => process.stdout.write(`${line}\n`);
 // The SDK client prints a line per call; the bench prints through `print` only.
@@ -135,11 +137,11 @@ async function benchSidecar(label: string, grpcAddress: string, pids: readonly n
   }
 }
 
-async function benchStore(kind: ActorStoreKind): Promise<void> {
+async function benchStore(kind: ActorStoreKind, build: (typeof svcdBuilds)[number]): Promise<void> {
   const store = actorStore(kind, 'bench-wf');
-  const svcd = await SvcdProcess.start({ appId: store.appId, resources: store.resources, args: ['--log-level', 'warn'] });
+  const svcd = await SvcdProcess.start({ appId: store.appId, resources: store.resources, svcdMain: build.main, args: ['--log-level', 'warn'] });
   try {
-    await benchSidecar(`svcd, actor store: ${kind}`, svcd.grpcAddress, [svcd.child.pid!]);
+    await benchSidecar(`svcd${svcdBuilds.length > 1 ? ` ${build.label}` : ''}, actor store: ${kind}`, svcd.grpcAddress, [svcd.child.pid!]);
   } finally {
     await svcd.dispose();
     // A run leaves ~100k keys in Redis: deleted with SCAN in batches.
@@ -157,7 +159,8 @@ if (other !== undefined) {
   }
   await benchSidecar(`sidecar at ${other}`, other, pids);
 } else {
-  for (const kind of (process.env.BENCH_STORES ?? 'sqlite,redis').split(',') as ActorStoreKind[]) await benchStore(kind);
+  for (const build of svcdBuilds) print(`build ${build.label}: ${build.main}`);
+  for (const kind of (process.env.BENCH_STORES ?? 'sqlite,redis').split(',') as ActorStoreKind[]) for (const build of svcdBuilds) await benchStore(kind, build);
 }
 print(`\ntotal ${((Date.now() - began) / 1000).toFixed(0)} s`);
 process.exit(0);
