@@ -15,6 +15,7 @@ const BENCHES: { script: string; nodeArgs?: string[] }[] = [
   { script: 'fanout-huge.js' },
   { script: 'list-instances.js' },
   { script: 'waiting-memory.js' },
+  { script: 'waiting-rss.js' },
   { script: 'startup.js' },
   { script: 'replicas.js' },
   { script: 'pubsub.js' },
