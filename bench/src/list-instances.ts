@@ -13,7 +13,7 @@
  */
 import { TaskHubGrpcClient } from '@dapr/durabletask-js';
 import { actorStore, SvcdProcess, type ActorStoreKind } from '@svc/runtime/test-support';
-import { cpuMs, percentile, rssMiB, svcdBuilds, timedCalls } from './workflow-loop.js';
+import { cpuMs, inParallel, percentile, rssMiB, svcdBuilds, timedCalls } from './workflow-loop.js';
 
 const print = (line: string) => process.stdout.write(`${line}\n`);
 // The SDK client logs every start.
@@ -32,16 +32,8 @@ async function startAll(svcd: SvcdProcess): Promise<number> {
   const client = new TaskHubGrpcClient(svcd.grpcAddress);
   const later = START_NOW ? undefined : new Date(Date.now() + 86_400_000);
   const t0 = performance.now();
-  let next = 0;
   try {
-    await Promise.all(
-      Array.from({ length: START_CONCURRENCY }, async () => {
-        while (next < INSTANCES) {
-          const i = next++;
-          await client.scheduleNewOrchestration(nameOf(i), { n: i }, `inst-${String(i).padStart(6, '0')}`, later);
-        }
-      }),
-    );
+    await inParallel(INSTANCES, START_CONCURRENCY, (i) => client.scheduleNewOrchestration(nameOf(i), { n: i }, `inst-${String(i).padStart(6, '0')}`, later));
   } finally {
     await client.stop();
   }

@@ -8,7 +8,7 @@
  */
 import { TaskHubGrpcClient } from '@dapr/durabletask-js';
 import { actorStore, SvcdProcess } from '@svc/runtime/test-support';
-import { cpuMs, rssMiB, svcdBuilds } from './workflow-loop.js';
+import { cpuMs, inParallel, rssMiB, svcdBuilds } from './workflow-loop.js';
 
 const print = (line: string) => process.stdout.write(`${line}\n`);
 console.log = () => undefined; // the SDK client logs every start
@@ -31,15 +31,7 @@ async function measure(build: (typeof svcdBuilds)[number]): Promise<void> {
   const pid = svcd.child.pid!;
   try {
     const idle = rssMiB(pid);
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: 64 }, async () => {
-        while (next < INSTANCES) {
-          const i = next++;
-          await client.scheduleNewOrchestration('order', { n: i }, `inst-${String(i).padStart(6, '0')}`);
-        }
-      }),
-    );
+    await inParallel(INSTANCES, 64, (i) => client.scheduleNewOrchestration('order', { n: i }, `inst-${String(i).padStart(6, '0')}`));
     print(`| ${build.label} | after the starts (idle ${idle.toFixed(0)}) | ${rssMiB(pid).toFixed(0)} | | | | |`);
     for (let t = SAMPLE_S; t <= WAIT_S; t += SAMPLE_S) {
       const cpu0 = cpuMs(pid);

@@ -18,6 +18,16 @@ export const svcdBuilds: readonly { label: string; main: string }[] = (process.e
   main,
 }));
 
+/** Calls `start(i)` for i = 0 … count − 1, `concurrency` calls at a time (each caller awaits its call, then takes the next i). */
+export async function inParallel(count: number, concurrency: number, start: (i: number) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) await start(next++);
+    }),
+  );
+}
+
 export function percentile(sorted: readonly number[], p: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
