@@ -181,7 +181,7 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
     self: { appId: config.appId, namespace: config.namespace ?? DEFAULT_NAMESPACE },
     app: config.appPort === 0 ? undefined : config.appProtocol === 'grpc' ? new GrpcAppInvoker(config.appPort, config.maxRequestSizeBytes) : new HttpAppInvoker(config.appPort),
     grpcApp: config.appPort !== 0 && config.appProtocol === 'grpc' ? new GrpcAppProxy(config.appPort, config.maxRequestSizeBytes) : undefined,
-    internal: { services: internalServer, address: () => internalServer.address },
+    internal: { routes: internalServer, address: () => internalServer.address },
     mode: config.mode,
     kubeconfig: config.kubeconfig,
     identity: config.mode === 'kubernetes' ? new KubernetesIdentity({ tokenFile: config.invokeTokenFile, review: () => apiServerReview(config.kubeconfig) }) : undefined,

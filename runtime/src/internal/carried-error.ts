@@ -5,19 +5,27 @@ import { RuntimeError } from '../errors/runtime-error.js';
 /** Trailing metadata carrying a RuntimeError's code, message and statuses, so the caller rebuilds the same error. */
 export const CARRIED_ERROR_METADATA = 'svc-error';
 
+/** `err` as the other sidecar rebuilds it (`fromCarried`): its code, message and statuses, in JSON. */
+export function carried(err: RuntimeError): string {
+  return JSON.stringify({ code: err.code, message: err.message, httpStatus: err.httpStatus, grpcStatus: err.grpcStatus });
+}
+
+export function fromCarried(text: string): RuntimeError {
+  const e = JSON.parse(text) as { code: ErrorCode; message: string; httpStatus: number; grpcStatus: grpc.status };
+  return new RuntimeError(e.code, e.message, { httpStatus: e.httpStatus, grpcStatus: e.grpcStatus });
+}
+
 /** The status that sends `err` whole to the calling sidecar. */
 export function carriedStatus(err: RuntimeError): Partial<grpc.StatusObject> {
   const metadata = new grpc.Metadata();
-  metadata.set(CARRIED_ERROR_METADATA, JSON.stringify({ code: err.code, message: err.message, httpStatus: err.httpStatus, grpcStatus: err.grpcStatus }));
+  metadata.set(CARRIED_ERROR_METADATA, carried(err));
   return { code: err.grpcStatus, details: err.message, metadata };
 }
 
 /** The RuntimeError the other sidecar sent, if it sent one. */
 export function carriedError(err: grpc.ServiceError): RuntimeError | undefined {
-  const carried = err.metadata?.get(CARRIED_ERROR_METADATA)[0];
-  if (carried === undefined) return undefined;
-  const e = JSON.parse(carried.toString()) as { code: ErrorCode; message: string; httpStatus: number; grpcStatus: grpc.status };
-  return new RuntimeError(e.code, e.message, { httpStatus: e.httpStatus, grpcStatus: e.grpcStatus });
+  const value = err.metadata?.get(CARRIED_ERROR_METADATA)[0];
+  return value === undefined ? undefined : fromCarried(value.toString());
 }
 
 /**

@@ -1,5 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import { RuntimeError } from '../errors/runtime-error.js';
+import { abortReason } from '../util/abort-reason.js';
 import { carriedError, neverConnected } from './carried-error.js';
 import type { Logger } from '../log/logger.js';
 import { decodePeerBody, encodePeerBody } from './peer-codec.js';
@@ -78,8 +79,4 @@ function toError(address: string, method: string, err: grpc.ServiceError): Error
   if (carried) return carried;
   if (neverConnected(err)) return new PeerUnreachableError(address, err.details);
   return new RuntimeError('ERR_ACTOR_PEER_CALL', `calling ${method} on replica ${address} failed: ${err.details || err.message}`);
-}
-
-function abortReason(signal: AbortSignal): Error {
-  return signal.reason instanceof Error ? signal.reason : new Error('the call was cancelled');
 }

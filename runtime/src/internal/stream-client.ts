@@ -1,9 +1,12 @@
-import * as grpc from '@grpc/grpc-js';
-import { Readable } from 'node:stream';
+import http from 'node:http';
+import type { Readable } from 'node:stream';
 import { ensureError, RuntimeError } from '../errors/runtime-error.js';
-import { carriedError, neverConnected } from './carried-error.js';
-import { SidecarChannels } from './sidecar-channels.js';
-import { decodeHead, encodeHead, STREAM_TRAILER_METADATA, streamMethodPath } from './stream-service.js';
+import { abortReason } from '../util/abort-reason.js';
+import { corkForTurn } from '../util/cork-for-turn.js';
+import { fromCarried } from './carried-error.js';
+import { DEFAULT_PEER_MESSAGE_BYTES } from './peer-service.js';
+import { FramedBody, frameOf, FrameType } from './stream-frames.js';
+import { decodeHead, encodeHead, streamMethodPath } from './stream-service.js';
 
 /** The other sidecar could not be reached: nothing ran there, so the call may be tried elsewhere. */
 export class StreamUnreachableError extends RuntimeError {
@@ -27,103 +30,118 @@ export interface StreamReply {
   readonly trailer: Promise<unknown>;
 }
 
-const identity = (b: Buffer) => b;
+/**
+ * An idle connection is closed after this; the other side keeps one open longer (internal-server.ts), so it is
+ * never the one to close a connection this side is about to reuse.
+ */
+export const IDLE_CONNECTION_MS = 60_000;
+
+/** `host:port` or `[v6]:port` as name resolution records it. */
+function hostAndPort(address: string): { host: string; port: number } {
+  const colon = address.lastIndexOf(':');
+  return { host: address.slice(0, colon).replace(/^\[(.*)\]$/, '$1'), port: Number(address.slice(colon + 1)) };
+}
+
+function writeFrame(req: http.ClientRequest, type: FrameType, payload: Buffer): boolean {
+  corkForTurn(req);
+  let ok = true;
+  for (const part of frameOf(type, payload)) ok = req.write(part);
+  return ok;
+}
 
 /**
- * Streaming calls to other sidecars' internal ports (stream-service.ts): one channel per address, every call a
- * stream on it. A call waits for its channel to connect before it sends anything, so a sidecar that cannot be
- * reached fails with StreamUnreachableError with the request body still unread: the caller may try another one.
+ * Streaming calls to other sidecars' internal ports (stream-service.ts): HTTP/1.1 connections kept alive and
+ * reused, one call at a time on each. A call waits for its connection before it reads anything of its body, so a
+ * sidecar that cannot be reached fails with StreamUnreachableError with the body still unread: the caller may try
+ * another one.
  */
 export class StreamClients {
-  readonly #channels = new SidecarChannels();
+  readonly #agent = new http.Agent({ keepAlive: true, keepAliveMsecs: 10_000, timeout: IDLE_CONNECTION_MS, scheduling: 'lifo' });
 
-  async call(address: string, method: string, head: unknown, body: Readable | undefined, o: StreamCallOptions): Promise<StreamReply> {
-    const client = this.#channels.client(address);
-    await connected(client, address, o.connectTimeoutMs);
-    const metadata = new grpc.Metadata();
-    for (const [k, v] of Object.entries(o.metadata)) metadata.set(k, v);
-    const call = client.makeBidiStreamRequest<Buffer, Buffer>(streamMethodPath(method), identity, identity, metadata, {});
-    const cancel = () => call.cancel();
+  call(address: string, method: string, head: unknown, body: Readable | undefined, o: StreamCallOptions): Promise<StreamReply> {
+    const { host, port } = hostAndPort(address);
+    const req = http.request({ agent: this.#agent, host, port, method: 'POST', path: streamMethodPath(method), headers: o.metadata, setHost: false });
+    const cancel = () => req.destroy();
     o.signal?.addEventListener('abort', cancel, { once: true });
-    call.on('status', () => o.signal?.removeEventListener('abort', cancel));
-    const failed = new Promise<never>((_, reject) => call.once('error', (err: grpc.ServiceError) => reject(toError(address, err, o.signal))));
-    failed.catch(() => undefined);
-    const ended = new Promise<unknown>((resolve) =>
-      call.once('status', (s: grpc.StatusObject) => {
-        if (s.code === grpc.status.OK) resolve(trailerOf(s.metadata));
-      }),
-    );
-    // A failed status is emitted as an error first: `failed` settles the race.
-    const trailer = Promise.race([failed, ended]);
-    trailer.catch(() => undefined);
-    call.write(encodeHead(head));
-    if (body) {
-      // Not stream.pipeline: see util/pipe-into.ts. A body that fails cancels the call (the other side sees it cut).
-      body.once('error', () => call.cancel());
-      body.pipe(call as unknown as NodeJS.WritableStream);
-    }
-    else call.end();
-    // Not the default iterator: it destroys the call when the other side's messages end, and with it our half.
-    const messages = call.iterator({ destroyOnReturn: false }) as AsyncIterator<Buffer>;
-    const first = await Promise.race([messages.next(), failed]);
-    if (first.done) throw new RuntimeError('ERR_DIRECT_INVOKE', `sidecar ${address} ended the call without an answer`);
-    return { head: decodeHead(first.value), body: replyBody(messages, () => call.cancel(), address, o.signal), trailer };
+    req.once('close', () => o.signal?.removeEventListener('abort', cancel));
+    let connected = false;
+    const send = () => {
+      connected = true;
+      writeFrame(req, FrameType.Head, encodeHead(head));
+      if (!body) return void req.end();
+      // A body that fails cancels the call: the other side sees it cut.
+      body.once('error', cancel);
+      body.on('data', (chunk: Buffer | string) => {
+        if (!writeFrame(req, FrameType.Message, typeof chunk === 'string' ? Buffer.from(chunk) : chunk)) body.pause();
+      });
+      req.on('drain', () => body.resume());
+      body.once('end', () => req.end());
+    };
+    req.once('socket', (socket) => {
+      if (!socket.connecting) return send();
+      const timer = setTimeout(() => req.destroy(new Error(`no connection within ${o.connectTimeoutMs} ms`)), o.connectTimeoutMs);
+      socket.once('connect', () => {
+        clearTimeout(timer);
+        send();
+      });
+    });
+    return new Promise<StreamReply>((resolve, reject) => {
+      let answered = false;
+      req.once('error', (err) => {
+        if (!answered) reject(toError(address, err, connected, o.signal));
+      });
+      req.once('response', (res) => {
+        if (res.statusCode !== 200) {
+          res.resume();
+          return reject(new RuntimeError('ERR_DIRECT_INVOKE', `sidecar ${address} does not serve ${method} (HTTP ${res.statusCode})`));
+        }
+        let trailer: unknown;
+        const reply: FramedBody = new FramedBody(res, {
+          maxBytes: DEFAULT_PEER_MESSAGE_BYTES,
+          onDestroy: cancel,
+          failure: (err) => toError(address, err, true, o.signal),
+          onFrame: (type, payload) => {
+            if (type === FrameType.Trailer) trailer = decodeHead(payload);
+            else if (type === FrameType.Head && !answered) {
+              answered = true;
+              const ended = new Promise<unknown>((resolveEnd, rejectEnd) => {
+                reply.once('end', () => resolveEnd(trailer));
+                reply.once('error', rejectEnd);
+              });
+              ended.catch(() => undefined);
+              resolve({ head: decodeHead(payload), body: reply, trailer: ended });
+            } else if (type === FrameType.Error) {
+              const err = fromCarried(payload.toString());
+              if (answered) reply.destroy(err);
+              else reject(err);
+              answered = true;
+            } else reply.destroy(new Error(`an answer carries no frame of type ${type} here`));
+          },
+        });
+        res.once('end', () => {
+          if (!answered) reject(new RuntimeError('ERR_DIRECT_INVOKE', `sidecar ${address} ended the call without an answer`));
+        });
+        reply.once('error', (err) => {
+          if (!answered) reject(err);
+        });
+      });
+    });
   }
 
-  /** Closes the channel to a sidecar that went away. */
+  /** Closes the idle connections to a sidecar that went away. */
   forget(address: string): void {
-    this.#channels.forget(address);
+    const name = this.#agent.getName(hostAndPort(address));
+    for (const socket of this.#agent.freeSockets[name] ?? []) socket.destroy();
   }
 
   close(): void {
-    this.#channels.close();
+    this.#agent.destroy();
   }
 }
 
-function connected(client: grpc.Client, address: string, timeoutMs: number): Promise<void> {
-  if (client.getChannel().getConnectivityState(true) === grpc.connectivityState.READY) return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    client.waitForReady(Date.now() + timeoutMs, (err) => (err ? reject(new StreamUnreachableError(address, err.message)) : resolve()));
-  });
-}
-
-function trailerOf(metadata: grpc.Metadata): unknown {
-  const value = metadata.get(STREAM_TRAILER_METADATA)[0];
-  return value === undefined ? undefined : decodeHead(value as Buffer);
-}
-
-/**
- * The answer's body: the messages after its head, one chunk each, pulled one per read. A failed call destroys it
- * with its error; destroying it (the reader went away) cancels the call.
- */
-function replyBody(messages: AsyncIterator<Buffer>, cancel: () => void, address: string, signal: AbortSignal | undefined): Readable {
-  let ended = false;
-  return new Readable({
-    objectMode: true,
-    destroy(err, callback) {
-      if (!ended) cancel();
-      callback(err);
-    },
-    read() {
-      messages.next().then(
-        (r) => {
-          ended ||= r.done === true;
-          this.push(r.done ? null : r.value);
-        },
-        (err: unknown) => {
-          ended = true;
-          this.destroy(toError(address, err as grpc.ServiceError, signal));
-        },
-      );
-    },
-  });
-}
-
-function toError(address: string, err: grpc.ServiceError, signal: AbortSignal | undefined): Error {
-  if (signal?.aborted) return signal.reason instanceof Error ? signal.reason : new Error('the call was cancelled');
-  if (typeof err.code !== 'number') return ensureError(err);
-  const carried = carriedError(err);
-  if (carried) return carried;
-  if (neverConnected(err)) return new StreamUnreachableError(address, err.details);
-  return new RuntimeError('ERR_DIRECT_INVOKE', `the call to sidecar ${address} failed: ${err.details || err.message}`);
+function toError(address: string, err: Error, connected: boolean, signal: AbortSignal | undefined): Error {
+  if (signal?.aborted) return abortReason(signal);
+  if (err instanceof RuntimeError) return err;
+  if (!connected) return new StreamUnreachableError(address, ensureError(err).message);
+  return new RuntimeError('ERR_DIRECT_INVOKE', `the call to sidecar ${address} failed: ${err.message}`);
 }

@@ -1,18 +1,21 @@
-import * as grpc from '@grpc/grpc-js';
-import { once } from 'node:events';
-import { Readable } from 'node:stream';
-import { ensureError, isRuntimeError } from '../errors/runtime-error.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
+import { ensureError, isRuntimeError, RuntimeError } from '../errors/runtime-error.js';
 import type { Logger } from '../log/logger.js';
-import { carriedStatus } from './carried-error.js';
-import type { InternalServices } from './internal-server.js';
-import { decodeHead, encodeHead, STREAM_TRAILER_METADATA, streamServiceDefinition } from './stream-service.js';
+import { corkForTurn } from '../util/cork-for-turn.js';
+import { carried } from './carried-error.js';
+import type { InternalStreamRoutes } from './internal-server.js';
+import { DEFAULT_PEER_MESSAGE_BYTES } from './peer-service.js';
+import { FramedBody, frameOf, FrameType } from './stream-frames.js';
+import { decodeHead, encodeHead, streamMethodPath } from './stream-service.js';
 
 /** One streaming call as its handler sees it. */
 export interface StreamCall {
   readonly head: unknown;
   /** The request body; read it or leave it: the call's answer does not wait for it. */
   readonly body: Readable;
-  readonly metadata: grpc.Metadata;
+  /** One header of the call (the calling sidecar's credentials). */
+  readonly header: (name: string) => string | undefined;
   /** Aborted when the caller cancels or goes away. */
   readonly signal: AbortSignal;
 }
@@ -21,65 +24,86 @@ export interface StreamAnswer {
   readonly head: unknown;
   /** Sent after the head, one message per chunk; none: the answer is the head alone. */
   readonly body?: Readable;
-  /** Asked for once the body is sent, and sent with the OK status. */
+  /** Asked for once the body is sent, and sent before the answer ends. */
   readonly trailer?: () => Promise<unknown>;
 }
 
 export type StreamHandler = (call: StreamCall) => Promise<StreamAnswer>;
 
-type Messages = AsyncIterator<Buffer>;
+/** Writes one frame; false: wait for 'drain'. */
+function writeFrame(res: ServerResponse, type: FrameType, payload: Buffer): boolean {
+  corkForTurn(res);
+  let ok = true;
+  for (const part of frameOf(type, payload)) ok = res.write(part);
+  return ok;
+}
 
-/** The messages after the head, one chunk each, pulled one message per read so gRPC's flow control holds. */
-function bodyOf(messages: Messages): Readable {
-  return new Readable({
-    objectMode: true,
-    read() {
-      messages.next().then(
-        (r) => this.push(r.done ? null : r.value),
-        (err: unknown) => this.destroy(ensureError(err)),
-      );
-    },
+/** The head frame, the first of the request; rejects when the request ends or breaks off without one. */
+function headOf(req: IncomingMessage, body: FramedBody, heads: Promise<Buffer>): Promise<unknown> {
+  const missing = new Promise<never>((_, reject) => {
+    // A bad frame fails the body before the request's end is seen: its error is the one to give.
+    req.once('end', () => reject(body.errored ?? new Error('the call ended before its head')));
+    body.once('error', reject);
+  });
+  return Promise.race([heads, missing]).then(decodeHead);
+}
+
+/** One frame per chunk, the body paused while the connection is behind; a cancelled call destroys the body. */
+function sendBody(res: ServerResponse, body: Readable, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const cancel = () => body.destroy();
+    signal.addEventListener('abort', cancel, { once: true });
+    body.on('data', (chunk: Buffer) => {
+      if (!writeFrame(res, FrameType.Message, chunk)) body.pause();
+    });
+    res.on('drain', () => body.resume());
+    body.once('end', resolve);
+    body.once('error', reject);
+    body.once('close', () => signal.removeEventListener('abort', cancel));
   });
 }
 
-/** Writes the answer with back-pressure; a body that fails ends the call with an error status. */
-async function send(call: grpc.ServerDuplexStream<Buffer, Buffer>, answer: StreamAnswer, signal: AbortSignal): Promise<void> {
-  call.write(encodeHead(answer.head));
-  if (answer.body) {
-    signal.addEventListener('abort', () => answer.body?.destroy(), { once: true });
-    for await (const chunk of answer.body) {
-      if (!call.write(chunk as Buffer)) await once(call, 'drain', { signal });
-    }
-  }
-  if (!answer.trailer) return void call.end();
-  const trailer = new grpc.Metadata();
-  trailer.set(STREAM_TRAILER_METADATA, encodeHead(await answer.trailer()));
-  call.end(trailer);
+/** Writes the answer with back-pressure: its head, its body one frame per chunk, its trailer, then the end. */
+async function send(res: ServerResponse, answer: StreamAnswer, signal: AbortSignal): Promise<void> {
+  writeFrame(res, FrameType.Head, encodeHead(answer.head));
+  if (answer.body) await sendBody(res, answer.body, signal);
+  if (answer.trailer) writeFrame(res, FrameType.Trailer, encodeHead(await answer.trailer()));
+  res.end();
 }
 
 /**
- * Adds streaming methods (`svc.internal.v1.Stream/<method>`, stream-service.ts) to the internal port. A handler's
- * RuntimeError goes back whole; anything else is INTERNAL and logged.
+ * Adds streaming methods (`/svc.internal.v1.Stream/<method>`, stream-service.ts) to the internal port. A
+ * handler's RuntimeError goes back whole in an Error frame, before the answer's head or after it; anything else is
+ * INTERNAL there and logged.
  */
-export function addStreamService(server: InternalServices, handlers: Readonly<Record<string, StreamHandler>>, log: Logger): void {
-  const serve = (method: string, handler: StreamHandler) => (call: grpc.ServerDuplexStream<Buffer, Buffer>) => {
+export function addStreamService(server: InternalStreamRoutes, handlers: Readonly<Record<string, StreamHandler>>, log: Logger): void {
+  const serve = (method: string, handler: StreamHandler) => (req: IncomingMessage, res: ServerResponse) => {
+    res.sendDate = false;
     const abort = new AbortController();
-    call.on('cancelled', () => abort.abort(new Error('the calling sidecar cancelled the call')));
-    // Not the default iterator: it destroys the call when the other side's messages end, and with it our half.
-    const messages = call.iterator({ destroyOnReturn: false }) as Messages;
+    res.once('close', () => {
+      if (!res.writableFinished) abort.abort(new Error('the calling sidecar cancelled the call'));
+    });
+    let sawHead!: (head: Buffer) => void;
+    const heads = new Promise<Buffer>((resolve) => (sawHead = resolve));
+    const body = new FramedBody(req, {
+      maxBytes: DEFAULT_PEER_MESSAGE_BYTES,
+      onFrame: (type, payload) => (type === FrameType.Head ? sawHead(payload) : body.destroy(new Error(`a call carries no frame of type ${type}`))),
+      // The handler is done with the body: the rest of it goes by unread, the answer unaffected.
+      onDestroy: () => req.resume(),
+      failure: (err) => err,
+    });
     void (async () => {
       try {
-        const first = await messages.next();
-        if (first.done) throw new Error('the call ended before its head');
-        const answer = await handler({ head: decodeHead(first.value), body: bodyOf(messages), metadata: call.metadata, signal: abort.signal });
-        await send(call, answer, abort.signal);
+        const head = await headOf(req, body, heads);
+        await send(res, await handler({ head, body, header: (name) => req.headers[name] as string | undefined, signal: abort.signal }), abort.signal);
       } catch (err) {
         if (abort.signal.aborted) return;
         if (!isRuntimeError(err)) log.warn({ method, err: ensureError(err).message }, 'internal streaming call failed');
-        call.emit('error', isRuntimeError(err) ? carriedStatus(err) : { code: grpc.status.INTERNAL, details: ensureError(err).message });
+        const failure = isRuntimeError(err) ? err : new RuntimeError('ERR_DIRECT_INVOKE', `the target sidecar failed the call: ${ensureError(err).message}`);
+        writeFrame(res, FrameType.Error, Buffer.from(carried(failure)));
+        res.end();
       }
     })();
   };
-  const methods = Object.keys(handlers);
-  server.addService(streamServiceDefinition(methods), Object.fromEntries(methods.map((m) => [m, serve(m, handlers[m]!)])));
+  for (const [method, handler] of Object.entries(handlers)) server.addStreamRoute(streamMethodPath(method), serve(method, handler));
 }

@@ -17,10 +17,14 @@ function crosses(name: string, named: ReadonlySet<string>): boolean {
   return !HOP_BY_HOP.has(name) && !named.has(name) && !name.startsWith(':');
 }
 
+const NONE: ReadonlySet<string> = new Set();
+
 /** Headers named in `Connection` are hop-by-hop too (RFC 9110 §7.6.1). */
-function connectionNamed(headers: Headers): Set<string> {
+function connectionNamed(headers: Headers): ReadonlySet<string> {
   const value = headers.connection;
-  const text = Array.isArray(value) ? value.join(',') : (value ?? '');
+  // The usual value, `keep-alive`, names a header that is hop-by-hop anyway.
+  if (value === undefined || value === 'keep-alive') return NONE;
+  const text = Array.isArray(value) ? value.join(',') : value;
   return new Set(text.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean));
 }
 

@@ -47,7 +47,7 @@ function inbound<H extends CallHead>(o: InboundOptions, method: string, readHead
 async function admit<H extends CallHead>(o: InboundOptions, head: H, call: StreamCall, serve: Serve<H>): Promise<StreamAnswer> {
   let caller: AppRef;
   try {
-    caller = await o.identity.authenticate((name) => call.metadata.get(name)[0]?.toString(), head.caller);
+    caller = await o.identity.authenticate(call.header, head.caller);
   } catch (err) {
     o.log.warn({ claimedCaller: head.caller.appId, err: (err as Error).message }, 'invocation refused: caller not authenticated');
     throw err;

@@ -8,7 +8,7 @@ import { createNameResolver } from '../components/name-resolution/create-resolve
 import type { ComponentSpec } from '../components/spec.js';
 import { RuntimeError } from '../errors/runtime-error.js';
 import type { Logger } from '../log/logger.js';
-import type { InternalServices } from '../internal/internal-server.js';
+import type { InternalStreamRoutes } from '../internal/internal-server.js';
 import { StreamClients } from '../internal/stream-client.js';
 import { addStreamService } from '../internal/stream-server.js';
 import { SharedSecretIdentity, type CallerIdentity } from './caller-identity.js';
@@ -25,7 +25,7 @@ export interface InvocationHostOptions {
   readonly app: AppInvoker | undefined;
   /** The app's gRPC server for proxied calls (`--app-protocol grpc`); closed when this part stops. */
   readonly grpcApp: GrpcAppProxy | undefined;
-  readonly internal: { readonly services: InternalServices; readonly address: () => string };
+  readonly internal: { readonly routes: InternalStreamRoutes; readonly address: () => string };
   /** Picks the default name resolution: Kubernetes mode's is the API server's pods. */
   readonly mode: 'standalone' | 'kubernetes';
   /** `--kubeconfig`, for Kubernetes name resolution outside a pod. */
@@ -69,7 +69,7 @@ export class InvocationHost {
     });
     this.api = new InvocationApi({ self: o.self, app: o.app, grpcApp: o.grpcApp, remote: this.#remote, metrics, resiliency: o.resiliency });
     const inbound = { self: o.self, app: o.app, grpcApp: o.grpcApp, identity: this.#identity, access: o.access, metrics, log };
-    addStreamService(o.internal.services, { [INVOKE_METHOD]: inboundInvocation(inbound), [PROXY_METHOD]: inboundProxy(inbound) }, log);
+    addStreamService(o.internal.routes, { [INVOKE_METHOD]: inboundInvocation(inbound), [PROXY_METHOD]: inboundProxy(inbound) }, log);
   }
 
   async start(): Promise<void> {

@@ -3,6 +3,7 @@ import type { ReflectionService } from '@grpc/reflection';
 import { loadProtoRoot, REFLECTION_VERSIONS, servedService, type Conversions, type PackageDefinition, type ReflectionVersion } from '@svc/proto';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import type { Duplex } from 'node:stream';
 import { ensureError } from '../errors/runtime-error.js';
 import { serveUnknownMethods } from './grpc-unknown-methods.js';
 
@@ -92,6 +93,16 @@ export class GrpcApiServer {
     });
     this.#started = true;
     return port;
+  }
+
+  /**
+   * Serves connections accepted elsewhere (a listener shared with another protocol) instead of a port of its own;
+   * `stop` ends them as it would its own.
+   */
+  acceptConnections(): (connection: Duplex) => void {
+    const injector = this.#server.createConnectionInjector(grpc.ServerCredentials.createInsecure());
+    this.#started = true;
+    return (connection) => injector.injectConnection(connection);
   }
 
   async stop(graceMs: number): Promise<void> {

@@ -1,4 +1,5 @@
 import { ensureError } from '../errors/runtime-error.js';
+import { abortReason } from '../util/abort-reason.js';
 import type { RuntimeStatus, WorkflowInstance } from './engine.js';
 
 interface Watcher {
@@ -45,7 +46,7 @@ export class InstanceWatchers {
   ): Promise<WorkflowInstance | undefined> {
     return new Promise((resolve, reject) => {
       if (signal.aborted) {
-        reject(abortError(signal));
+        reject(abortReason(signal, 'the wait was cancelled'));
         return;
       }
       let done = false;
@@ -90,7 +91,7 @@ export class InstanceWatchers {
           if (status === undefined || !meets || meets(status)) void check();
         },
       };
-      const onAbort = () => finish(() => reject(abortError(signal)));
+      const onAbort = () => finish(() => reject(abortReason(signal, 'the wait was cancelled')));
       signal.addEventListener('abort', onAbort, { once: true });
       let set = this.#byId.get(instanceId);
       if (!set) this.#byId.set(instanceId, (set = new Set()));
@@ -98,8 +99,4 @@ export class InstanceWatchers {
       void check();
     });
   }
-}
-
-function abortError(signal: AbortSignal): Error {
-  return signal.reason instanceof Error ? signal.reason : new Error('the wait was cancelled');
 }

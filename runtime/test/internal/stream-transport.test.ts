@@ -1,0 +1,194 @@
+import { expect } from 'chai';
+import net from 'node:net';
+import { pino } from 'pino';
+import { Readable } from 'node:stream';
+import { RuntimeError, isRuntimeError } from '../../src/errors/runtime-error.js';
+import { InternalServer } from '../../src/internal/internal-server.js';
+import { PeerClients } from '../../src/internal/peer-client.js';
+import { addPeerService } from '../../src/internal/peer-server.js';
+import { StreamClients, StreamUnreachableError } from '../../src/internal/stream-client.js';
+import { frameOf, FrameType } from '../../src/internal/stream-frames.js';
+import { addStreamService, type StreamHandler } from '../../src/internal/stream-server.js';
+import { streamMethodPath } from '../../src/internal/stream-service.js';
+import { freePort } from '../support/index.js';
+
+const log = pino({ level: 'silent' });
+const OPTIONS = { metadata: { 'svc-test': 'yes' }, connectTimeoutMs: 2_000 };
+
+async function readAll(body: Readable): Promise<Buffer[]> {
+  const chunks: Buffer[] = [];
+  for await (const c of body) chunks.push(c as Buffer);
+  return chunks;
+}
+
+/** A body whose chunks come one by one, each after the last was read. */
+function bodyOf(...chunks: string[]): Readable {
+  return Readable.from(chunks.map((c) => Buffer.from(c)));
+}
+
+describe('internal streaming calls (sidecar to sidecar, HTTP/1.1 beside gRPC on one port)', () => {
+  let server: InternalServer;
+  let address: string;
+  let clients: StreamClients;
+  let lastSignal: AbortSignal | undefined;
+
+  const handlers: Record<string, StreamHandler> = {
+    // Answers with the head and the header it was given, each request message back in order, then a trailer.
+    Echo: async (call) => {
+      const messages = await readAll(call.body);
+      return { head: { got: call.head, header: call.header('svc-test') }, body: Readable.from(messages), trailer: () => Promise.resolve({ count: messages.length }) };
+    },
+    Refuse: () => Promise.reject(new RuntimeError('ERR_PERMISSION_DENIED', 'not you', { httpStatus: 403 })),
+    Crash: () => Promise.reject(new Error('boom')),
+    // Answers, then fails after two messages of its body.
+    FailMidway: () => {
+      const body = new Readable({ objectMode: true, read() {} });
+      body.push(Buffer.from('one'));
+      body.push(Buffer.from('two'));
+      setTimeout(() => body.destroy(new RuntimeError('ERR_DIRECT_INVOKE', 'the app broke off')), 50);
+      return Promise.resolve({ head: { status: 200 }, body });
+    },
+    Hang: (call) => {
+      lastSignal = call.signal;
+      return new Promise((_resolve, reject) => call.signal.addEventListener('abort', () => reject(new Error('aborted'))));
+    },
+    // Never reads the request body.
+    Ignore: () => Promise.resolve({ head: { ignored: true } }),
+  };
+
+  before(async () => {
+    server = new InternalServer('127.0.0.1', 0);
+    addStreamService(server, handlers, log);
+    addPeerService(server, { token: () => 't', handlers: { Ping: (body) => Promise.resolve(body) }, log });
+    await server.start();
+    address = server.address;
+    clients = new StreamClients();
+  });
+
+  after(async () => {
+    clients.close();
+    await server.stop(1000);
+  });
+
+  it('carries the head, each message whole and in order, and the trailer; the answer body ends after the trailer', async () => {
+    const big = 'x'.repeat(300_000);
+    const reply = await clients.call(address, 'Echo', { a: 1, text: 'ü' }, bodyOf('first', '', big, 'last'), OPTIONS);
+    expect(reply.head).to.deep.equal({ got: { a: 1, text: 'ü' }, header: 'yes' });
+    expect((await readAll(reply.body)).map((c) => c.toString())).to.deep.equal(['first', '', big, 'last']);
+    expect(await reply.trailer).to.deep.equal({ count: 4 });
+  });
+
+  it('serves gRPC calls between replicas on the same port', async () => {
+    const peers = new PeerClients({ token: () => 't', log });
+    try {
+      expect(await peers.call(address, 'Ping', { n: 7 })).to.deep.equal({ n: 7 });
+      // and streaming calls again after it, on connections of their own
+      expect((await clients.call(address, 'Echo', {}, undefined, OPTIONS)).head).to.deep.equal({ got: {}, header: 'yes' });
+    } finally {
+      peers.close();
+    }
+  });
+
+  it("rebuilds the handler's RuntimeError whole; any other failure is ERR_DIRECT_INVOKE naming it", async () => {
+    const refused = await clients.call(address, 'Refuse', {}, undefined, OPTIONS).catch((e: unknown) => e);
+    expect(isRuntimeError(refused, 'ERR_PERMISSION_DENIED')).to.equal(true);
+    expect((refused as RuntimeError).httpStatus).to.equal(403);
+    expect((refused as Error).message).to.equal('not you');
+    const crashed = await clients.call(address, 'Crash', {}, undefined, OPTIONS).catch((e: unknown) => e);
+    expect(isRuntimeError(crashed, 'ERR_DIRECT_INVOKE')).to.equal(true);
+    expect((crashed as Error).message).to.contain('boom');
+    const unknown = await clients.call(address, 'NoSuchMethod', {}, undefined, OPTIONS).catch((e: unknown) => e);
+    expect(isRuntimeError(unknown, 'ERR_DIRECT_INVOKE')).to.equal(true);
+    expect((unknown as Error).message).to.contain('does not serve NoSuchMethod');
+  });
+
+  it('fails the answer body with the error of a handler that breaks off after its head, never ending it as whole', async () => {
+    const reply = await clients.call(address, 'FailMidway', {}, undefined, OPTIONS);
+    const got: string[] = [];
+    const err = await (async () => {
+      for await (const c of reply.body) got.push((c as Buffer).toString());
+    })().catch((e: unknown) => e);
+    expect(got).to.deep.equal(['one', 'two']);
+    expect(isRuntimeError(err, 'ERR_DIRECT_INVOKE')).to.equal(true);
+    expect((err as Error).message).to.contain('the app broke off');
+    expect(await reply.trailer.catch((e: unknown) => e)).to.equal(err);
+  });
+
+  it('cancels the handler when the caller aborts, with the caller seeing its own reason', async () => {
+    const abort = new AbortController();
+    const pending = clients.call(address, 'Hang', {}, undefined, { ...OPTIONS, signal: abort.signal }).catch((e: unknown) => e);
+    while (!lastSignal) await new Promise((r) => setTimeout(r, 10));
+    abort.abort(new Error('caller gave up'));
+    expect(((await pending) as Error).message).to.equal('caller gave up');
+    while (!lastSignal.aborted) await new Promise((r) => setTimeout(r, 10));
+  });
+
+  it('says a sidecar that cannot be reached is unreachable, with the body not read at all', async () => {
+    const dead = `127.0.0.1:${await freePort()}`;
+    let reads = 0;
+    const body = new Readable({
+      read() {
+        reads += 1;
+        this.push(null);
+      },
+    });
+    const err = await clients.call(dead, 'Echo', {}, body, OPTIONS).catch((e: unknown) => e);
+    expect(err).to.be.instanceOf(StreamUnreachableError);
+    expect((err as Error).message).to.contain(dead);
+    expect(reads).to.equal(0);
+  });
+
+  it('fails the answer body when the connection is cut mid-answer', async () => {
+    // A fake sidecar: answers with a head frame and one message, then drops the connection.
+    const fake = net.createServer((socket) =>
+      socket.once('data', () => {
+        socket.write('HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n');
+        const frames = Buffer.concat([...frameOf(FrameType.Head, Buffer.from('{"status":200}')), ...frameOf(FrameType.Message, Buffer.from('partial'))]);
+        socket.write(`${frames.length.toString(16)}\r\n`);
+        socket.write(frames);
+        socket.end('\r\n');
+      }),
+    );
+    await new Promise<void>((r) => fake.listen(0, '127.0.0.1', r));
+    try {
+      const reply = await clients.call(`127.0.0.1:${(fake.address() as net.AddressInfo).port}`, 'Echo', {}, undefined, OPTIONS);
+      expect(reply.head).to.deep.equal({ status: 200 });
+      const got: string[] = [];
+      const err = await (async () => {
+        for await (const c of reply.body) got.push((c as Buffer).toString());
+      })().catch((e: unknown) => e);
+      expect(got).to.deep.equal(['partial']);
+      expect(isRuntimeError(err, 'ERR_DIRECT_INVOKE')).to.equal(true);
+    } finally {
+      fake.close();
+    }
+  });
+
+  it('answers a frame over the size limit with an error, and goes on serving', async () => {
+    const socket = net.connect(Number(address.split(':')[1]), '127.0.0.1');
+    await new Promise((r) => socket.once('connect', r));
+    const huge = Buffer.alloc(5);
+    huge[0] = FrameType.Head;
+    huge.writeUInt32BE(0xffffffff, 1);
+    socket.write(`POST ${streamMethodPath('Echo')} HTTP/1.1\r\ncontent-length: 5\r\n\r\n`);
+    socket.write(huge);
+    const answer = await new Promise<string>((resolve) => {
+      let text = '';
+      socket.on('data', (d: Buffer) => {
+        text += d.toString('latin1');
+        if (text.endsWith('0\r\n\r\n')) resolve(text);
+      });
+      socket.on('close', () => resolve(text));
+    });
+    socket.destroy();
+    expect(answer).to.contain('ERR_DIRECT_INVOKE').and.contain('over the limit');
+    expect((await clients.call(address, 'Echo', {}, undefined, OPTIONS)).head).to.deep.equal({ got: {}, header: 'yes' });
+  });
+
+  it("lets a handler leave the request body unread: the answer comes, the call's connection is reused", async () => {
+    const reply = await clients.call(address, 'Ignore', {}, bodyOf('a', 'x'.repeat(1 << 20), 'b'), OPTIONS);
+    expect(reply.head).to.deep.equal({ ignored: true });
+    expect(await readAll(reply.body)).to.deep.equal([]);
+    expect((await clients.call(address, 'Echo', {}, bodyOf('again'), OPTIONS)).head).to.deep.equal({ got: {}, header: 'yes' });
+  });
+});
