@@ -4,7 +4,8 @@
  * calls/s, p50/p99, and each sidecar's CPU per call from /proc (user + system over the run ÷ calls), with a row
  * straight to the app for reference. The target app is a plain node:http server in its own process.
  * Run: `npm run build && node bench/dist/src/invocation.js` (BENCH_SECONDS, default 5). With `BENCH_DAPRD=<path to
- * daprd>` the same rows run through two daprd sidecars as well, interleaved with svcd's, in the same run.
+ * daprd>` the same rows run through two daprd sidecars as well, interleaved with svcd's, in the same run; with
+ * BENCH_SVCD_MAINS (comma-separated svcd launchers, workflow-loop.ts) through a pair of each svcd build.
  */
 import * as grpc from '@grpc/grpc-js';
 import { loadRuntimeApiProto } from '@svc/proto';
@@ -13,7 +14,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { cpuMs, percentile } from './workflow-loop.js';
+import { cpuMs, percentile, svcdBuilds } from './workflow-loop.js';
 
 const print = (line: string) => process.stdout.write(`${line}\n`);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -87,13 +88,13 @@ interface Pair {
   stop(): Promise<void>;
 }
 
-async function svcdPair(appPort: number): Promise<Pair> {
+async function svcdPair(appPort: number, build: { label: string; main: string }): Promise<Pair> {
   const registry = path.join(tempFolder('bench-registry-'), 'registry.db');
   const configuration = `apiVersion: svc.io/v1alpha1\nkind: Configuration\nmetadata:\n  name: bench\nspec:\n  nameResolution:\n    component: sqlite\n    configuration:\n      path: ${registry}\n`;
   const quiet = ['--log-level', 'warn'];
-  const b = await SvcdProcess.start({ appId: 'target', resources: { 'c.yaml': configuration }, args: [...quiet, '--app-port', String(appPort)] });
-  const a = await SvcdProcess.start({ appId: 'caller', resources: { 'c.yaml': configuration }, args: quiet });
-  return { name: 'svcd', a: { http: a.ports.http, grpc: a.ports.grpc }, pids: [a.child.pid!, b.child.pid!], stop: async () => void (await Promise.all([a.stop(), b.stop()])) };
+  const b = await SvcdProcess.start({ appId: 'target', resources: { 'c.yaml': configuration }, args: [...quiet, '--app-port', String(appPort)], svcdMain: build.main });
+  const a = await SvcdProcess.start({ appId: 'caller', resources: { 'c.yaml': configuration }, args: quiet, svcdMain: build.main });
+  return { name: svcdBuilds.length > 1 ? `svcd ${build.label}` : 'svcd', a: { http: a.ports.http, grpc: a.ports.grpc }, pids: [a.child.pid!, b.child.pid!], stop: async () => void (await Promise.all([a.stop(), b.stop()])) };
 }
 
 /**
@@ -141,7 +142,8 @@ function paths(pair: Pair): [string, Call][] {
 async function main(): Promise<void> {
   const appPort = 20_000 + Math.floor(Math.random() * 10_000);
   const app = await startApp(appPort);
-  const pairs = [await svcdPair(appPort)];
+  const pairs: Pair[] = [];
+  for (const build of svcdBuilds) pairs.push(await svcdPair(appPort, build));
   const daprd = process.env.BENCH_DAPRD;
   if (daprd) pairs.push(await daprdPair(daprd, appPort));
   try {

@@ -71,11 +71,20 @@ export class StreamClients {
       if (!body) return void req.end();
       // A body that fails cancels the call: the other side sees it cut.
       body.once('error', cancel);
-      body.on('data', (chunk: Buffer | string) => {
-        if (!writeFrame(req, FrameType.Message, typeof chunk === 'string' ? Buffer.from(chunk) : chunk)) body.pause();
-      });
+      body.on('data', sendChunk);
       req.on('drain', () => body.resume());
       body.once('end', () => req.end());
+    };
+    const sendChunk = (chunk: Buffer | string) => {
+      if (!writeFrame(req, FrameType.Message, typeof chunk === 'string' ? Buffer.from(chunk) : chunk)) body?.pause();
+    };
+    // An answer that ended before all of the body was sent wants no more of it: the rest is read and dropped (the
+    // caller's own connection stays usable) and this connection, midway through a request, is closed.
+    const unwanted = () => {
+      if (!body || req.writableEnded) return;
+      body.off('data', sendChunk);
+      body.resume();
+      req.destroy();
     };
     req.once('socket', (socket) => {
       if (!socket.connecting) return send();
@@ -119,6 +128,7 @@ export class StreamClients {
           },
         });
         res.once('end', () => {
+          unwanted();
           if (!answered) reject(new RuntimeError('ERR_DIRECT_INVOKE', `sidecar ${address} ended the call without an answer`));
         });
         reply.once('error', (err) => {

@@ -76,16 +76,19 @@ export class FramedBody extends Readable {
   readonly #onDestroy: () => void;
 
   constructor(source: Readable, o: FramedBodyOptions) {
-    super({ objectMode: true });
+    // One message read ahead at most: nothing piles up for a reader that has not started (a call not yet
+    // authenticated) or is behind.
+    super({ objectMode: true, highWaterMark: 1 });
     this.#source = source;
     this.#onDestroy = o.onDestroy;
     const splitter = new FrameSplitter(o.maxBytes);
     const each = (type: FrameType, payload: Buffer) => {
       if (type !== FrameType.Message) return o.onFrame(type, payload);
-      // Destroyed: nobody reads the messages; the source is left flowing so the rest of it goes by unread.
-      if (!this.destroyed && !this.push(payload)) source.pause();
+      if (!this.push(payload)) source.pause();
     };
     source.on('data', (chunk: Buffer) => {
+      // Destroyed: nobody reads on; the rest of the source goes by unread (and unparsed).
+      if (this.destroyed) return;
       try {
         splitter.push(chunk, each);
       } catch (err) {

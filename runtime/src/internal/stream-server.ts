@@ -102,6 +102,9 @@ export function addStreamService(server: InternalStreamRoutes, handlers: Readonl
         const failure = isRuntimeError(err) ? err : new RuntimeError('ERR_DIRECT_INVOKE', `the target sidecar failed the call: ${ensureError(err).message}`);
         writeFrame(res, FrameType.Error, Buffer.from(carried(failure)));
         res.end();
+      } finally {
+        // The answer is whole: what is left of the request goes by unread, so the connection serves the next call.
+        body.destroy();
       }
     })();
   };

@@ -54,6 +54,11 @@ describe('internal streaming calls (sidecar to sidecar, HTTP/1.1 beside gRPC on 
     },
     // Never reads the request body.
     Ignore: () => Promise.resolve({ head: { ignored: true } }),
+    // Reads nothing for a while (as a call being authenticated), then says how many messages were held for it.
+    Held: async (call) => {
+      await new Promise((r) => setTimeout(r, 300));
+      return { head: { held: call.body.readableLength } };
+    },
   };
 
   before(async () => {
@@ -185,10 +190,23 @@ describe('internal streaming calls (sidecar to sidecar, HTTP/1.1 beside gRPC on 
     expect((await clients.call(address, 'Echo', {}, undefined, OPTIONS)).head).to.deep.equal({ got: {}, header: 'yes' });
   });
 
-  it("lets a handler leave the request body unread: the answer comes, the call's connection is reused", async () => {
-    const reply = await clients.call(address, 'Ignore', {}, bodyOf('a', 'x'.repeat(1 << 20), 'b'), OPTIONS);
+  it('holds at most one message ahead for a handler that has not read the body yet', async () => {
+    const chunks = Array.from({ length: 40 }, () => 'y'.repeat(100_000));
+    const reply = await clients.call(address, 'Held', {}, bodyOf(...chunks), OPTIONS);
+    expect((reply.head as { held: number }).held).to.be.at.most(1);
+  });
+
+  it("lets a handler leave the request body unread: the answer comes, and the rest of the body is taken and dropped", async () => {
+    // 8 MiB: more than the sockets' buffers hold, so the sender ends only if the other side reads on.
+    const body = bodyOf(...Array.from({ length: 64 }, () => 'z'.repeat(128 * 1024)));
+    const ended = new Promise<boolean>((resolve) => {
+      body.once('end', () => resolve(true));
+      setTimeout(() => resolve(false), 5_000);
+    });
+    const reply = await clients.call(address, 'Ignore', {}, body, OPTIONS);
     expect(reply.head).to.deep.equal({ ignored: true });
     expect(await readAll(reply.body)).to.deep.equal([]);
+    expect(await ended).to.equal(true);
     expect((await clients.call(address, 'Echo', {}, bodyOf('again'), OPTIONS)).head).to.deep.equal({ got: {}, header: 'yes' });
   });
 });
