@@ -59,6 +59,7 @@ export class StreamClients {
   readonly #agent = new http.Agent({ keepAlive: true, keepAliveMsecs: 10_000, timeout: IDLE_CONNECTION_MS, scheduling: 'lifo' });
 
   call(address: string, method: string, head: unknown, body: Readable | undefined, o: StreamCallOptions): Promise<StreamReply> {
+    if (o.signal?.aborted) return Promise.reject(abortReason(o.signal));
     const { host, port } = hostAndPort(address);
     const req = http.request({ agent: this.#agent, host, port, method: 'POST', path: streamMethodPath(method), headers: o.metadata, setHost: false });
     const cancel = () => req.destroy();
@@ -89,6 +90,7 @@ export class StreamClients {
     req.once('socket', (socket) => {
       if (!socket.connecting) return send();
       const timer = setTimeout(() => req.destroy(new Error(`no connection within ${o.connectTimeoutMs} ms`)), o.connectTimeoutMs);
+      req.once('close', () => clearTimeout(timer));
       socket.once('connect', () => {
         clearTimeout(timer);
         send();

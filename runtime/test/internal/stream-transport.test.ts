@@ -126,6 +126,11 @@ describe('internal streaming calls (sidecar to sidecar, HTTP/1.1 beside gRPC on 
     abort.abort(new Error('caller gave up'));
     expect(((await pending) as Error).message).to.equal('caller gave up');
     while (!lastSignal.aborted) await new Promise((r) => setTimeout(r, 10));
+    const before = lastSignal;
+    const gone = await clients.call(address, 'Hang', {}, undefined, { ...OPTIONS, signal: AbortSignal.abort(new Error('already gone')) }).catch((e: unknown) => e);
+    expect((gone as Error).message).to.equal('already gone');
+    await new Promise((r) => setTimeout(r, 50));
+    expect(lastSignal).to.equal(before);
   });
 
   it('says a sidecar that cannot be reached is unreachable, with the body not read at all', async () => {
