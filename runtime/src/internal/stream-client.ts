@@ -126,7 +126,7 @@ export class StreamClients {
               if (answered) reply.destroy(err);
               else reject(err);
               answered = true;
-            } else reply.destroy(new Error(`an answer carries no frame of type ${type} here`));
+            } else reply.destroy(new RuntimeError('ERR_DIRECT_INVOKE', `sidecar ${address} sent a frame of type ${type} where none belongs`));
           },
         });
         res.once('end', () => {
