@@ -4,7 +4,7 @@ import net from 'node:net';
 import { GrpcApiServer } from '../util/grpc-server.js';
 import { listenFor } from '../util/listen-failure.js';
 import { DEFAULT_PEER_MESSAGE_BYTES } from './peer-service.js';
-import { IDLE_CONNECTION_MS } from './stream-client.js';
+import { IDLE_CONNECTION_MS } from './stream-service.js';
 
 /** Where parts register the gRPC services other sidecars call on the internal port (calls between replicas). */
 export interface InternalServices {
@@ -50,7 +50,7 @@ export class InternalServer implements InternalServices, InternalStreamRoutes {
   readonly name = 'internal-grpc';
   readonly #grpc: GrpcApiServer;
   readonly #routes = new Map<string, (req: IncomingMessage, res: ServerResponse) => void>();
-  // Keeps an idle connection longer than the calling side does (stream-client.ts): the caller closes first.
+  // Keeps an idle connection longer than the calling side does (stream-service.ts): the caller closes first.
   // No request timeout: an invocation may stream for as long as its app does. No Host: callers send none.
   readonly #http = http.createServer({ keepAliveTimeout: 2 * IDLE_CONNECTION_MS, requestTimeout: 0, requireHostHeader: false }, (req, res) => this.#route(req, res));
   // No Nagle: a call's frames are small writes each waiting for the last to be acknowledged otherwise.

@@ -6,7 +6,7 @@ import { corkForTurn } from '../util/cork-for-turn.js';
 import { fromCarried } from './carried-error.js';
 import { DEFAULT_PEER_MESSAGE_BYTES } from './peer-service.js';
 import { FramedBody, frameOf, FrameType } from './stream-frames.js';
-import { decodeHead, encodeHead, streamMethodPath } from './stream-service.js';
+import { decodeHead, encodeHead, IDLE_CONNECTION_MS, streamMethodPath } from './stream-service.js';
 
 /** The other sidecar could not be reached: nothing ran there, so the call may be tried elsewhere. */
 export class StreamUnreachableError extends RuntimeError {
@@ -29,12 +29,6 @@ export interface StreamReply {
   /** The answer's trailer (undefined: none) once the call ended OK; rejects with the body's error otherwise. */
   readonly trailer: Promise<unknown>;
 }
-
-/**
- * An idle connection is closed after this; the other side keeps one open longer (internal-server.ts), so it is
- * never the one to close a connection this side is about to reuse.
- */
-export const IDLE_CONNECTION_MS = 60_000;
 
 /** `host:port` or `[v6]:port` as name resolution records it. */
 function hostAndPort(address: string): { host: string; port: number } {

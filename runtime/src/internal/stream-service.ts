@@ -11,6 +11,12 @@
  * them apart by the first bytes of a connection (internal-server.ts).
  */
 export const STREAM_SERVICE = 'svc.internal.v1.Stream';
+/**
+ * A calling sidecar closes an idle connection after this; the called one keeps it twice as long, so it is never
+ * the one to close a connection the caller is about to reuse.
+ */
+export const IDLE_CONNECTION_MS = 60_000;
+
 /** The shared invocation secret (standalone), a request header; compared in constant time. */
 export const INVOKE_TOKEN_METADATA = 'svc-invoke-token';
 

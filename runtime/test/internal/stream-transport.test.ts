@@ -77,10 +77,11 @@ describe('internal streaming calls (sidecar to sidecar, HTTP/1.1 beside gRPC on 
 
   it('carries the head, each message whole and in order, and the trailer; the answer body ends after the trailer', async () => {
     const big = 'x'.repeat(300_000);
-    const reply = await clients.call(address, 'Echo', { a: 1, text: 'ü' }, bodyOf('first', '', big, 'last'), OPTIONS);
+    const huge = 'h'.repeat(5 * 1024 * 1024);
+    const reply = await clients.call(address, 'Echo', { a: 1, text: 'ü' }, bodyOf('first', '', big, huge, 'last'), OPTIONS);
     expect(reply.head).to.deep.equal({ got: { a: 1, text: 'ü' }, header: 'yes' });
-    expect((await readAll(reply.body)).map((c) => c.toString())).to.deep.equal(['first', '', big, 'last']);
-    expect(await reply.trailer).to.deep.equal({ count: 4 });
+    expect((await readAll(reply.body)).map((c) => c.toString())).to.deep.equal(['first', '', big, huge, 'last']);
+    expect(await reply.trailer).to.deep.equal({ count: 5 });
   });
 
   it('serves gRPC calls between replicas on the same port', async () => {
@@ -172,6 +173,22 @@ describe('internal streaming calls (sidecar to sidecar, HTTP/1.1 beside gRPC on 
     } finally {
       fake.close();
     }
+  });
+
+  it('reads frames however the bytes arrive: one at a time', async () => {
+    const socket = net.connect({ port: Number(address.split(':')[1]), host: '127.0.0.1', noDelay: true });
+    await new Promise((r) => socket.once('connect', r));
+    const frames = Buffer.concat([...frameOf(FrameType.Head, Buffer.from('{"bytes":1}')), ...frameOf(FrameType.Message, Buffer.from('abc')), ...frameOf(FrameType.Message, Buffer.from('de'))]);
+    socket.write(`POST ${streamMethodPath('Echo')} HTTP/1.1\r\nsvc-test: one\r\ncontent-length: ${frames.length}\r\n\r\n`);
+    let text = '';
+    socket.on('data', (d: Buffer) => (text += d.toString('latin1')));
+    for (const byte of frames) {
+      socket.write(Buffer.from([byte]));
+      await new Promise((r) => setImmediate(r));
+    }
+    while (!text.endsWith('0\r\n\r\n')) await new Promise((r) => setTimeout(r, 10));
+    socket.destroy();
+    expect(text).to.contain('{"got":{"bytes":1},"header":"one"}').and.contain('abc').and.contain('de').and.contain('{"count":2}');
   });
 
   it('answers a frame over the size limit with an error, and goes on serving', async () => {
