@@ -29,8 +29,9 @@ function httpCall(port: number, path: string, headers: Record<string, string> = 
   return () =>
     new Promise<void>((resolve, reject) => {
       const req = http.request({ host: '127.0.0.1', port, method: 'POST', path, agent, headers: { 'content-type': 'application/json', ...headers } }, (res) => {
-        res.resume();
-        res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`HTTP ${res.statusCode}`))));
+        let text = '';
+        res.on('data', (d: Buffer) => (text += d.toString()));
+        res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`HTTP ${res.statusCode} from port ${port} ${path}: ${text.slice(0, 300)}`))));
       });
       req.on('error', reject);
       req.end(BODY);
