@@ -2,10 +2,9 @@ import http from 'node:http';
 import type { Readable } from 'node:stream';
 import { ensureError, RuntimeError } from '../errors/runtime-error.js';
 import { abortReason } from '../util/abort-reason.js';
-import { corkForTurn } from '../util/cork-for-turn.js';
 import { fromCarried } from './carried-error.js';
 import { DEFAULT_PEER_MESSAGE_BYTES } from './peer-service.js';
-import { FramedBody, frameOf, FrameType } from './stream-frames.js';
+import { FramedBody, FrameType, writeFrame } from './stream-frames.js';
 import { decodeHead, encodeHead, IDLE_CONNECTION_MS, streamMethodPath } from './stream-service.js';
 
 /** The other sidecar could not be reached: nothing ran there, so the call may be tried elsewhere. */
@@ -34,13 +33,6 @@ export interface StreamReply {
 function hostAndPort(address: string): { host: string; port: number } {
   const colon = address.lastIndexOf(':');
   return { host: address.slice(0, colon).replace(/^\[(.*)\]$/, '$1'), port: Number(address.slice(colon + 1)) };
-}
-
-function writeFrame(req: http.ClientRequest, type: FrameType, payload: Buffer): boolean {
-  corkForTurn(req);
-  let ok = true;
-  for (const part of frameOf(type, payload)) ok = req.write(part);
-  return ok;
 }
 
 /**

@@ -1,4 +1,5 @@
-import { Readable } from 'node:stream';
+import { Readable, type Writable } from 'node:stream';
+import { corkForTurn } from '../util/cork-for-turn.js';
 
 /**
  * Frames of a streaming call between sidecars (stream-service.ts): a type byte, a 4-byte big-endian length, then
@@ -33,6 +34,14 @@ export function frameOf(type: FrameType, payload: Buffer): Buffer[] {
   header[0] = type;
   header.writeUInt32BE(payload.length, 1);
   return [header, payload];
+}
+
+/** Writes one frame to a call's request or answer, corked with the call's other writes of this turn; false: wait for 'drain'. */
+export function writeFrame(out: Writable, type: FrameType, payload: Buffer): boolean {
+  corkForTurn(out);
+  let ok = true;
+  for (const part of frameOf(type, payload)) ok = out.write(part);
+  return ok;
 }
 
 /**

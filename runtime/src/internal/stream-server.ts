@@ -2,11 +2,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import { ensureError, isRuntimeError, RuntimeError } from '../errors/runtime-error.js';
 import type { Logger } from '../log/logger.js';
-import { corkForTurn } from '../util/cork-for-turn.js';
 import { carried } from './carried-error.js';
 import type { InternalStreamRoutes } from './internal-server.js';
 import { DEFAULT_PEER_MESSAGE_BYTES } from './peer-service.js';
-import { FramedBody, frameOf, FrameType } from './stream-frames.js';
+import { FramedBody, FrameType, writeFrame } from './stream-frames.js';
 import { decodeHead, encodeHead, streamMethodPath } from './stream-service.js';
 
 /** One streaming call as its handler sees it. */
@@ -29,14 +28,6 @@ export interface StreamAnswer {
 }
 
 export type StreamHandler = (call: StreamCall) => Promise<StreamAnswer>;
-
-/** Writes one frame; false: wait for 'drain'. */
-function writeFrame(res: ServerResponse, type: FrameType, payload: Buffer): boolean {
-  corkForTurn(res);
-  let ok = true;
-  for (const part of frameOf(type, payload)) ok = res.write(part);
-  return ok;
-}
 
 /** The head frame, the first of the request; rejects when the request ends or breaks off without one. */
 function headOf(req: IncomingMessage, body: FramedBody, heads: Promise<Buffer>): Promise<unknown> {
@@ -74,7 +65,7 @@ async function send(res: ServerResponse, answer: StreamAnswer, signal: AbortSign
 /**
  * Adds streaming methods (`/svc.internal.v1.Stream/<method>`, stream-service.ts) to the internal port. A
  * handler's RuntimeError goes back whole in an Error frame, before the answer's head or after it; anything else is
- * INTERNAL there and logged.
+ * logged and goes back as ERR_DIRECT_INVOKE naming it.
  */
 export function addStreamService(server: InternalStreamRoutes, handlers: Readonly<Record<string, StreamHandler>>, log: Logger): void {
   const serve = (method: string, handler: StreamHandler) => (req: IncomingMessage, res: ServerResponse) => {
