@@ -109,12 +109,14 @@ export class FramedBody extends Readable {
     this.#onDestroy = o.onDestroy;
     const splitter = new FrameSplitter(o.maxBytes);
     const each = (type: FrameType, payload: Buffer) => {
+      // Destroyed, here or by a reader of a frame before this one in the same chunk: nobody reads on, and the
+      // source, resumed by onDestroy where the rest goes unread, must not be paused again.
+      if (this.destroyed) return;
       if (type !== FrameType.Message) return o.onFrame(type, payload);
       if (!this.push(payload)) source.pause();
     };
     source.on('data', (chunk: Buffer) => {
-      // Destroyed: nobody reads on; the rest of the source goes by unread (and unparsed).
-      if (this.destroyed) return;
+      if (this.destroyed) return; // the rest of the source goes by unparsed
       try {
         splitter.push(chunk, each);
       } catch (err) {

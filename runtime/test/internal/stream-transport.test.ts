@@ -1,13 +1,13 @@
 import { expect } from 'chai';
 import net from 'node:net';
 import { pino } from 'pino';
-import { Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import { RuntimeError, isRuntimeError } from '../../src/errors/runtime-error.js';
 import { InternalServer } from '../../src/internal/internal-server.js';
 import { PeerClients } from '../../src/internal/peer-client.js';
 import { addPeerService } from '../../src/internal/peer-server.js';
 import { StreamClients, StreamUnreachableError } from '../../src/internal/stream-client.js';
-import { frameOf, FrameType } from '../../src/internal/stream-frames.js';
+import { FramedBody, frameOf, FrameType } from '../../src/internal/stream-frames.js';
 import { addStreamService, type StreamHandler } from '../../src/internal/stream-server.js';
 import { streamMethodPath } from '../../src/internal/stream-service.js';
 import { freePort } from '../support/index.js';
@@ -230,5 +230,29 @@ describe('internal streaming calls (sidecar to sidecar, HTTP/1.1 beside gRPC on 
     expect(await readAll(reply.body)).to.deep.equal([]);
     expect(await ended).to.equal(true);
     expect((await clients.call(address, 'Echo', {}, bodyOf('again'), OPTIONS)).head).to.deep.equal({ got: {}, header: 'yes' });
+  });
+});
+
+describe('framed bodies (the message stream of a call between sidecars)', () => {
+  const framesOf = (...messages: string[]) => Buffer.concat(messages.flatMap((m) => frameOf(FrameType.Message, Buffer.from(m))));
+
+  it('lets the rest of the source go by when a reader destroys the body midway through a chunk of several frames', async () => {
+    const source = new PassThrough();
+    const body = new FramedBody(source, { maxBytes: 1 << 20, onFrame: () => undefined, onDestroy: () => source.resume(), failure: (err) => err });
+    body.on('error', () => undefined);
+    let seen = 0;
+    body.on('data', () => {
+      if (++seen === 2) body.destroy(); // while the frames after it in the same chunk are still being cut
+    });
+    source.write(framesOf('one'));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    source.write(framesOf('two', 'three', 'four'));
+    source.end(framesOf('five'));
+    const outcome = await Promise.race([
+      new Promise((resolve) => source.once('end', () => resolve('drained'))),
+      new Promise((resolve) => setTimeout(() => resolve(`stuck (source paused: ${source.isPaused()})`), 2_000)),
+    ]);
+    expect(outcome).to.equal('drained');
+    expect(seen).to.equal(2);
   });
 });
