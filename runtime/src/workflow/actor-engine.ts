@@ -9,6 +9,7 @@ import { RuntimeError, ensureError, isRuntimeError } from '../errors/runtime-err
 import type { Logger } from '../log/logger.js';
 import { ownershipPartitionOf } from '../actors/placement/partitions.js';
 import { WorkDispatcher } from './dispatcher.js';
+import { warnUnresponsive, warnWakeFailed } from './dispatch-warnings.js';
 import type { AnswerOrigin, Claim, StaleReason, WorkItem, WorkerConnection } from './work-items.js';
 import { listPageSize, MAX_LIST_PAGE_SIZE, meetsCondition, statusMeets, type HistoryRange, type InstanceIdPage, type InstanceSummaryPage, type ListInstanceIdsRequest, type ListInstancesRequest, type PurgeFilter, type RuntimeStatus, type PurgeOptions, type StartWorkflowRequest, type TerminateOptions, type WaitCondition, type WorkflowEngine, type WorkflowInstance } from './engine.js';
 import type { HistoryEvent } from './history.js';
@@ -84,15 +85,11 @@ export class ActorWorkflowEngine implements WorkflowEngine, WorkerHub {
       },
       workerUnresponsive: (worker, reason, reoffered) => {
         this.#metrics.unresponsiveWorkers.inc({ reason });
-        this.#log.warn(
-          { worker: worker.id, peer: worker.peer, reason, reoffered: reoffered.length, instances: [...new Set(reoffered.map((i) => i.instanceId))].slice(0, 10) },
-          reason === 'task_timeout'
-            ? 'workflow worker left an orchestration task unanswered past the workflow-task timeout: its work goes to other workers'
-            : 'workflow worker stopped reading its work item stream for longer than the workflow-task timeout: its work goes to other workers',
-        );
+        warnUnresponsive(this.#log, worker, reason, reoffered);
       },
       // Its `run` lease, parked while the batch was held here (`leaseIdle` below), watches over it again.
       orchestrationLeft: (instanceId) => this.#runtime.wakeLease(this.actorType, instanceId, RUN),
+      wakeDormant: (instanceId) => this.#invoke(instanceId, 'offer').then(() => undefined, (err: unknown) => warnWakeFailed(this.#log, instanceId, err)),
     });
     this.#watchers = new InstanceWatchers((id) => this.get(id));
     const deps = {

@@ -21,7 +21,9 @@
  * - Work goes only to workers that can run it. The protocol has no way to say what a worker registered, so the
  *   dispatcher learns it: a worker that answers "not registered" is not offered that name again, and the item
  *   goes to another worker; only when every connected worker refused it is the refusal recorded.
- * - Everything here is in memory: after a crash the actors' lease reminders offer the work again.
+ * - Everything here is in memory: after a crash the actors' lease reminders offer the work again. While no worker
+ *   is connected anywhere, orchestration batches are held by their instance ids alone (dormant-batches.ts) and
+ *   built again when workers have room for them; batches offered after a worker came may pass them.
  * - Several replicas: a replica with no worker of its own hands its items to a replica that has workers (a
  *   `remote` connection, used only while no local worker is connected); the items it receives that way
  *   (`localOnly`) go to its own workers only, never further. The answer comes back to the owner as a routed
@@ -30,6 +32,9 @@
 import { randomBytes } from 'node:crypto';
 import type { AnswerOrigin, ActivityItem, Claim, OrchestrationItem, WorkerConnection, WorkItem } from './work-items.js';
 import { WorkQueue } from './work-queue.js';
+import { BlockedStreams } from './blocked-streams.js';
+import { DormantBatches } from './dormant-batches.js';
+import { DEFAULT_MAX_PER_WORKER, DEFAULT_TASK_TIMEOUT_MS, type DispatcherEvents, type DispatcherOptions, type UnresponsiveReason } from './dispatcher-events.js';
 
 interface Held {
   item: WorkItem;
@@ -43,32 +48,9 @@ interface Held {
   localOnly?: boolean;
 }
 
-const DEFAULT_MAX_PER_WORKER = 100;
-/** Temporal's default workflow task timeout; svcd's `--workflow-task-timeout`. */
-export const DEFAULT_TASK_TIMEOUT_MS = 10_000;
-
-export interface DispatcherOptions {
-  /** Unanswered items one worker may hold (SDK workers drop what exceeds their own local queue). */
-  maxPerWorker?: number;
-  /** How long a worker may leave an orchestration batch unanswered, or its stream blocked, before it counts as unresponsive; 0: for ever. */
-  taskTimeoutMs?: number;
-}
-
-/** Why a worker was found unresponsive. */
-export type UnresponsiveReason = 'task_timeout' | 'stream_blocked';
-
 const itemKey = (item: WorkItem) => (item.kind === 'orchestration' ? `o|${item.instanceId}` : `a|${item.instanceId}|${item.taskId}`);
 /** What a worker must have registered to run the item. */
 const capabilityOf = (item: WorkItem) => `${item.kind === 'orchestration' ? 'o' : 'a'}|${item.name}`;
-
-export interface DispatcherEvents {
-  dispatched?(item: WorkItem): void;
-  workersChanged?(count: number): void;
-  /** A worker was found unresponsive; `reoffered` items it held went back to the queue. */
-  workerUnresponsive?(worker: WorkerConnection, reason: UnresponsiveReason, reoffered: readonly WorkItem[]): void;
-  /** An instance's orchestration item is no longer here (answered, let go after a failed recording, withdrawn). */
-  orchestrationLeft?(instanceId: string): void;
-}
 
 export class WorkDispatcher {
   readonly #held = new Map<string, Held>();
@@ -81,8 +63,8 @@ export class WorkDispatcher {
   readonly #lacks = new Map<number, Set<string>>();
   /** Workers offered nothing until they answer again (see above). */
   readonly #unresponsive = new Set<number>();
-  /** Per worker whose stream is blocked by flow control: fires when it stays blocked past the timeout. */
-  readonly #blocked = new Map<number, NodeJS.Timeout>();
+  readonly #blocked: BlockedStreams;
+  readonly #dormant: DormantBatches | undefined;
   readonly #maxPerWorker: number;
   readonly #taskTimeoutMs: number;
   #next = 0;
@@ -96,6 +78,9 @@ export class WorkDispatcher {
   ) {
     this.#maxPerWorker = opts.maxPerWorker ?? DEFAULT_MAX_PER_WORKER;
     this.#taskTimeoutMs = opts.taskTimeoutMs ?? DEFAULT_TASK_TIMEOUT_MS;
+    this.#blocked = new BlockedStreams(this.#taskTimeoutMs, (worker) => this.#markUnresponsive(worker, 'stream_blocked'));
+    const wake = events.wakeDormant?.bind(events);
+    this.#dormant = wake && new DormantBatches(wake, (instanceId, failed) => (failed ? events.orchestrationLeft?.(instanceId) : this.#pump()));
   }
 
   /** Local SDK workers (remote connections to other replicas not counted). */
@@ -114,7 +99,7 @@ export class WorkDispatcher {
 
   /** Is an orchestration item of this instance queued or with a worker? */
   hasOrchestration(instanceId: string): boolean {
-    return this.#held.has(`o|${instanceId}`);
+    return this.#held.has(`o|${instanceId}`) || this.#dormant?.has(instanceId) === true;
   }
 
   hasActivity(instanceId: string, taskId: number): boolean {
@@ -133,7 +118,10 @@ export class WorkDispatcher {
 
   /** Queues an item; false (and nothing queued) when an item with the same key is already here. */
   offer(item: WorkItem): boolean {
-    return this.#queueItem(item, false);
+    if (item.kind !== 'orchestration' || this.#workers.length > 0 || !this.#dormant) return this.#queueItem(item, false);
+    if (this.hasOrchestration(item.instanceId)) return false;
+    this.#dormant.add(item.instanceId);
+    return true;
   }
 
   #queueItem(item: WorkItem, localOnly: boolean): boolean {
@@ -162,6 +150,10 @@ export class WorkDispatcher {
 
   /** Withdraws a queued orchestration item not yet sent to a worker (terminate must not wait for a worker). */
   withdrawQueuedOrchestration(instanceId: string): boolean {
+    if (this.#dormant?.delete(instanceId)) {
+      this.events.orchestrationLeft?.(instanceId);
+      return true;
+    }
     const k = `o|${instanceId}`;
     const held = this.#held.get(k);
     if (!held || held.worker || held.claimed) return false;
@@ -175,6 +167,7 @@ export class WorkDispatcher {
       if (held.worker || held.claimed || held.localOnly || !instance(held.item.instanceId)) continue;
       this.#forget(k, held);
     }
+    for (const instanceId of this.#dormant?.deleteWhere(instance) ?? []) this.events.orchestrationLeft?.(instanceId);
   }
 
   /** Forgets queued or sent activity items of cancelled work (their results would be dropped anyway). */
@@ -230,7 +223,9 @@ export class WorkDispatcher {
    * replica that delivered it — so the next batch may go out.
    */
   releaseAnsweredOrchestration(instanceId: string): void {
-    this.#releaseAnswered(`o|${instanceId}`);
+    const k = `o|${instanceId}`;
+    const held = this.#held.get(k);
+    if (held?.claimed || held?.worker?.remote) this.#forget(k, held);
   }
 
   /** Like `releaseAnsweredOrchestration` for an activity answered through another replica. */
@@ -238,11 +233,6 @@ export class WorkDispatcher {
     const k = `a|${instanceId}|${taskId}`;
     const held = this.#held.get(k);
     if (held?.worker?.remote) this.#forget(k, held);
-  }
-
-  #releaseAnswered(k: string): void {
-    const held = this.#held.get(k);
-    if (held?.claimed || held?.worker?.remote) this.#forget(k, held);
   }
 
   connect(worker: WorkerConnection): void {
@@ -260,8 +250,7 @@ export class WorkDispatcher {
     this.#load.delete(worker.id);
     this.#lacks.delete(worker.id);
     this.#unresponsive.delete(worker.id);
-    clearTimeout(this.#blocked.get(worker.id));
-    this.#blocked.delete(worker.id);
+    this.#blocked.drained(worker.id);
     this.#handBack(worker);
     this.events.workersChanged?.(this.workerCount);
     this.#pump();
@@ -272,18 +261,11 @@ export class WorkDispatcher {
    * task timeout, the worker is unresponsive; `writeDrained` ends the wait.
    */
   writeBlocked(worker: WorkerConnection): void {
-    if (this.#taskTimeoutMs <= 0 || this.#blocked.has(worker.id) || !this.#workers.includes(worker)) return;
-    const timer = setTimeout(() => {
-      this.#blocked.delete(worker.id);
-      this.#markUnresponsive(worker, 'stream_blocked');
-    }, this.#taskTimeoutMs);
-    timer.unref();
-    this.#blocked.set(worker.id, timer);
+    if (this.#workers.includes(worker)) this.#blocked.blocked(worker);
   }
 
   writeDrained(worker: WorkerConnection): void {
-    clearTimeout(this.#blocked.get(worker.id));
-    this.#blocked.delete(worker.id);
+    this.#blocked.drained(worker.id);
   }
 
   /** Puts what the worker holds back at the head of the queues; returns those items. */
@@ -325,7 +307,6 @@ export class WorkDispatcher {
   closeAll(): void {
     for (const w of this.#workers.splice(0)) w.close();
     for (const held of this.#held.values()) clearTimeout(held.deadline);
-    for (const timer of this.#blocked.values()) clearTimeout(timer);
     this.#blocked.clear();
     this.#unresponsive.clear();
     this.#load.clear();
@@ -371,17 +352,21 @@ export class WorkDispatcher {
   #forget(k: string, held: Held): void {
     this.#held.delete(k);
     if (held.worker) this.#unassign(held);
-    else if (!held.claimed) this.#dequeue(k, held);
+    else if (!held.claimed) (held.localOnly ? this.#localQueue : this.#queue).delete(k);
     if (held.item.kind === 'orchestration') this.events.orchestrationLeft?.(held.item.instanceId);
-  }
-
-  #dequeue(k: string, held: Held): void {
-    (held.localOnly ? this.#localQueue : this.#queue).delete(k);
   }
 
   #pump(): void {
     this.#pumpQueue(this.#localQueue, true);
     this.#pumpQueue(this.#queue, false);
+    // What stays queued now waits for a worker of its own kind, or for room: room left goes to dormant batches.
+    if (this.#dormant?.size) this.#dormant.wakeUpTo(this.#room() - this.#dormant.waking);
+  }
+
+  /** How many more items the workers that may be offered work can take. */
+  #room(): number {
+    const hasLocal = this.#hasLiveLocal();
+    return this.#workers.reduce((room, w) => room + (this.#usable(w, false, hasLocal) ? this.#maxPerWorker - (this.#load.get(w.id) ?? 0) : 0), 0);
   }
 
   /** Hands out queued items in order; an item no worker with room can run stays queued without holding up the rest. */

@@ -97,6 +97,8 @@ export class OrchestrationActor implements Actor {
         case 'activityResults':
           await this.#activityResults(ctx, await decodeActivityResults(data ?? Buffer.alloc(0)));
           return undefined;
+        case 'offer': // a batch held by its instance id alone while no worker was connected (dormant-batches.ts)
+          return void (await this.#onRun(ctx));
         case 'activityResult': // sent by replicas of earlier svcd versions
           await this.#activityResults(ctx, [decode<ActivityResultPayload>(data)!]);
           return undefined;
@@ -290,10 +292,7 @@ export class OrchestrationActor implements Actor {
 
   async #onRun(ctx: ActorContext): Promise<void> {
     const inst = await this.#load(ctx);
-    if (!inst) {
-      ctx.deleteReminder(RUN);
-      return;
-    }
+    if (!inst) return ctx.deleteReminder(RUN);
     await this.#settle(ctx, inst, []);
     // After a crash or a lost hand-out: every open activity not with a worker goes out again (in slices: a
     // fan-out has 100,000 of them, nearly all with a worker already).

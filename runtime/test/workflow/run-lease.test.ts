@@ -2,7 +2,8 @@
  * An instance waiting for a worker, on the real engine and actor runtime with a fake clock: its `run` lease parked
  * while the dispatcher holds the instance's batch, watching again once the batch leaves, and offering it again
  * when recording a worker's answer failed (the one case the lease exists for while svcd runs); its activation
- * not kept while no worker is connected.
+ * not kept, and its batch held by its id alone (dormant), while no worker is connected; dormant batches built
+ * again as workers have room for them.
  */
 import { expect } from 'chai';
 import { Registry } from 'prom-client';
@@ -18,19 +19,20 @@ import type { WorkItem, WorkerConnection } from '../../src/workflow/work-items.j
 
 const log = createLogger({ level: 'error', json: true });
 
-/** The in-memory store with commits that can be made to fail, counting reads (a turn reads, a parked lease does not). */
+/** The in-memory store with reads and commits that can be made to fail, counting reads (a turn reads, a parked lease does not). */
 class FlakyStore extends InMemoryStateStore {
   failCommits = false;
+  failReads = false;
   reads = 0;
 
   override get(req: Parameters<InMemoryStateStore['get']>[0]) {
     this.reads++;
-    return super.get(req);
+    return this.failReads ? Promise.reject(new Error('injected read failure')) : super.get(req);
   }
 
   override bulkGet(reqs: Parameters<InMemoryStateStore['bulkGet']>[0]) {
     this.reads += reqs.length;
-    return super.bulkGet(reqs);
+    return this.failReads ? Promise.reject(new Error('injected read failure')) : super.bulkGet(reqs);
   }
 
   override transact(ops: readonly TransactionOperation[]): Promise<void> {
@@ -60,6 +62,7 @@ class Worker implements WorkerConnection {
   close(): void {}
 }
 
+const tokenOf = (worker: Worker, instanceId: string) => worker.received.find((r) => r.item.instanceId === instanceId)!.token;
 const complete = (result: string) => [{ id: 0, type: 'CompleteOrchestration' as const, status: 'COMPLETED' as const, result, carryoverEvents: [] }];
 
 describe('workflow instances waiting for a worker (fake clock)', () => {
@@ -80,19 +83,63 @@ describe('workflow instances waiting for a worker (fake clock)', () => {
     await runtime.stop();
   });
 
-  it('keep no activation while no worker is connected; the answer loads the instance again', async () => {
-    await engine.start({ name: 'wf', instanceId: 'early' });
+  it('keep no activation and only their id while no worker is connected; a worker coming builds the batch again', async () => {
+    await engine.start({ name: 'wf', instanceId: 'early', input: '"in"' });
     await clock.advance(0);
     expect(runtime.activeCount(engine.actorType), 'no worker: the activation ended with its turn').to.equal(0);
+    const reads = store.reads;
     const worker = new Worker();
     engine.connect(worker);
+    await clock.advance(0);
+    expect(store.reads - reads, 'the batch was built again from the store').to.be.greaterThan(0);
+    expect(worker.received).to.have.length(1);
+    const batch = worker.received[0]!.item;
+    expect(batch.kind === 'orchestration' && batch.newEvents.map((e) => e.type)).to.deep.equal(['OrchestratorStarted', 'ExecutionStarted']);
+    expect(batch.kind === 'orchestration' && batch.newEvents[1]).to.include({ name: 'wf', input: '"in"' });
     await engine.start({ name: 'wf', instanceId: 'served' });
     await clock.advance(0);
-    expect(runtime.activeCount(engine.actorType), 'with a worker the new instance stays active').to.equal(1);
-    const reads = store.reads;
-    await engine.completeOrchestration('early', complete('"early"'), undefined, { token: worker.received[0]!.token });
-    expect(store.reads - reads, 'loaded again for the answer').to.be.greaterThan(0);
+    expect(runtime.activeCount(engine.actorType), 'with a worker both stay active').to.equal(2);
+    await engine.completeOrchestration('early', complete('"early"'), undefined, { token: tokenOf(worker, 'early') });
     expect(await engine.get('early')).to.include({ runtimeStatus: 'COMPLETED', output: '"early"' });
+  });
+
+  it('build dormant batches again oldest first, only as many as the workers have room for', async () => {
+    const ids = Array.from({ length: 130 }, (_, i) => `w${String(i).padStart(3, '0')}`);
+    for (const instanceId of ids) await engine.start({ name: 'wf', instanceId });
+    await clock.advance(0);
+    const worker = new Worker();
+    engine.connect(worker);
+    await clock.advance(0);
+    expect(worker.received.map((r) => r.item.instanceId), 'a worker takes 100 unanswered items').to.deep.equal(ids.slice(0, 100));
+    expect(runtime.activeCount(engine.actorType), 'only those were loaded').to.equal(100);
+    for (const instanceId of ids.slice(0, 5)) await engine.completeOrchestration(instanceId, complete('"ok"'), undefined, { token: tokenOf(worker, instanceId) });
+    await clock.advance(0);
+    expect(worker.received.map((r) => r.item.instanceId).slice(100), 'each answer makes room for the next').to.deep.equal(ids.slice(100, 105));
+  });
+
+  it('withdraw a dormant batch when its instance is terminated', async () => {
+    await engine.start({ name: 'wf', instanceId: 'gone' });
+    await clock.advance(0);
+    await engine.terminate('gone');
+    await clock.advance(0);
+    expect((await engine.get('gone'))?.runtimeStatus).to.equal('TERMINATED');
+    const worker = new Worker();
+    engine.connect(worker);
+    await clock.advance(0);
+    expect(worker.received, 'nothing left to run').to.have.length(0);
+  });
+
+  it('leave a dormant batch that could not be built again to its lease, which offers it within one period', async () => {
+    await engine.start({ name: 'wf', instanceId: 'later' });
+    await clock.advance(6_000); // the lease's first fire finds the batch dormant: parked
+    const worker = new Worker();
+    store.failReads = true;
+    engine.connect(worker);
+    await clock.advance(0);
+    store.failReads = false;
+    expect(worker.received, 'the store could not be read').to.have.length(0);
+    await clock.advance(30_000);
+    expect(worker.received.map((r) => r.item.instanceId), 'offered by the lease').to.deep.equal(['later']);
   });
 
   it('park their run lease while the batch waits, and offer the batch again after recording its answer failed', async () => {
@@ -105,6 +152,7 @@ describe('workflow instances waiting for a worker (fake clock)', () => {
 
     const worker = new Worker();
     engine.connect(worker);
+    await clock.advance(0);
     expect(worker.received.map((r) => r.item.kind)).to.deep.equal(['orchestration']);
     store.failCommits = true;
     await engine.completeOrchestration('i1', complete('"done"'), undefined, { token: worker.received[0]!.token });
