@@ -5,8 +5,9 @@
  * filtered, and of paging deep into the list. Prints per store and call: p50 / p99 / max
  * over BENCH_LIST_REPEAT calls (default 30), and svcd's CPU per call from /proc.
  * BENCH_LIST_START=now starts them at once instead, with no worker connected: every instance waits for a worker
- * (its first batch queued in svcd) while the list is timed; svcd's RSS is printed idle, after the starts, and
- * after BENCH_LIST_SETTLE_S (default 75: past the activations' idle timeout) with the list timed again.
+ * (its first batch held by its id alone in svcd: dormant-batches.ts) while the list is timed; svcd's RSS is
+ * printed idle, after the starts, and after BENCH_LIST_SETTLE_S (default 75: past the activations' idle timeout)
+ * with the list timed again.
  * svcd's CPU while the instances wait is printed too. BENCH_SVCD_MAINS (comma-separated svcd launchers, e.g. another
  * checkout's `runtime/bin/svcd.js`) runs each build in turn per store.
  * Run: `npm run build && node bench/dist/src/list-instances.js` (BENCH_STORES=sqlite,redis,postgresql).
