@@ -97,7 +97,7 @@ export class WorkDispatcher {
     return this.#workers.filter((w) => !w.remote);
   }
 
-  /** Is an orchestration item of this instance queued or with a worker? */
+  /** Is an orchestration item of this instance queued (or dormant) or with a worker? */
   hasOrchestration(instanceId: string): boolean {
     return this.#held.has(`o|${instanceId}`) || this.#dormant?.has(instanceId) === true;
   }
@@ -116,7 +116,7 @@ export class WorkDispatcher {
     return this.#held.get(`a|${instanceId}|${taskId}`)?.worker;
   }
 
-  /** Queues an item; false (and nothing queued) when an item with the same key is already here. */
+  /** Queues an item (an orchestration batch while no worker is connected: dormant); false when one with the same key is already here. */
   offer(item: WorkItem): boolean {
     if (item.kind !== 'orchestration' || this.#workers.length > 0 || !this.#dormant) return this.#queueItem(item, false);
     if (this.hasOrchestration(item.instanceId)) return false;
@@ -223,9 +223,7 @@ export class WorkDispatcher {
    * replica that delivered it — so the next batch may go out.
    */
   releaseAnsweredOrchestration(instanceId: string): void {
-    const k = `o|${instanceId}`;
-    const held = this.#held.get(k);
-    if (held?.claimed || held?.worker?.remote) this.#forget(k, held);
+    this.#releaseAnswered(`o|${instanceId}`);
   }
 
   /** Like `releaseAnsweredOrchestration` for an activity answered through another replica. */
@@ -233,6 +231,11 @@ export class WorkDispatcher {
     const k = `a|${instanceId}|${taskId}`;
     const held = this.#held.get(k);
     if (held?.worker?.remote) this.#forget(k, held);
+  }
+
+  #releaseAnswered(k: string): void {
+    const held = this.#held.get(k);
+    if (held?.claimed || held?.worker?.remote) this.#forget(k, held);
   }
 
   connect(worker: WorkerConnection): void {
@@ -352,8 +355,12 @@ export class WorkDispatcher {
   #forget(k: string, held: Held): void {
     this.#held.delete(k);
     if (held.worker) this.#unassign(held);
-    else if (!held.claimed) (held.localOnly ? this.#localQueue : this.#queue).delete(k);
+    else if (!held.claimed) this.#dequeue(k, held);
     if (held.item.kind === 'orchestration') this.events.orchestrationLeft?.(held.item.instanceId);
+  }
+
+  #dequeue(k: string, held: Held): void {
+    (held.localOnly ? this.#localQueue : this.#queue).delete(k);
   }
 
   #pump(): void {
