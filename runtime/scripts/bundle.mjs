@@ -160,5 +160,11 @@ for (const [file, name] of Object.entries(VENDORED)) {
   await build({ ...common, entryPoints: [path.join(runtimeDir, 'dist/src', file)], outfile: path.join(outdir, 'vendor', `${name}.cjs`), plugins: [fileLocations] });
 }
 
-const made = spawnSync(process.execPath, [path.join(runtimeDir, 'scripts', 'make-code-cache.mjs')], { stdio: 'inherit' });
-if (made.status !== 0) throw new Error(`making svcd's code cache failed (exit ${made.status ?? made.signal})`);
+// The run picks free ports and svcd binds them a moment later: another process's connection may take one in
+// between (an ephemeral port of the same range). Only that failure is worth another attempt.
+for (let attempt = 1; ; attempt++) {
+  const made = spawnSync(process.execPath, [path.join(runtimeDir, 'scripts', 'make-code-cache.mjs')], { stdio: ['ignore', 'inherit', 'pipe'] });
+  process.stderr.write(made.stderr);
+  if (made.status === 0) break;
+  if (attempt === 3 || !String(made.stderr).includes('is already in use')) throw new Error(`making svcd's code cache failed (exit ${made.status ?? made.signal})`);
+}
