@@ -5,7 +5,8 @@
  * instance's actor builds it again from the store and offers it (`wake`), as its `run` lease does after a crash.
  * Batches are woken oldest first and only as many as the workers have room for, so 100,000 instances started
  * before any worker connected are loaded as the workers take them, not all at once. Meanwhile each holds an entry
- * in one set here instead of its batch, the batch's events and a queue entry (~550 bytes; docs/performance.md).
+ * in one set here instead of its batch, the batch's events and a queue entry (about 0.7 KB less an instance;
+ * docs/performance.md, ninth session).
  */
 export class DormantBatches {
   /** In the order they were offered. */
@@ -13,8 +14,9 @@ export class DormantBatches {
   #waking = 0;
 
   /**
-   * `wake` builds and offers an instance's batch again and settles when that turn is over; `failed` hears of
-   * an instance whose batch could not be built (its lease, parked while the batch was here, must watch again).
+   * `wake` builds and offers an instance's batch again and settles when that turn is over; `settled` hears of each
+   * wake that ended, `failed` when the batch could not be built (its lease, parked while the batch was here, must
+   * watch again).
    */
   constructor(
     private readonly wake: (instanceId: string) => Promise<void>,
