@@ -1,6 +1,6 @@
 /**
  * What the workflow engine logs when work cannot go where it was meant to: a worker found unresponsive (what it
- * held goes to other workers), a dormant batch that could not be built again (its instance's lease offers it later).
+ * held goes to other workers), a dormant batch that could not be built again (it is tried again after a pause).
  */
 import { ensureError } from '../errors/runtime-error.js';
 import type { Logger } from '../log/logger.js';
@@ -16,8 +16,8 @@ export function warnUnresponsive(log: Logger, worker: WorkerConnection, reason: 
   );
 }
 
-/** Logs the failure, then passes it on (the dispatcher then wakes the instance's lease). */
+/** Logs the failure, then passes it on (the batch stays dormant; the wakes pause). */
 export function warnWakeFailed(log: Logger, instanceId: string, err: unknown): never {
-  log.warn({ instanceId, err: ensureError(err).message }, 'could not build a waiting workflow batch again; its lease offers it within 30 s');
+  log.warn({ instanceId, err: ensureError(err).message }, 'could not build a waiting workflow batch again; it waits on and is tried again after a pause');
   throw err;
 }

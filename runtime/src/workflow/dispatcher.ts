@@ -80,7 +80,7 @@ export class WorkDispatcher {
     this.#taskTimeoutMs = opts.taskTimeoutMs ?? DEFAULT_TASK_TIMEOUT_MS;
     this.#blocked = new BlockedStreams(this.#taskTimeoutMs, (worker) => this.#markUnresponsive(worker, 'stream_blocked'));
     const wake = events.wakeDormant?.bind(events);
-    this.#dormant = wake && new DormantBatches(wake, (instanceId, failed) => this.#wakeSettled(instanceId, failed));
+    this.#dormant = wake && new DormantBatches(wake, () => this.#pump());
   }
 
   /** Local SDK workers (remote connections to other replicas not counted). */
@@ -311,6 +311,7 @@ export class WorkDispatcher {
     for (const w of this.#workers.splice(0)) w.close();
     for (const held of this.#held.values()) clearTimeout(held.deadline);
     this.#blocked.clear();
+    this.#dormant?.close();
     this.#unresponsive.clear();
     this.#load.clear();
     this.#lacks.clear();
@@ -368,12 +369,6 @@ export class WorkDispatcher {
     this.#pumpQueue(this.#queue, false);
     // What stays queued now waits for a worker of its own kind, or for room: room left goes to dormant batches.
     if (this.#dormant?.size) this.#dormant.wakeUpTo(this.#room() - this.#dormant.waking);
-  }
-
-  /** A dormant batch was offered again, or could not be built: its lease watches it then. Either way room may be left. */
-  #wakeSettled(instanceId: string, failed: boolean): void {
-    if (failed) this.events.orchestrationLeft?.(instanceId);
-    this.#pump();
   }
 
   /** How many more items the workers that may be offered work can take. */

@@ -7,20 +7,28 @@
  * before any worker connected are loaded as the workers take them, not all at once. Meanwhile each holds an entry
  * in one set here instead of its batch, the batch's events and a queue entry (about 0.7 KB less an instance;
  * docs/performance.md, ninth session).
+ *
+ * A wake that fails (the store is down) keeps its batch dormant, at the back, and pauses the wakes for a while
+ * (doubling up to RETRY_MAX_MS while they keep failing): a store outage while 100,000 batches wait costs a few
+ * failed reads a pause, not 100,000 at once.
  */
+const RETRY_FIRST_MS = 1_000;
+const RETRY_MAX_MS = 30_000;
+
 export class DormantBatches {
   /** In the order they were offered. */
   readonly #ids = new Set<string>();
   #waking = 0;
+  #retryMs = 0;
+  #paused: NodeJS.Timeout | undefined;
 
   /**
-   * `wake` builds and offers an instance's batch again and settles when that turn is over; `settled` hears of each
-   * wake that ended, `failed` when the batch could not be built (its lease, parked while the batch was here, must
-   * watch again).
+   * `wake` builds and offers an instance's batch again and settles when that turn is over; `mayWakeMore` hears
+   * when more batches may be woken (a wake ended, or a pause after a failed one).
    */
   constructor(
     private readonly wake: (instanceId: string) => Promise<void>,
-    private readonly settled: (instanceId: string, failed: boolean) => void,
+    private readonly mayWakeMore: () => void,
   ) {}
 
   get size(): number {
@@ -51,8 +59,9 @@ export class DormantBatches {
     return dropped;
   }
 
-  /** Wakes up to `count` batches, oldest first. */
+  /** Wakes up to `count` batches, oldest first (none while paused after a failed wake). */
   wakeUpTo(count: number): void {
+    if (this.#paused) return;
     for (const instanceId of this.#ids) {
       if (count-- <= 0) return;
       this.#ids.delete(instanceId);
@@ -66,6 +75,23 @@ export class DormantBatches {
 
   #settle(instanceId: string, failed: boolean): void {
     this.#waking--;
-    this.settled(instanceId, failed);
+    if (!failed) {
+      this.#retryMs = 0;
+      this.mayWakeMore();
+      return;
+    }
+    this.#ids.add(instanceId);
+    if (this.#paused) return;
+    this.#retryMs = Math.min(RETRY_MAX_MS, this.#retryMs === 0 ? RETRY_FIRST_MS : this.#retryMs * 2);
+    this.#paused = setTimeout(() => {
+      this.#paused = undefined;
+      this.mayWakeMore();
+    }, this.#retryMs);
+    this.#paused.unref();
+  }
+
+  /** Ends a pause (shutdown). */
+  close(): void {
+    clearTimeout(this.#paused);
   }
 }

@@ -92,15 +92,19 @@ describe('workflow dormant batches', () => {
     expect(wakes.map((w) => w.instanceId)).to.deep.equal(['kept']);
   });
 
-  it('leaves a batch whose wake failed to its lease and wakes the next in its place', async () => {
+  it('keeps a batch whose wake failed dormant, at the back, and pauses the wakes a second before the next', async () => {
     const { d, wakes, leasesWoken } = setUp(1);
     d.offer(batch('a'));
     d.offer(batch('b'));
     d.connect(worker(1));
     wakes[0]!.settle(false);
     await new Promise((r) => setImmediate(r));
-    expect(leasesWoken).to.deep.equal(['a']);
-    expect(d.hasOrchestration('a'), 'the lease offers it again').to.equal(false);
-    expect(wakes.map((w) => w.instanceId)).to.deep.equal(['a', 'b']);
+    expect(d.hasOrchestration('a'), 'still held: its lease stays parked').to.equal(true);
+    expect(leasesWoken).to.deep.equal([]);
+    d.connect(worker(2)); // more room, and a pump: still paused
+    expect(wakes.map((x) => x.instanceId), 'paused').to.deep.equal(['a']);
+    await new Promise((r) => setTimeout(r, 1_100));
+    expect(wakes.map((x) => x.instanceId), 'after the pause the oldest left goes first; the failed one is back at the end').to.deep.equal(['a', 'b', 'a']);
+    d.closeAll();
   });
 });

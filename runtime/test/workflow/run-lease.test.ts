@@ -3,7 +3,7 @@
  * while the dispatcher holds the instance's batch, watching again once the batch leaves, and offering it again
  * when recording a worker's answer failed (the one case the lease exists for while svcd runs); its activation
  * not kept, and its batch held by its id alone (dormant), while no worker is connected; dormant batches built
- * again as workers have room for them.
+ * again as workers have room for them, and after a pause when that failed.
  */
 import { expect } from 'chai';
 import { Registry } from 'prom-client';
@@ -129,7 +129,7 @@ describe('workflow instances waiting for a worker (fake clock)', () => {
     expect(worker.received, 'nothing left to run').to.have.length(0);
   });
 
-  it('leave a dormant batch that could not be built again to its lease, which offers it within one period', async () => {
+  it('try a dormant batch that could not be built again after a pause, its lease still parked', async () => {
     await engine.start({ name: 'wf', instanceId: 'later' });
     await clock.advance(6_000); // the lease's first fire finds the batch dormant: parked
     const worker = new Worker();
@@ -138,8 +138,12 @@ describe('workflow instances waiting for a worker (fake clock)', () => {
     await clock.advance(0);
     store.failReads = false;
     expect(worker.received, 'the store could not be read').to.have.length(0);
-    await clock.advance(30_000);
-    expect(worker.received.map((r) => r.item.instanceId), 'offered by the lease').to.deep.equal(['later']);
+    const reads = store.reads;
+    await clock.advance(60_000);
+    expect(store.reads - reads, 'no lease fire meanwhile').to.equal(0);
+    await new Promise((r) => setTimeout(r, 1_100)); // the pause runs on real time
+    await clock.advance(0);
+    expect(worker.received.map((r) => r.item.instanceId), 'built again after the pause').to.deep.equal(['later']);
   });
 
   it('park their run lease while the batch waits, and offer the batch again after recording its answer failed', async () => {
