@@ -4,10 +4,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { RuntimeError, ensureError } from '../../errors/runtime-error.js';
 import type { Logger } from '../../log/logger.js';
 import { unauthenticatedRequest } from '../../errors/catalogue.js';
-import { fastPath, JSON_TYPE, type Answer, type FastPathOptions, type FastRoute } from './fast-routes.js';
+import { fastPath, type Answer, type FastPathOptions, type FastRoute } from './fast-routes.js';
 import type { RequestObserver } from './request-metrics.js';
 import { API_TOKEN_NAMES, secretMatches } from '../../config/api-token.js';
 import { errorOnServerSpan, routeServerSpan, tracedHttpApi } from './server-spans.js';
+import { setJsonType } from './json-answer.js';
 
 export interface HttpRouteGroup {
   /** Health routes are the only ones served without the API token. */
@@ -105,7 +106,7 @@ function createKoaApp(opts: HttpAppOptions, observe: RequestObserver): Koa {
     } catch (thrown) {
       const answer = failedAnswer(opts.log, thrown, ctx.method, ctx.path);
       ctx.status = answer.status;
-      ctx.type = JSON_TYPE;
+      setJsonType(ctx);
       ctx.body = answer.body;
     }
   });

@@ -7,6 +7,7 @@ import { RuntimeError } from '../../../errors/runtime-error.js';
 import type { HttpRouteGroup } from '../app.js';
 import { decodeActorStateTransaction, decodeReminderBody, decodeTimerBody } from '../actor-body.js';
 import { readRawBody } from '../body.js';
+import { setJsonType } from '../json-answer.js';
 
 function reminderJson(r: ReminderInfo): string {
   const parts = [
@@ -39,7 +40,7 @@ export function actorRoutes(runtime: () => PublicActorApi, maxBodyBytes: number)
         const data = await readRawBody(ctx, maxBodyBytes);
         const result = await rt.invoke(type, id, ctx.params.method!, data.length > 0 ? data : undefined);
         ctx.status = 200;
-        ctx.type = 'application/json';
+        setJsonType(ctx);
         ctx.body = result ?? Buffer.alloc(0);
       };
       for (const verb of ['get', 'post', 'put', 'delete'] as const) router[verb](`${base}/method/:method`, invoke);
@@ -52,7 +53,7 @@ export function actorRoutes(runtime: () => PublicActorApi, maxBodyBytes: number)
           ctx.status = 204;
           return;
         }
-        ctx.type = 'application/json';
+        setJsonType(ctx);
         ctx.body = value;
       });
 
@@ -80,7 +81,7 @@ export function actorRoutes(runtime: () => PublicActorApi, maxBodyBytes: number)
         const { type, id } = p(ctx);
         const r = await rt.getReminder(type, id, ctx.params.name!);
         if (!r) throw new RuntimeError('ERR_ACTOR_REMINDER_NON_EXISTENT', `reminder ${ctx.params.name} of actor ${type}/${id} does not exist`);
-        ctx.type = 'application/json';
+        setJsonType(ctx);
         ctx.body = reminderJson(r);
       });
       router.delete(`${base}/reminders/:name`, async (ctx) => {

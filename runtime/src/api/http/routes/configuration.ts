@@ -4,6 +4,7 @@ import type { ConfigurationApi, ConfigurationSubscriber } from '../../../configu
 import { appChannelNil } from '../../../errors/catalogue.js';
 import type { HttpRouteGroup } from '../app.js';
 import { metadataFromQuery } from '../body.js';
+import { answerJson } from '../json-answer.js';
 
 export interface ConfigurationRouteDeps {
   readonly api: ConfigurationApi;
@@ -32,17 +33,17 @@ export function configurationRoutes(deps: ConfigurationRouteDeps): HttpRouteGrou
         router.get(base, async (ctx) => {
           const items = await api.get(ctx.params.store!, request(ctx));
           if (Object.keys(items).length === 0) ctx.status = 204;
-          else ctx.body = items;
+          else answerJson(ctx, items);
         });
         router.get(`${base}/subscribe`, async (ctx) => {
           const store = ctx.params.store!;
           if (!deps.appSubscriber) throw appChannelNil(deps.appId, 'configuration');
-          ctx.body = { id: await api.subscribe(store, request(ctx), deps.appSubscriber(store)) };
+          answerJson(ctx, { id: await api.subscribe(store, request(ctx), deps.appSubscriber(store)) });
         });
         router.get(`${base}/:id/unsubscribe`, async (ctx) => {
           const answer = await api.unsubscribe(ctx.params.store!, ctx.params.id!);
           if (!answer.ok) ctx.status = 500;
-          ctx.body = answer;
+          answerJson(ctx, answer);
         });
       }
     },

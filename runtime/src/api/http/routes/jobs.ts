@@ -10,6 +10,7 @@ import type { HttpRouteGroup } from '../app.js';
 import { readRawBody } from '../body.js';
 import { parseJsonBodyWithSpans, type JsonNode } from '../json-body.js';
 import { jobJson } from './job-json.js';
+import { answerJson } from '../json-answer.js';
 
 /** A field under its JSON name or its proto name (`dueTime` / `due_time`), as protojson reads either. */
 function either(body: JsonNode, jsonName: string, protoName: string): JsonNode | undefined {
@@ -79,7 +80,7 @@ export function jobRoutes(api: JobsApi, maxBodyBytes: number): HttpRouteGroup {
           ctx.status = 204;
         });
         router.get(`/${version}/jobs/:name`, async (ctx) => {
-          ctx.body = jobJson(await api.get(name(ctx)));
+          answerJson(ctx, jobJson(await api.get(name(ctx))));
         });
         router.delete(`/${version}/jobs/:name`, async (ctx) => {
           await api.delete(name(ctx));

@@ -4,6 +4,7 @@ import type { LockApi } from '../../../lock/lock-api.js';
 import type { HttpRouteGroup } from '../app.js';
 import { readRawBody } from '../body.js';
 import { parseJsonBodyWithSpans, type JsonNode } from '../json-body.js';
+import { answerJson } from '../json-answer.js';
 
 /** Lock requests are three short fields: a small body is plenty. */
 const MAX_LOCK_BODY = 64 * 1024;
@@ -21,10 +22,10 @@ export function lockRoutes(api: LockApi): HttpRouteGroup {
     mount(router: Router) {
       router.post('/v1.0-alpha1/lock/:store', async (ctx) => {
         const req = await body(ctx);
-        ctx.body = await api.tryLock(ctx.params.store!, { ...owned(req), expiryInSeconds: req.field('expiryInSeconds')?.integer() ?? 0 });
+        answerJson(ctx, await api.tryLock(ctx.params.store!, { ...owned(req), expiryInSeconds: req.field('expiryInSeconds')?.integer() ?? 0 }));
       });
       router.post('/v1.0-alpha1/unlock/:store', async (ctx) => {
-        ctx.body = await api.unlock(ctx.params.store!, owned(await body(ctx)));
+        answerJson(ctx, await api.unlock(ctx.params.store!, owned(await body(ctx))));
       });
     },
   };

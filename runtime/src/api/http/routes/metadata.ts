@@ -2,6 +2,7 @@ import type Router from '@koa/router';
 import type { RuntimeMetadata } from '../../../metadata/runtime-metadata.js';
 import type { HttpRouteGroup } from '../app.js';
 import { readRawBody } from '../body.js';
+import { answerJson } from '../json-answer.js';
 
 /** Set attributes are labels: a small body is plenty. */
 const MAX_ATTRIBUTE_BODY = 64 * 1024;
@@ -11,7 +12,7 @@ export function metadataRoutes(metadata: RuntimeMetadata): HttpRouteGroup {
   return {
     mount(router: Router) {
       router.get('/v1.0/metadata', (ctx) => {
-        ctx.body = metadata.snapshot();
+        answerJson(ctx, metadata.snapshot());
       });
       router.put('/v1.0/metadata/:key', async (ctx) => {
         metadata.set(ctx.params.key!, (await readRawBody(ctx, MAX_ATTRIBUTE_BODY)).toString('utf8'));

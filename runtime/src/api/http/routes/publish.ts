@@ -6,6 +6,7 @@ import type { BulkPublishEntry, PublishApi } from '../../../pubsub/publish-api.j
 import type { HttpRouteGroup } from '../app.js';
 import { metadataFromQuery, readRawBody } from '../body.js';
 import { parseJsonBodyWithSpans, type JsonNode } from '../json-body.js';
+import { answerJson } from '../json-answer.js';
 
 const header = (ctx: RouterContext, name: string): string | undefined => ctx.get(name) || undefined;
 
@@ -65,8 +66,7 @@ export function publishRoutes(api: PublishApi, maxBodyBytes: number): HttpRouteG
           return;
         }
         ctx.status = 500;
-        ctx.type = 'application/json';
-        ctx.body = { failedEntries: result.failedEntries, errorCode: 'ERR_PUBSUB_PUBLISH_MESSAGE', message: `${result.failedEntries.length} of ${entries.length} entries were not published` };
+        answerJson(ctx, { failedEntries: result.failedEntries, errorCode: 'ERR_PUBSUB_PUBLISH_MESSAGE', message: `${result.failedEntries.length} of ${entries.length} entries were not published` });
       });
     },
   };

@@ -5,9 +5,10 @@ import type { StateApi } from '../../../state/state-api.js';
 import type { BulkGetItem } from '../../../components/contracts/state-store.js';
 import type { IncomingMessage } from 'node:http';
 import type { HttpRouteGroup } from '../app.js';
-import { JSON_TYPE, type Answer } from '../fast-routes.js';
+import type { Answer } from '../fast-routes.js';
 import { metadataFromQuery, readRawBody } from '../body.js';
 import { decodeBulkGetBody, decodeSaveBody, decodeTransactionBody } from '../state-body.js';
+import { setJsonType } from '../json-answer.js';
 
 function queryString(ctx: Context, name: string): string | undefined {
   const v = ctx.query[name];
@@ -57,8 +58,8 @@ function answerWith(ctx: Context, answer: Answer): void {
   ctx.status = answer.status;
   if (answer.headers) ctx.set(answer.headers);
   if (answer.body !== undefined) {
+    setJsonType(ctx);
     ctx.body = answer.body;
-    ctx.type = JSON_TYPE;
   }
 }
 
@@ -79,7 +80,7 @@ export function stateRoutes(api: StateApi, maxBodyBytes: number): HttpRouteGroup
       const bulkGet = async (ctx: RouterContext) => {
         const body = decodeBulkGetBody(await readRawBody(ctx, maxBodyBytes));
         const items = await api.bulkGet(ctx.params.store!, body.keys, { ...body.metadata, ...metadataFromQuery(ctx) });
-        ctx.type = 'application/json';
+        setJsonType(ctx);
         ctx.body = `[${items.map(bulkItemJson).join(',')}]`;
       };
       const transaction = async (ctx: RouterContext) => {

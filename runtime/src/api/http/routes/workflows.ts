@@ -7,6 +7,7 @@ import { checkWorkflowComponent } from '../../../workflow/management-input.js';
 import { checkExistingInstanceId } from '../../../workflow/instance-id.js';
 import { listInstancesRequest, pageSize, single, time, type Query } from './workflow-list-query.js';
 import type { WorkflowManagementApi } from '../../../workflow/management-api.js';
+import { answerJson } from '../json-answer.js';
 
 /** `/v1.0` is the documented prefix; the other two keep `@dapr/dapr` clients and older scripts working. */
 export const WORKFLOW_API_VERSIONS: readonly string[] = ['v1.0', 'v1.0-beta1', 'v1.0-alpha1'];
@@ -64,7 +65,7 @@ const ROUTES: readonly { method: 'get' | 'post'; path: string; run: Run }[] = [
     async run(ctx, api) {
       // `…/svc/` is a get with an empty instance ID (the router ignores the trailing slash), not the list.
       if (ctx.path.endsWith('/')) checkExistingInstanceId('');
-      ctx.body = await api.list(param(ctx, 'component'), listInstancesRequest(ctx.query));
+      answerJson(ctx, await api.list(param(ctx, 'component'), listInstancesRequest(ctx.query)));
     },
   },
   {
@@ -75,25 +76,25 @@ const ROUTES: readonly { method: 'get' | 'post'; path: string; run: Run }[] = [
       if (payloads !== undefined && payloads !== 'full' && payloads !== 'trimmed') throw new RuntimeError('ERR_MALFORMED_REQUEST', `payloads must be 'full' or 'trimmed' (got '${payloads.slice(0, 40)}')`);
       const size = pageSize(ctx.query);
       const token = single(ctx.query, 'continuationToken');
-      ctx.body = await api.history(param(ctx, 'component'), param(ctx, 'instanceId'), {
+      answerJson(ctx, await api.history(param(ctx, 'component'), param(ctx, 'instanceId'), {
         whole: payloads === 'full',
         ...(size !== undefined ? { pageSize: size } : {}),
         ...(token !== undefined && token !== '' ? { continuationToken: token } : {}),
-      });
+      }));
     },
   },
   {
     method: 'get',
     path: '/:component/:instanceId/waiting',
     async run(ctx, api) {
-      ctx.body = await api.waiting(param(ctx, 'component'), param(ctx, 'instanceId'));
+      answerJson(ctx, await api.waiting(param(ctx, 'component'), param(ctx, 'instanceId')));
     },
   },
   {
     method: 'get',
     path: '/:component/:instanceId/history/:index',
     async run(ctx, api) {
-      ctx.body = await api.historyEvent(param(ctx, 'component'), param(ctx, 'instanceId'), param(ctx, 'index'));
+      answerJson(ctx, await api.historyEvent(param(ctx, 'component'), param(ctx, 'instanceId'), param(ctx, 'index')));
     },
   },
   {
@@ -105,7 +106,7 @@ const ROUTES: readonly { method: 'get' | 'post'; path: string; run: Run }[] = [
       const newInstanceId = requestedInstanceId(ctx, 'newInstanceID');
       const input = await readRawBody(ctx, maxBodyBytes);
       ctx.status = 202;
-      ctx.body = { instanceID: await api.rerun(param(ctx, 'component'), param(ctx, 'instanceId'), param(ctx, 'eventId'), newInstanceId, input) };
+      answerJson(ctx, { instanceID: await api.rerun(param(ctx, 'component'), param(ctx, 'instanceId'), param(ctx, 'eventId'), newInstanceId, input) });
     },
   },
   {
@@ -116,7 +117,7 @@ const ROUTES: readonly { method: 'get' | 'post'; path: string; run: Run }[] = [
       const instanceId = requestedInstanceId(ctx);
       const input = await readRawBody(ctx, maxBodyBytes);
       ctx.status = 202;
-      ctx.body = { instanceID: await api.start(param(ctx, 'component'), param(ctx, 'workflowName'), instanceId, input) };
+      answerJson(ctx, { instanceID: await api.start(param(ctx, 'component'), param(ctx, 'workflowName'), instanceId, input) });
     },
   },
   {
@@ -125,13 +126,13 @@ const ROUTES: readonly { method: 'get' | 'post'; path: string; run: Run }[] = [
     async run(ctx, api) {
       const changedAfter = time(ctx.query, 'changedAfter');
       if (changedAfter === undefined) {
-        ctx.body = await api.get(param(ctx, 'component'), param(ctx, 'instanceId'));
+        answerJson(ctx, await api.get(param(ctx, 'component'), param(ctx, 'instanceId')));
         return;
       }
       // A watch (`svc workflow get --follow`): answered when the instance changes, at the latest after waitSeconds.
       const clientGone = new AbortController();
       ctx.req.once('close', () => clientGone.abort());
-      ctx.body = await api.watch(param(ctx, 'component'), param(ctx, 'instanceId'), changedAfter, waitSeconds(ctx.query) * 1000, clientGone.signal);
+      answerJson(ctx, await api.watch(param(ctx, 'component'), param(ctx, 'instanceId'), changedAfter, waitSeconds(ctx.query) * 1000, clientGone.signal));
     },
   },
   { method: 'post', path: '/:component/:instanceId/terminate', run: instanceCommand((api, c, id) => api.terminate(c, id)) },
