@@ -3,7 +3,9 @@
  * to exit: what any Node process costs here), svcd with the embedded default (SQLite state store and pub/sub,
  * workflows ready, as `svc run` starts it), svcd with a Redis state store (also the actor store), and any other
  * sidecar given. A start is timed from spawn to the first 204 from /v1.0/healthz (probed every 2 ms); the sidecar's
- * CPU (user + system, all threads) and RSS are read when it turns healthy. Prints p50 / p90 / max per row.
+ * CPU (user + system, all threads) and RSS are read when it turns healthy. A second later the sidecar's first API
+ * answer is timed (`GET /v1.0/metadata`: JSON, as every sidecar answers it) and its RSS read again: what a first
+ * request loads on use. Prints p50 / p90 / max per row.
  * Run: `npm run build && node bench/dist/src/startup.js` (BENCH_STARTUP_CASES=sqlite,redis picks svcd's rows).
  * Any other sidecar is measured the same way, side by side: BENCH_SIDECAR_START is its command line, with `{http}`,
  * `{grpc}` and `{dir}` (an empty folder per start) filled in, e.g.
@@ -89,7 +91,12 @@ interface Sample {
   ms: number;
   cpu: number;
   rss: number;
+  /** The first API answer, a second after healthy, and the RSS after it. */
+  firstAnswerMs: number;
+  rssAfterFirst: number;
 }
+
+const FIRST_ANSWER_AFTER_MS = 1000;
 
 async function once(row: Row): Promise<Sample> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-startup-'));
@@ -101,7 +108,7 @@ async function once(row: Row): Promise<Sample> {
   try {
     if (!row.healthy) {
       await exited;
-      return { ms: performance.now() - t0, cpu: NaN, rss: NaN };
+      return { ms: performance.now() - t0, cpu: NaN, rss: NaN, firstAnswerMs: NaN, rssAfterFirst: NaN };
     }
     for (;;) {
       const ok = await fetch(`http://127.0.0.1:${http}/v1.0/healthz`).then(
@@ -112,7 +119,13 @@ async function once(row: Row): Promise<Sample> {
       if (performance.now() - t0 > 30_000) throw new Error(`${row.label} was not healthy within 30 s`);
       await new Promise((r) => setTimeout(r, 2));
     }
-    return { ms: performance.now() - t0, cpu: cpuMsPrecise(child.pid!), rss: rssMiB(child.pid!) };
+    const healthy = { ms: performance.now() - t0, cpu: cpuMsPrecise(child.pid!), rss: rssMiB(child.pid!) };
+    await new Promise((r) => setTimeout(r, FIRST_ANSWER_AFTER_MS));
+    const t1 = performance.now();
+    const metadata = await fetch(`http://127.0.0.1:${http}/v1.0/metadata`);
+    await metadata.arrayBuffer();
+    if (metadata.status !== 200) throw new Error(`${row.label} answered GET /v1.0/metadata ${metadata.status}`);
+    return { ...healthy, firstAnswerMs: performance.now() - t1, rssAfterFirst: rssMiB(child.pid!) };
   } finally {
     child.kill('SIGTERM');
     await exited;
@@ -131,9 +144,12 @@ const stat = (values: number[], p: number | 'max'): string => {
   return (p === 'max' ? sorted.at(-1)! : percentile(sorted, p)).toFixed(0);
 };
 process.stdout.write(`Start to healthy, ${STARTS} rounds interleaved start by start\n`);
-process.stdout.write('| | ms p50 | ms p90 | ms max | CPU ms p50 | RSS MiB when healthy, p50 |\n|---|---:|---:|---:|---:|---:|\n');
+process.stdout.write('| | ms p50 | ms p90 | ms max | CPU ms p50 | RSS MiB when healthy, p50 | first answer ms p50 / max | RSS MiB after it, p50 |\n|---|---:|---:|---:|---:|---:|---:|---:|\n');
 for (const [r, row] of rows.entries()) {
   const s = samples[r]!;
   const ms = s.map((x) => x.ms);
-  process.stdout.write(`| ${row.label} | ${stat(ms, 50)} | ${stat(ms, 90)} | ${stat(ms, 'max')} | ${stat(s.map((x) => x.cpu), 50)} | ${stat(s.map((x) => x.rss), 50)} |\n`);
+  const first = s.map((x) => x.firstAnswerMs);
+  process.stdout.write(
+    `| ${row.label} | ${stat(ms, 50)} | ${stat(ms, 90)} | ${stat(ms, 'max')} | ${stat(s.map((x) => x.cpu), 50)} | ${stat(s.map((x) => x.rss), 50)} | ${stat(first, 50)} / ${stat(first, 'max')} | ${stat(s.map((x) => x.rssAfterFirst), 50)} |\n`,
+  );
 }

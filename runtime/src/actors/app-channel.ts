@@ -37,7 +37,7 @@ export class AppChannel {
     const deadline = Date.now() + waitMs;
     for (let delay = 50; ; delay = Math.min(delay * 2, 1000)) {
       try {
-        // Not `fetch`: its first use loads Node's fetch implementation, 7 MiB of RSS that svcd would keep.
+        // Not `fetch`: its first use loads Node's fetch implementation, 5–8 MiB of RSS that svcd would keep.
         const res = await appRequest(`${this.baseUrl}/dapr/config`, { method: 'GET', timeoutMs: CONFIG_TIMEOUT_MS, maxBodyBytes: this.maxAnswerBytes, traced: false });
         if (res.status === 404) return { entities: [] };
         if (res.status < 200 || res.status > 299) throw new Error(`GET /dapr/config answered ${res.status}`);

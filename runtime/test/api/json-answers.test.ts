@@ -7,7 +7,7 @@ import { componentYaml, SvcdProcess } from '../support/index.js';
 /**
  * svcd's JSON answers are serialized by svcd, never handed to koa as objects: koa tests an object body against
  * the fetch API's `Response`, and that global's first use loads Node's fetch implementation (undici), which cost
- * svcd's first JSON answer 45–70 ms and 7 MiB of RSS. A probe loaded into svcd with `--require` writes, as svcd
+ * svcd's first JSON answer 36–70 ms and 5–8 MiB of RSS. A probe loaded into svcd with `--require` writes, as svcd
  * exits, which of Node's own modules it loaded.
  */
 describe('JSON answers over HTTP', function () {
