@@ -9,6 +9,7 @@ const BENCHES: { script: string; nodeArgs?: string[] }[] = [
   { script: 'state.js' },
   { script: 'state-pluggable.js' },
   { script: 'state-grpc.js' },
+  { script: 'sqlite-writes.js' },
   { script: 'invocation.js' },
   { script: 'actors.js', nodeArgs: ['--expose-gc'] },
   { script: 'workflow.js' },

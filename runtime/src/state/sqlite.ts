@@ -80,6 +80,7 @@ export class SqliteStateStore extends VersionedStateStore implements KeyListingS
   readonly #select: Database.Statement<[string], Row>;
   readonly #version: Database.Statement<[string], { version: number; expiresAt: number | null }>;
   readonly #upsert: Database.Statement<[string, Buffer, number, number, number | null]>;
+  readonly #upsertNext: Database.Statement<[string, Buffer, number, number | null]>;
   readonly #sweep: Database.Statement<[number, number]>;
   readonly #sweeper: ExpirySweeper;
   readonly #remove: Database.Statement<[string]>;
@@ -104,6 +105,11 @@ export class SqliteStateStore extends VersionedStateStore implements KeyListingS
       `INSERT INTO ${table} (key, value, version, update_time, expires_at) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT (key) DO UPDATE SET value = excluded.value, version = excluded.version, update_time = excluded.update_time, expires_at = excluded.expires_at`,
     );
+    // `version + 1` in DO UPDATE is the stored row's version: an unconditional write is one statement, no read.
+    this.#upsertNext = db.prepare(
+      `INSERT INTO ${table} (key, value, version, update_time, expires_at) VALUES (?, ?, 1, ?, ?)
+       ON CONFLICT (key) DO UPDATE SET value = excluded.value, version = version + 1, update_time = excluded.update_time, expires_at = excluded.expires_at`,
+    );
     // Through the partial index on expires_at: a sweep reads only the rows that have a TTL.
     this.#sweep = db.prepare(`DELETE FROM ${table} WHERE key IN (SELECT key FROM ${table} WHERE expires_at <= ? LIMIT ?)`);
     this.#sweeper = new ExpirySweeper(() => this.#sweepExpired(), SWEEP_BATCH);
@@ -118,6 +124,7 @@ export class SqliteStateStore extends VersionedStateStore implements KeyListingS
           return row && { version: row.version, live: row.expiresAt === null || row.expiresAt > now };
         },
         put: (key, value, version, expiresAt) => void this.#upsert.run(key, value, version, now, expiresAt ?? null),
+        putNext: (key, value, expiresAt) => void this.#upsertNext.run(key, value, now, expiresAt ?? null),
         remove: (key) => void this.#remove.run(key),
       });
     };
