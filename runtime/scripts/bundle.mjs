@@ -15,6 +15,7 @@ import { writeParsedRoots } from '@svc/proto';
 import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
 import { readFile, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -80,10 +81,14 @@ const vendored = {
 };
 
 /**
- * Dependencies that build large tables when loaded, replaced in the bundle by a stand-in that loads them on the
- * first call: svcd needs them for its first answer with a body, not to start. `mime-types` (koa's and its
- * helpers' two versions) indexes all of mime-db, about a tenth of svcd's module evaluation. Each entry lists what
- * the dependents use; a stand-in exposes only those.
+ * Dependencies that are costly to load or to set up and not needed to turn healthy, replaced in the bundle by a
+ * stand-in that does that on first use. `mime-types` (koa's and its helpers' two versions) indexes all of mime-db,
+ * about a tenth of svcd's module evaluation; svcd needs it for its first answer with a body. `@grpc/grpc-js`
+ * requires Node's `http2` and `tls` at its top level, about 4 % of the instructions svcd runs between Node's own
+ * start and healthy (callgrind); svcd listens on its gRPC ports with `node:net` and makes its gRPC servers after
+ * turning ready, or at the first connection (util/grpc-server.ts). An entry lists what the dependents use, and a
+ * stand-in exposes only those; with `allExports`, the stand-in has a getter for every export of the real module,
+ * listed here at build time; with `body`, the entry writes its own stand-in.
  */
 const LAZY = {
   'mime-types': {
@@ -91,27 +96,88 @@ const LAZY = {
     objects: ['types', 'extensions'],
     extra: 'charsets: { lookup: (type) => real().charset(type) },',
   },
+  // `depd(namespace)`, and its `.function` and `.property` wrappers, read their caller's line from the stack when
+  // called: at the top level of http-errors and cookies (koa's), so at every start. The first such read makes V8
+  // find every line end of the 3 MB bundle, about 8 % of the instructions svcd runs after Node's own start. The stand-in
+  // makes the real one when a deprecated thing is first used.
+  depd: { body: depdOnFirstUse },
+  // prom-client's Pushgateway (svcd serves its metrics, it pushes none) requires Node's `https` at its top level,
+  // and with it `tls` and `crypto`.
+  'node:https': { allExports: true },
+  https: { allExports: true },
+  // Its code tables (svcd's error codes map onto them as its modules load) come from files beside its index that
+  // require nothing: reading them loads none of the rest.
+  '@grpc/grpc-js': {
+    allExports: true,
+    fromFile: { status: ['./constants.js', 'Status'], logVerbosity: ['./constants.js', 'LogVerbosity'], propagate: ['./constants.js', 'Propagate'], connectivityState: ['./connectivity-state.js', 'ConnectivityState'] },
+  },
 };
+
+/** depd's API (a deprecate function with `function` and `property`), each part made by the real one on first use. */
+function depdOnFirstUse() {
+  return `module.exports = function depd(namespace) {
+  let made;
+  const make = () => (made ??= real()(namespace));
+  const deprecate = (message) => make()(message);
+  deprecate.function = (fn, message) => {
+    let wrapped;
+    return function () { return (wrapped ??= make().function(fn, message)).apply(this, arguments); };
+  };
+  deprecate.property = (obj, prop, message) => {
+    const own = obj && Object.getOwnPropertyDescriptor(obj, prop);
+    if (!own || !own.configurable) return make().property(obj, prop, message);
+    const wrap = () => { Object.defineProperty(obj, prop, own); make().property(obj, prop, message); };
+    Object.defineProperty(obj, prop, {
+      configurable: true,
+      enumerable: own.enumerable,
+      get() { wrap(); return this[prop]; },
+      set(value) { wrap(); this[prop] = value; },
+    });
+  };
+  return deprecate;
+};`;
+}
+
+/** The stand-in's body for LAZY entry `lazy` of the module at `file`. */
+function standInExports(lazy, file) {
+  if (lazy.body) return lazy.body();
+  if (lazy.allExports) {
+    const load = createRequire(path.isAbsolute(file) ? file : import.meta.url);
+    const module = load(file);
+    const fromFile = lazy.fromFile ?? {};
+    for (const [name, [from, key]] of Object.entries(fromFile)) {
+      if (load(from)[key] !== module[name]) throw new Error(`bundle: ${file}'s ${name} is no longer ${key} of ${from} (lazy-on-first-call)`);
+    }
+    const names = Object.keys(module).filter((name) => name !== '__esModule');
+    const getter = (name) => (fromFile[name] ? `() => require(${JSON.stringify(fromFile[name][0])}).${fromFile[name][1]}` : `() => real().${name}`);
+    return `Object.defineProperty(module.exports, '__esModule', { value: true });
+Object.defineProperties(module.exports, {
+  ${names.map((name) => `${JSON.stringify(name)}: { enumerable: true, get: ${getter(name)} },`).join('\n  ')}
+});`;
+  }
+  const { functions, objects, extra } = lazy;
+  return `module.exports = {
+  ${functions.map((f) => `${f}: (...a) => real().${f}(...a),`).join('\n  ')}
+  ${objects.map((o) => `get ${o}() { return real().${o}; },`).join('\n  ')}
+  ${extra}
+};`;
+}
 
 const lazyOnFirstCall = {
   name: 'lazy-on-first-call',
   setup(b) {
-    const names = Object.keys(LAZY).map((n) => n.replaceAll('-', '\\-')).join('|');
+    const names = Object.keys(LAZY).map((n) => n.replaceAll(/[-/.]/g, '\\$&')).join('|');
     b.onResolve({ filter: new RegExp(`^(${names})$`) }, async (args) => {
-      if (args.pluginData?.lazyReal) return undefined;
+      // The stand-in's own require of the real module (a Node module is named as its dependents name it).
+      if (args.pluginData?.lazyReal || args.namespace === 'lazy-on-first-call') return undefined;
       const real = await b.resolve(args.path, { resolveDir: args.resolveDir, kind: args.kind, pluginData: { lazyReal: true } });
       if (real.errors.length > 0) return { errors: real.errors };
       return { path: real.path, namespace: 'lazy-on-first-call', pluginData: { module: args.path } };
     });
     b.onLoad({ filter: /.*/, namespace: 'lazy-on-first-call' }, (args) => {
-      const { functions, objects, extra } = LAZY[args.pluginData.module];
       const contents = `let loaded;
 const real = () => (loaded ??= require(${JSON.stringify(args.path)}));
-module.exports = {
-  ${functions.map((f) => `${f}: (...a) => real().${f}(...a),`).join('\n  ')}
-  ${objects.map((o) => `get ${o}() { return real().${o}; },`).join('\n  ')}
-  ${extra}
-};`;
+${standInExports(LAZY[args.pluginData.module], args.path)}`;
       return { contents, loader: 'js', resolveDir: path.dirname(args.path) };
     });
   },

@@ -32,6 +32,7 @@ import { secretRoutes } from './api/http/routes/secrets.js';
 import { SecretsApi } from './secrets/secrets-api.js';
 import { secretRefResolver, type DefaultSecretSource } from './secrets/secret-refs.js';
 import { HttpApiServer } from './api/http/server.js';
+import { oneStepATurn } from './util/event-loop.js';
 import { GrpcApiServer } from './util/grpc-server.js';
 import { runtimeApiServices } from './api/grpc/runtime-service.js';
 import { buildDeferredServices, loadDurableTaskProto } from '@svc/proto';
@@ -341,9 +342,10 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
     throw err;
   }
   readiness.set(true);
-  // The gRPC services' message conversions, left out of the start (servedServiceOnUse): made by the first call, or
-  // once the first health probes have had their answer, whichever comes first.
-  setTimeout(buildDeferredServices, DEFERRED_SERVICES_DELAY_MS).unref();
+  // What the start left out, made by the first call that needs it or once the first health probes have had their
+  // answer, whichever comes first: the gRPC servers (loading grpc-js) and the gRPC services' message conversions
+  // (servedServiceOnUse). One step a turn of the event loop, so that requests are answered between them.
+  setTimeout(() => oneStepATurn([() => grpcServer.prepare(), () => internalServer.prepare(), buildDeferredServices]), DEFERRED_SERVICES_DELAY_MS).unref();
   log.info(
     {
       version: RUNTIME_VERSION,

@@ -89,6 +89,11 @@ export class InternalServer implements InternalServices, InternalStreamRoutes {
     this.#address = `${this.host}:${port}`;
   }
 
+  /** Makes the gRPC server of this port now, so that the first call between replicas does not wait for it. */
+  prepare(): void {
+    this.#grpc.prepare();
+  }
+
   /** Stops taking connections, lets calls in progress end (for `graceMs` at most), then closes every connection. */
   async stop(graceMs = 5_000): Promise<void> {
     if (!this.#listener.listening) return;

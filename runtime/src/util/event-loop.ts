@@ -23,3 +23,11 @@ export async function mapInSlices<T, U>(items: Iterable<T>, fn: (item: T, index:
   await inSlices(items, (item, i) => out.push(fn(item, i)));
   return out;
 }
+
+/** Runs `steps` in order, one a turn of the event loop, so that I/O waiting meanwhile is served between them. */
+export function oneStepATurn(steps: readonly (() => void)[]): void {
+  const [first, ...rest] = steps;
+  if (first === undefined) return;
+  first();
+  if (rest.length > 0) setImmediate(() => oneStepATurn(rest));
+}

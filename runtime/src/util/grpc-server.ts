@@ -2,6 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import type { ReflectionService } from '@grpc/reflection';
 import { loadProtoRoot, REFLECTION_VERSIONS, servedService, type Conversions, type PackageDefinition, type ReflectionVersion } from '@svc/proto';
 import { createRequire } from 'node:module';
+import net from 'node:net';
 import path from 'node:path';
 import type { Duplex } from 'node:stream';
 import { ensureError } from '../errors/runtime-error.js';
@@ -19,6 +20,12 @@ const REFLECTION_CONVERSIONS: Conversions = { longs: String, enums: String, byte
 /**
  * The gRPC API listener. Parts register their services before `start()`; stop drains calls, then forces after
  * the grace period. Long-lived streams (workflow work items) are ended by their owners before this stops.
+ *
+ * The port is a `node:net` listener, and the grpc-js server that serves its connections is made later: by
+ * `prepare()`, which svcd calls once it is ready, or by the first connection, whichever comes first. Loading
+ * grpc-js loads Node's `http2` and `tls` (with `crypto`), about an eighth of svcd's CPU to healthy; a client that
+ * connects meanwhile is served the same, its connection handed to the server as soon as it is made (the bundle
+ * loads grpc-js on its first use: runtime/scripts/bundle.mjs).
  */
 export interface GrpcServerOptions {
   /** Largest message received (and, when set, sent); default 16 MiB received. */
@@ -28,7 +35,12 @@ export interface GrpcServerOptions {
 }
 
 export class GrpcApiServer {
-  readonly #server: grpc.Server;
+  readonly #options: grpc.ServerOptions;
+  /** What the server is made with: its services, the handler of unknown methods, reflection. */
+  readonly #setUp: ((server: grpc.Server) => void)[] = [];
+  #server: grpc.Server | undefined;
+  #inject: ((connection: Duplex) => void) | undefined;
+  #listener: net.Server | undefined;
   #started = false;
 
   constructor(
@@ -37,7 +49,7 @@ export class GrpcApiServer {
     opts: GrpcServerOptions = {},
   ) {
     const { maxMessageBytes, keepalive } = opts;
-    this.#server = new grpc.Server({
+    this.#options = {
       'grpc.max_receive_message_length': maxMessageBytes ?? 16 * 1024 * 1024,
       ...(maxMessageBytes !== undefined ? { 'grpc.max_send_message_length': maxMessageBytes } : {}),
       // Pings find connections whose client is gone without a word (a stopped process, a broken network): their
@@ -46,16 +58,16 @@ export class GrpcApiServer {
       'grpc.keepalive_permit_without_calls': 1,
       // Channelz bookkeeping costs CPU on every call and nothing here reads it.
       'grpc.enable_channelz': 0,
-    });
+    };
   }
 
   addService(service: grpc.ServiceDefinition, impl: grpc.UntypedServiceImplementation): void {
-    this.#server.addService(service, impl);
+    this.#whenMade((server) => server.addService(service, impl));
   }
 
   /** Calls to methods no added service serves go to `handle`, messages as raw bytes (gRPC proxying). */
   serveUnknownMethods(handle: grpc.handleBidiStreamingCall<Buffer, Buffer>): void {
-    serveUnknownMethods(this.#server, handle);
+    this.#whenMade((server) => serveUnknownMethods(server, handle));
   }
 
   /**
@@ -65,34 +77,43 @@ export class GrpcApiServer {
    */
   addReflection(definitions: readonly (() => Promise<PackageDefinition>)[], services: readonly string[]): void {
     // Loading @grpc/reflection (with proto-loader and protobuf's descriptor schema) and indexing the definitions
-    // took a fifth of svcd's start-up, for what a tool asks for now and then. The services are registered now
-    // (the server cannot take more once started), from the reflection protocol's own files, with handlers that
+    // took a fifth of svcd's start-up, for what a tool asks for now and then. The services are registered with
+    // the server (it cannot take more once serving), from the reflection protocol's own files, with handlers that
     // load and index everything on the first reflection call.
     let described: Promise<Map<string, grpc.UntypedServiceImplementation>> | undefined;
     const describe = () => (described ??= describedBy(definitions, services));
     for (const version of REFLECTION_VERSIONS) {
       const path = `/grpc.reflection.${version}.ServerReflection/ServerReflectionInfo`;
       const definition = { ServerReflectionInfo: bidiMethodParsedOnUse(path, () => withPlainNames(servedService(loadProtoRoot([reflectionProtocolFile(version)]), `grpc.reflection.${version}.ServerReflection`, REFLECTION_CONVERSIONS))) };
-      this.#server.addService(definition, {
-        ServerReflectionInfo: (call: grpc.ServerDuplexStream<unknown, unknown>) => {
-          describe()
-            .then((described) => {
-              const serve = described.get(path)?.ServerReflectionInfo as grpc.handleBidiStreamingCall<unknown, unknown> | undefined;
-              if (!serve) throw new Error(`@grpc/reflection serves no ${path}`);
-              serve(call);
-            })
-            .catch((err: unknown) => call.emit('error', { code: grpc.status.INTERNAL, details: `server reflection is unavailable: ${ensureError(err).message}` }));
-        },
-      });
+      this.#whenMade((server) =>
+        server.addService(definition, {
+          ServerReflectionInfo: (call: grpc.ServerDuplexStream<unknown, unknown>) => {
+            describe()
+              .then((described) => {
+                const serve = described.get(path)?.ServerReflectionInfo as grpc.handleBidiStreamingCall<unknown, unknown> | undefined;
+                if (!serve) throw new Error(`@grpc/reflection serves no ${path}`);
+                serve(call);
+              })
+              .catch((err: unknown) => call.emit('error', { code: grpc.status.INTERNAL, details: `server reflection is unavailable: ${ensureError(err).message}` }));
+          },
+        }),
+      );
     }
   }
 
+  /** Listens on the port; the bound port (an ephemeral one for port 0). */
   async start(): Promise<number> {
-    const port = await new Promise<number>((resolve, reject) => {
-      this.#server.bindAsync(`${this.host}:${this.port}`, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p)));
+    const inject = this.acceptConnections();
+    const listener = net.createServer((socket) => inject(socket));
+    await new Promise<void>((resolve, reject) => {
+      listener.once('error', reject);
+      listener.listen(this.port, this.host, () => {
+        listener.off('error', reject);
+        resolve();
+      });
     });
-    this.#started = true;
-    return port;
+    this.#listener = listener;
+    return (listener.address() as net.AddressInfo).port;
   }
 
   /**
@@ -100,24 +121,46 @@ export class GrpcApiServer {
    * `stop` ends them as it would its own.
    */
   acceptConnections(): (connection: Duplex) => void {
-    const injector = this.#server.createConnectionInjector(grpc.ServerCredentials.createInsecure());
     this.#started = true;
-    return (connection) => injector.injectConnection(connection);
+    return (connection) => this.#injector()(connection);
+  }
+
+  /** Makes the grpc-js server now, so that the first connection does not wait for it. */
+  prepare(): void {
+    if (this.#started) this.#injector();
   }
 
   async stop(graceMs: number): Promise<void> {
     if (!this.#started) return;
     this.#started = false;
+    this.#listener?.close();
+    const server = this.#server;
+    if (server === undefined) return;
     await new Promise<void>((resolve) => {
       const timer = setTimeout(() => {
-        this.#server.forceShutdown();
+        server.forceShutdown();
         resolve();
       }, graceMs);
-      this.#server.tryShutdown(() => {
+      server.tryShutdown(() => {
         clearTimeout(timer);
         resolve();
       });
     });
+  }
+
+  #whenMade(setUp: (server: grpc.Server) => void): void {
+    if (this.#server !== undefined) throw new Error('gRPC services must be added before the server is made');
+    this.#setUp.push(setUp);
+  }
+
+  #injector(): (connection: Duplex) => void {
+    if (this.#inject !== undefined) return this.#inject;
+    const server = new grpc.Server(this.#options);
+    this.#server = server;
+    for (const setUp of this.#setUp.splice(0)) setUp(server);
+    const injector = server.createConnectionInjector(grpc.ServerCredentials.createInsecure());
+    this.#inject = (connection) => injector.injectConnection(connection);
+    return this.#inject;
   }
 }
 
