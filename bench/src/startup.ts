@@ -11,6 +11,11 @@
  * `{grpc}` and `{dir}` (an empty folder per start) filled in, e.g.
  * `BENCH_SIDECAR_START='daprd --app-id s --dapr-http-port {http} --dapr-grpc-port {grpc} --resources-path r' node bench/dist/src/startup.js`.
  * Several sidecars (another build of svcd, say): one command a line, each optionally named `name=command`.
+ * NODE_EXTRA_CA_CERTS is left out of every row's environment (BENCH_STARTUP_ENV=as-is keeps it): Node reads and
+ * parses those certificates, with its own roots, before it runs any JavaScript (about 400 million instructions
+ * for Debian's bundle: `node -e 0` took 60 ms without it and 160 with it on one VM), svcd's image does not set it,
+ * and daprd reads them only when it makes a TLS connection. When it is set here, one more row shows
+ * `node -e 0` with it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,6 +28,9 @@ import { percentile, rssMiB } from './workflow-loop.js';
 const STARTS = Number(process.env.BENCH_STARTS ?? 15);
 const OTHER = process.env.BENCH_SIDECAR_START;
 const CASES = (process.env.BENCH_STARTUP_CASES ?? 'sqlite,redis').split(',').filter((c) => c !== '');
+const EXTRA_CA_CERTS = process.env.NODE_EXTRA_CA_CERTS;
+/** Every row's environment: this one, without NODE_EXTRA_CA_CERTS unless BENCH_STARTUP_ENV=as-is. */
+const SPAWN_ENV: NodeJS.ProcessEnv = process.env.BENCH_STARTUP_ENV === 'as-is' ? process.env : { ...process.env, NODE_EXTRA_CA_CERTS: undefined };
 
 interface Row {
   readonly label: string;
@@ -41,7 +49,7 @@ function svcdRow(label: string, write: (resources: string) => void): Row {
       mkdirSync(resources, { recursive: true });
       write(resources);
       const args = ['--app-id', 'startup', '--http-port', String(http), '--grpc-port', String(grpc), '--metrics-port', '0', '--internal-grpc-port', '0'];
-      return spawn(process.execPath, [SVCD_MAIN, ...args, '--resources-path', resources, '--data-dir', path.join(dir, 'data')], { stdio: 'ignore' });
+      return spawn(process.execPath, [SVCD_MAIN, ...args, '--resources-path', resources, '--data-dir', path.join(dir, 'data')], { stdio: 'ignore', env: SPAWN_ENV });
     },
   };
 }
@@ -54,7 +62,10 @@ const SVCD_ROWS: Record<string, Row> = {
 };
 
 const rows: Row[] = [
-  { label: '`node -e 0` (to exit)', healthy: false, start: () => spawn(process.execPath, ['-e', '0'], { stdio: 'ignore' }) },
+  { label: '`node -e 0` (to exit)', healthy: false, start: () => spawn(process.execPath, ['-e', '0'], { stdio: 'ignore', env: SPAWN_ENV }) },
+  ...(EXTRA_CA_CERTS && SPAWN_ENV.NODE_EXTRA_CA_CERTS === undefined
+    ? [{ label: `\`node -e 0\` with NODE_EXTRA_CA_CERTS=${EXTRA_CA_CERTS}`, healthy: false, start: () => spawn(process.execPath, ['-e', '0'], { stdio: 'ignore' }) }]
+    : []),
   ...CASES.map((c) => {
     const row = SVCD_ROWS[c];
     if (row === undefined) throw new Error(`BENCH_STARTUP_CASES: no case ${c} (${Object.keys(SVCD_ROWS).join(', ')})`);
@@ -73,7 +84,7 @@ function otherRow(line: string): Row {
   return {
     label: named ? named[1]! : command,
     healthy: true,
-    start: (dir, http, grpc) => spawn('/bin/sh', ['-c', `exec ${command.replaceAll('{http}', String(http)).replaceAll('{grpc}', String(grpc)).replaceAll('{dir}', dir)}`], { stdio: 'ignore' }),
+    start: (dir, http, grpc) => spawn('/bin/sh', ['-c', `exec ${command.replaceAll('{http}', String(http)).replaceAll('{grpc}', String(grpc)).replaceAll('{dir}', dir)}`], { stdio: 'ignore', env: SPAWN_ENV }),
   };
 }
 
@@ -143,7 +154,7 @@ const stat = (values: number[], p: number | 'max'): string => {
   if (sorted.length === 0) return '—';
   return (p === 'max' ? sorted.at(-1)! : percentile(sorted, p)).toFixed(0);
 };
-process.stdout.write(`Start to healthy, ${STARTS} rounds interleaved start by start\n`);
+process.stdout.write(`Start to healthy, ${STARTS} rounds interleaved start by start; NODE_EXTRA_CA_CERTS ${SPAWN_ENV.NODE_EXTRA_CA_CERTS === undefined ? 'unset' : 'as set here'}\n`);
 process.stdout.write('| | ms p50 | ms p90 | ms max | CPU ms p50 | RSS MiB when healthy, p50 | first answer ms p50 / max | RSS MiB after it, p50 |\n|---|---:|---:|---:|---:|---:|---:|---:|\n');
 for (const [r, row] of rows.entries()) {
   const s = samples[r]!;
