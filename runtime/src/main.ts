@@ -343,9 +343,10 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
   }
   readiness.set(true);
   // What the start left out, made by the first call that needs it or once the first health probes have had their
-  // answer, whichever comes first: the gRPC servers (loading grpc-js) and the gRPC services' message conversions
-  // (servedServiceOnUse). One step a turn of the event loop, so that requests are answered between them.
-  setTimeout(() => oneStepATurn([() => grpcServer.prepare(), () => internalServer.prepare(), buildDeferredServices]), DEFERRED_SERVICES_DELAY_MS).unref();
+  // answer, whichever comes first: the gRPC servers (loading grpc-js), the HTTP API's koa application and the gRPC
+  // services' message conversions (servedServiceOnUse). One step a turn of the event loop, so that requests are
+  // answered between them.
+  setTimeout(() => oneStepATurn([() => grpcServer.prepare(), () => internalServer.prepare(), httpApp.prepare, buildDeferredServices]), DEFERRED_SERVICES_DELAY_MS).unref();
   log.info(
     {
       version: RUNTIME_VERSION,

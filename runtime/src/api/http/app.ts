@@ -1,14 +1,11 @@
-import Koa from 'koa';
-import Router from '@koa/router';
+import type Router from '@koa/router';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { RuntimeError, ensureError } from '../../errors/runtime-error.js';
 import type { Logger } from '../../log/logger.js';
-import { unauthenticatedRequest } from '../../errors/catalogue.js';
-import { fastPath, type Answer, type FastPathOptions, type FastRoute } from './fast-routes.js';
+import { fastPath, send, type Answer, type FastPathOptions, type FastRoute } from './fast-routes.js';
 import type { RequestObserver } from './request-metrics.js';
 import { API_TOKEN_NAMES, secretMatches } from '../../config/api-token.js';
 import { errorOnServerSpan, routeServerSpan, tracedHttpApi } from './server-spans.js';
-import { setJsonType } from './json-answer.js';
 
 export interface HttpRouteGroup {
   /** Health routes are the only ones served without the API token. */
@@ -16,13 +13,16 @@ export interface HttpRouteGroup {
   mount(router: Router): void;
   /**
    * Routes of this group also answered before koa in their plain case (fast-routes.ts); `mount` mounts them too.
-   * The fast path asks for the API token, so a public group's fast routes are left to koa.
+   * The fast path asks for the API token, but not on a public group's routes.
    */
   readonly fast?: readonly FastRoute[];
 }
 
-/** Answers one request of the HTTP API. */
-export type HttpApiHandler = (req: IncomingMessage, res: ServerResponse) => void;
+/**
+ * Answers one request of the HTTP API. `prepare` makes the koa application now, so that the first request the fast
+ * paths leave does not wait for it (svcd calls it once ready).
+ */
+export type HttpApiHandler = ((req: IncomingMessage, res: ServerResponse) => void) & { readonly prepare: () => void };
 
 export interface HttpAppOptions {
   readonly apiToken: string | undefined;
@@ -59,8 +59,9 @@ function failedAnswer(log: Logger, thrown: unknown, method: string, path: string
 }
 
 /**
- * The HTTP API: the groups' fast routes in their plain case (fast-routes.ts), everything else through koa: one
- * error shape for every failure, token check on non-public routes, JSON 404/405.
+ * The HTTP API: the groups' fast routes in their plain case (fast-routes.ts), everything else through koa
+ * (koa-app.ts), made on the first request that needs it or by `prepare`. The health probe is a fast route, so svcd
+ * turns healthy without loading koa.
  */
 export function createHttpApp(opts: HttpAppOptions): HttpApiHandler {
   const metrics = opts.observe;
@@ -69,67 +70,25 @@ export function createHttpApp(opts: HttpAppOptions): HttpApiHandler {
     routeServerSpan(method, route);
     metrics?.(method, route, status, seconds);
   };
-  const koa = createKoaApp(opts, observe).callback();
   const token = opts.apiToken;
-  const pathOptions: FastPathOptions = {
+  const pathOptions: Required<FastPathOptions> = {
     authorized: (req) => token === undefined || secretMatches(token, tokenOf(req)),
     failed: (err, method, path) => failedAnswer(opts.log, err, method, path),
     observe,
   };
-  const takers = [...(opts.takers ?? []).map((t) => t(pathOptions)), fastPath(opts.groups.flatMap((g) => (g.public ? [] : (g.fast ?? []))), pathOptions)];
-  return tracedHttpApi((req, res) => {
-    if (!takers.some((take) => take(req, res))) void koa(req, res);
+  const fastRoutes = (publicOnes: boolean) => opts.groups.flatMap((g) => ((g.public === true) === publicOnes ? (g.fast ?? []) : []));
+  const takers = [
+    ...(opts.takers ?? []).map((t) => t(pathOptions)),
+    fastPath(fastRoutes(true), { ...pathOptions, authorized: () => true }),
+    fastPath(fastRoutes(false), pathOptions),
+  ];
+  let koa: ((req: IncomingMessage, res: ServerResponse) => Promise<void>) | undefined;
+  let loading: Promise<NonNullable<typeof koa>> | undefined;
+  const loadKoa = () => (loading ??= import('./koa-app.js').then((m) => (koa = m.createKoaApp(opts.groups, pathOptions).callback())));
+  const handler = tracedHttpApi((req, res) => {
+    if (takers.some((take) => take(req, res))) return;
+    if (koa !== undefined) void koa(req, res);
+    else loadKoa().then((serve) => serve(req, res), (err: unknown) => send(res, pathOptions.failed(err, req.method ?? '', req.url ?? '')));
   });
-}
-
-function createKoaApp(opts: HttpAppOptions, observe: RequestObserver): Koa {
-  const app = new Koa();
-  app.silent = true;
-
-  app.use(async (ctx, next) => {
-    const t0 = performance.now();
-    try {
-      await next();
-    } finally {
-      // The router's pattern (`/v1.0/state/:store/:key`), so label values stay few; `unmatched` for no route.
-      const route = (ctx as { _matchedRoute?: string | RegExp })._matchedRoute;
-      observe(ctx.method, typeof route === 'string' ? route : 'unmatched', ctx.status, (performance.now() - t0) / 1000);
-    }
-  });
-
-  app.use(async (ctx, next) => {
-    try {
-      await next();
-      if (ctx.status === 404 && ctx.body === undefined) {
-        throw new RuntimeError('ERR_NOT_FOUND', `no API route for ${ctx.method} ${ctx.path}`);
-      }
-    } catch (thrown) {
-      const answer = failedAnswer(opts.log, thrown, ctx.method, ctx.path);
-      ctx.status = answer.status;
-      setJsonType(ctx);
-      ctx.body = answer.body;
-    }
-  });
-
-  const publicRouter = new Router();
-  const protectedRouter = new Router();
-  for (const g of opts.groups) g.mount(g.public ? publicRouter : protectedRouter);
-
-  app.use(publicRouter.routes());
-  app.use(publicRouter.allowedMethods({ throw: true, methodNotAllowed, notImplemented: methodNotAllowed }));
-  if (opts.apiToken !== undefined) {
-    const token = opts.apiToken;
-    app.use(async (ctx, next) => {
-      if (!secretMatches(token, tokenOf(ctx.req))) throw unauthenticatedRequest();
-      await next();
-    });
-  }
-  app.use(protectedRouter.routes());
-  app.use(protectedRouter.allowedMethods({ throw: true, methodNotAllowed, notImplemented: methodNotAllowed }));
-  return app;
-}
-
-/** Also for methods svcd knows nowhere (TRACE, PROPFIND, …): the router would say 501, which is not an API answer. */
-function methodNotAllowed(): Error {
-  return new RuntimeError('ERR_METHOD_NOT_ALLOWED', 'method not allowed on this route');
+  return Object.assign(handler, { prepare: () => void loadKoa() });
 }
