@@ -77,10 +77,11 @@ export function createHttpApp(opts: HttpAppOptions): HttpApiHandler {
     observe,
   };
   const fastRoutes = (publicOnes: boolean) => opts.groups.flatMap((g) => ((g.public === true) === publicOnes ? (g.fast ?? []) : []));
+  // The state routes first: they are the hot ones.
   const takers = [
     ...(opts.takers ?? []).map((t) => t(pathOptions)),
-    fastPath(fastRoutes(true), { ...pathOptions, authorized: () => true }),
     fastPath(fastRoutes(false), pathOptions),
+    fastPath(fastRoutes(true), { ...pathOptions, authorized: () => true }),
   ];
   let koa: ((req: IncomingMessage, res: ServerResponse) => Promise<void>) | undefined;
   let loading: Promise<NonNullable<typeof koa>> | undefined;
