@@ -23,7 +23,7 @@ const REFLECTION_CONVERSIONS: Conversions = { longs: String, enums: String, byte
  *
  * The port is a `node:net` listener, and the grpc-js server that serves its connections is made later: by
  * `prepare()`, which svcd calls once it is ready, or by the first connection, whichever comes first. Loading
- * grpc-js loads Node's `http2` and `tls` (with `crypto`), about an eighth of svcd's CPU to healthy; a client that
+ * grpc-js loads Node's `http2` and `tls`, about 4 % of what svcd runs after Node's own start; a client that
  * connects meanwhile is served the same, its connection handed to the server as soon as it is made (the bundle
  * loads grpc-js on its first use: runtime/scripts/bundle.mjs).
  */

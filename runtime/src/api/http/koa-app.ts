@@ -9,7 +9,8 @@ import { setJsonType } from './json-answer.js';
 /**
  * The koa application serving every request the fast paths leave: one error shape for every failure, the token
  * check on non-public routes, JSON 404/405. Its own module, imported when first needed (app.ts): loading koa and
- * its router and making the routes' patterns into regular expressions took about a twentieth of svcd's start.
+ * its router and making the routes' patterns into regular expressions was an eighth of what svcd ran after Node's
+ * own start (callgrind: 46 of 368 million instructions).
  */
 export function createKoaApp(groups: readonly HttpRouteGroup[], o: Required<FastPathOptions>): Koa {
   const app = new Koa();
