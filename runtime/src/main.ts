@@ -346,7 +346,7 @@ async function run(config: RuntimeConfig, log: Logger): Promise<() => Promise<vo
   // answer, whichever comes first: the gRPC servers (loading grpc-js), the HTTP API's koa application and the gRPC
   // services' message conversions (servedServiceOnUse). One step a turn of the event loop, so that requests are
   // answered between them.
-  setTimeout(() => oneStepATurn([() => grpcServer.prepare(), () => internalServer.prepare(), httpApp.prepare, buildDeferredServices]), DEFERRED_SERVICES_DELAY_MS).unref();
+  setTimeout(() => void oneStepATurn([() => grpcServer.prepare(), () => internalServer.prepare(), httpApp.prepare, buildDeferredServices]), DEFERRED_SERVICES_DELAY_MS).unref();
   log.info(
     {
       version: RUNTIME_VERSION,

@@ -3,6 +3,7 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import net from 'node:net';
 import { GrpcApiServer } from '../util/grpc-server.js';
 import { listenFor } from '../util/listen-failure.js';
+import { listenOn } from '../util/listen-on.js';
 import { DEFAULT_PEER_MESSAGE_BYTES } from './peer-service.js';
 import { IDLE_CONNECTION_MS } from './stream-service.js';
 
@@ -85,7 +86,7 @@ export class InternalServer implements InternalServices, InternalStreamRoutes {
     const toGrpc = this.#grpc.acceptConnections();
     const toHttp = (socket: net.Socket) => this.#http.emit('connection', socket);
     this.#listener.on('connection', (socket: net.Socket) => handOver(socket, toGrpc, toHttp));
-    const port = await listenFor('internal-grpc-port', this.host, this.port, () => this.#listen());
+    const port = await listenFor('internal-grpc-port', this.host, this.port, () => listenOn(this.#listener, this.host, this.port));
     this.#address = `${this.host}:${port}`;
   }
 
@@ -112,16 +113,6 @@ export class InternalServer implements InternalServices, InternalStreamRoutes {
         clearTimeout(timer);
         resolve();
       };
-    });
-  }
-
-  #listen(): Promise<number> {
-    return new Promise((resolve, reject) => {
-      this.#listener.once('error', reject);
-      this.#listener.listen(this.port, this.host, () => {
-        this.#listener.off('error', reject);
-        resolve((this.#listener.address() as net.AddressInfo).port);
-      });
     });
   }
 

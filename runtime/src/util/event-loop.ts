@@ -24,10 +24,10 @@ export async function mapInSlices<T, U>(items: Iterable<T>, fn: (item: T, index:
   return out;
 }
 
-/** Runs `steps` in order, one a turn of the event loop, so that I/O waiting meanwhile is served between them. */
-export function oneStepATurn(steps: readonly (() => void)[]): void {
-  const [first, ...rest] = steps;
-  if (first === undefined) return;
-  first();
-  if (rest.length > 0) setImmediate(() => oneStepATurn(rest));
+/** Runs `steps` in order, yielding to the event loop after each, so that I/O waiting meanwhile is served between them. */
+export async function oneStepATurn(steps: readonly (() => void)[]): Promise<void> {
+  for (const step of steps) {
+    step();
+    await yieldToEventLoop();
+  }
 }

@@ -7,6 +7,7 @@ import path from 'node:path';
 import type { Duplex } from 'node:stream';
 import { ensureError } from '../errors/runtime-error.js';
 import { serveUnknownMethods } from './grpc-unknown-methods.js';
+import { listenOn } from './listen-on.js';
 
 /** @grpc/reflection's copy of the reflection protocol (svc's own holds only the ListServices part discovery uses). */
 function reflectionProtocolFile(version: ReflectionVersion): string {
@@ -105,15 +106,9 @@ export class GrpcApiServer {
   async start(): Promise<number> {
     const inject = this.acceptConnections();
     const listener = net.createServer((socket) => inject(socket));
-    await new Promise<void>((resolve, reject) => {
-      listener.once('error', reject);
-      listener.listen(this.port, this.host, () => {
-        listener.off('error', reject);
-        resolve();
-      });
-    });
+    const port = await listenOn(listener, this.host, this.port);
     this.#listener = listener;
-    return (listener.address() as net.AddressInfo).port;
+    return port;
   }
 
   /**

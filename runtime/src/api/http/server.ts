@@ -1,5 +1,5 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenOn } from '../../util/listen-on.js';
 import type { HttpApiHandler } from './app.js';
 
 /** The HTTP API listener: start binds, stop stops accepting and waits for in-flight requests up to a grace period. */
@@ -16,14 +16,7 @@ export class HttpApiServer {
     const server = http.createServer(this.handler);
     server.keepAliveTimeout = 65_000;
     this.#server = server;
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(this.port, this.host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
-    return (server.address() as AddressInfo).port;
+    return listenOn(server, this.host, this.port);
   }
 
   async stop(graceMs: number): Promise<void> {
