@@ -11,6 +11,8 @@ import { healthRoutes } from '../../src/api/http/routes/health.js';
  */
 describe('health routes, answered before koa', () => {
   let ready = false;
+  /** How often koa mounted its routes: it does so when it is made. */
+  let koaMade = 0;
   let handler: HttpApiHandler;
   let server: http.Server;
   let base: string;
@@ -19,7 +21,7 @@ describe('health routes, answered before koa', () => {
     handler = createHttpApp({
       apiToken: 'the-token',
       log: pino({ level: 'silent' }),
-      groups: [healthRoutes({ ready: () => ready, outboundProblems: () => Promise.resolve([]) })],
+      groups: [healthRoutes({ ready: () => ready, outboundProblems: () => Promise.resolve([]) }), { mount: () => void (koaMade += 1) }],
     });
     server = http.createServer(handler);
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -38,10 +40,14 @@ describe('health routes, answered before koa', () => {
     const before = await seen('/v1.0/healthz');
     expect(before.status).to.equal(500);
     expect(JSON.parse(before.body)).to.deep.equal({ errorCode: 'ERR_HEALTH_NOT_READY', message: 'svcd is not ready' });
-    expect(await seen('/v1.0/healthz?through=koa')).to.deep.equal(before);
     ready = true;
     const after = await seen('/v1.0/healthz');
     expect(after).to.deep.equal({ status: 204, type: null, body: '' });
+    expect(koaMade, 'koa is made for the probe').to.equal(0);
+    ready = false;
+    expect(await seen('/v1.0/healthz?through=koa')).to.deep.equal(before);
+    expect(koaMade).to.equal(1);
+    ready = true;
     expect(await seen('/v1.0/healthz?through=koa')).to.deep.equal(after);
     expect((await seen('/v1.0/healthz/outbound')).status).to.equal(204);
   });
