@@ -90,7 +90,9 @@ export class PostgresWatch implements ConfigurationWatch {
     this.#held = undefined;
     if (this.#closed) return void (await client.end().catch(() => undefined));
     this.#client = client;
-    // The first read is what the subscriber starts from, not a change.
+    // The first read is what the subscriber starts from, not a change. Logged before the changes are reported, so a
+    // reader of the log sees the reconnect before any change it brought.
+    if (!first) this.log.info({ channel: this.opts.channel }, 'configuration LISTEN connection re-established');
     if (!first && Object.keys(changed).length > 0) this.onChange(changed);
     for (const change of held) this.#report(change);
   }
@@ -123,7 +125,6 @@ export class PostgresWatch implements ConfigurationWatch {
         () => {
           this.#timer = undefined;
           this.#retryMs = RETRY_FIRST_MS;
-          if (!this.#closed) this.log.info({ channel: this.opts.channel }, 'configuration LISTEN connection re-established');
         },
         (err: unknown) => {
           this.#retryMs = Math.min(this.#retryMs * 2, RETRY_MAX_MS);
