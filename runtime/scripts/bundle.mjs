@@ -5,8 +5,8 @@
  * compiles it with. CommonJS because Node 20 takes a code cache only for scripts. What svcd needs only on use
  * (the Redis, PostgreSQL and NATS clients) is in the script but runs on first use. The Kubernetes client, a
  * third of the whole, is only for Kubernetes mode: a script of its own in dist/bundle/vendor/, loaded then.
- * better-sqlite3 is a native addon and stays in node_modules, as does the WAL checkpoint worker (a file of its
- * own, started by path). The `svc` CLI (dist/src/cli/main.js) is bundled the same way into dist/bundle/svc.cjs, so
+ * better-sqlite3's JavaScript is in the script; its native addon stays in node_modules, opened by path
+ * (stores/sqlite-database.ts), as does the WAL checkpoint worker (a file of its own, started by path). The `svc` CLI (dist/src/cli/main.js) is bundled the same way into dist/bundle/svc.cjs, so
  * the installable package (scripts/package.mjs) carries two scripts and not svcd's dependency tree. First, each
  * `.proto` is parsed once and written as JSON (@svc/proto's writeParsedRoots), which svcd loads instead of parsing
  * the text at every start.
@@ -206,7 +206,10 @@ const common = {
   format: 'cjs',
   platform: 'node',
   target: 'node20',
-  external: ['better-sqlite3'],
+  // better-sqlite3's own addon locator, asked only when its addon is not where npm puts it (stores/sqlite-database.ts).
+  // Resolving and compiling better-sqlite3's dozen files at every start, outside the bundle and its code cache,
+  // was 30 million instructions of the ~330 million svcd runs after Node's own start (callgrind).
+  external: ['bindings'],
   banner: { js: banner },
   define: { 'import.meta.url': '__svcImportMetaUrl' },
   // `import()` left in the script fails there: the launcher compiles it as a vm.Script (for the code cache), which

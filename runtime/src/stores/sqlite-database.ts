@@ -1,23 +1,27 @@
 /**
- * better-sqlite3 databases, opened with the native addon's file named. Without `nativeBinding` better-sqlite3
- * asks the `bindings` package, which probes a dozen paths and builds an Error to read the caller's folder from
- * its stack: about 7 ms of svcd's start-up. npm's install, prebuilt or compiled, puts the addon in
- * build/Release; were it elsewhere, better-sqlite3 finds it its own way.
+ * better-sqlite3 databases, opened with the native addon named. Without `nativeBinding` better-sqlite3 asks the
+ * `bindings` package, which probes a dozen paths and builds an Error to read the caller's folder from its stack:
+ * about 7 ms of svcd's start-up, and from svcd's bundle (which holds better-sqlite3's JavaScript) the caller's
+ * folder is the bundle's, where no addon is. npm's install, prebuilt or compiled, puts the addon in build/Release;
+ * were it elsewhere, `bindings` is asked to find it from better-sqlite3's own folder.
  */
 import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
-let addonFile: string | null | undefined;
+/** What better-sqlite3's `nativeBinding` option takes: the addon's file, or the addon itself. */
+type NativeBinding = string | object;
 
-function nativeBinding(): string | undefined {
-  if (addonFile === undefined) {
-    const packageRoot = path.dirname(createRequire(import.meta.url).resolve('better-sqlite3/package.json'));
-    const file = path.join(packageRoot, 'build', 'Release', 'better_sqlite3.node');
-    addonFile = existsSync(file) ? file : null;
+let addon: NativeBinding | undefined;
+
+function nativeBinding(): NativeBinding {
+  if (addon === undefined) {
+    const packageFile = createRequire(import.meta.url).resolve('better-sqlite3/package.json');
+    const file = path.join(path.dirname(packageFile), 'build', 'Release', 'better_sqlite3.node');
+    addon = existsSync(file) ? file : (createRequire(packageFile)('bindings') as (o: object) => object)({ bindings: 'better_sqlite3.node', module_root: path.dirname(packageFile) });
   }
-  return addonFile ?? undefined;
+  return addon;
 }
 
 /**
@@ -30,6 +34,5 @@ export function databasePathFromMetadata(get: (name: string) => string | undefin
 }
 
 export function openDatabase(file: string, options: Database.Options = {}): Database.Database {
-  const binding = nativeBinding();
-  return new Database(file, binding === undefined ? options : { ...options, nativeBinding: binding });
+  return new Database(file, { ...options, nativeBinding: nativeBinding() as Database.Options['nativeBinding'] });
 }
