@@ -6,7 +6,8 @@
  * CPU (user + system, all threads) and RSS are read when it turns healthy. A second later the sidecar's first API
  * answer is timed (`GET /v1.0/metadata`: JSON, as every sidecar answers it) and its RSS read again: what a first
  * request loads on use. Prints p50 / p90 / max per row.
- * Run: `npm run build && node bench/dist/src/startup.js` (BENCH_STARTUP_CASES=sqlite,redis picks svcd's rows).
+ * Run: `npm run build && node bench/dist/src/startup.js` (BENCH_STARTUP_CASES=sqlite,snapshot,redis picks svcd's
+ * rows; `snapshot` is the embedded default started from a V8 startup snapshot made for the run).
  * Any other sidecar is measured the same way, side by side: BENCH_SIDECAR_START is its command line, with `{http}`,
  * `{grpc}` and `{dir}` (an empty folder per start) filled in, e.g.
  * `BENCH_SIDECAR_START='daprd --app-id s --dapr-http-port {http} --dapr-grpc-port {grpc} --resources-path r' node bench/dist/src/startup.js`.
@@ -17,7 +18,7 @@
  * and daprd reads them only when it makes a TLS connection. When it is set here, one more row shows
  * `node -e 0` with it.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -27,7 +28,7 @@ import { percentile, rssMiB } from './workflow-loop.js';
 
 const STARTS = Number(process.env.BENCH_STARTS ?? 15);
 const OTHER = process.env.BENCH_SIDECAR_START;
-const CASES = (process.env.BENCH_STARTUP_CASES ?? 'sqlite,redis').split(',').filter((c) => c !== '');
+const CASES = (process.env.BENCH_STARTUP_CASES ?? 'sqlite,snapshot,redis').split(',').filter((c) => c !== '');
 const EXTRA_CA_CERTS = process.env.NODE_EXTRA_CA_CERTS;
 /** Every row's environment: this one, without NODE_EXTRA_CA_CERTS unless BENCH_STARTUP_ENV=as-is. */
 const SPAWN_ENV: NodeJS.ProcessEnv = process.env.BENCH_STARTUP_ENV === 'as-is' ? process.env : { ...process.env, NODE_EXTRA_CA_CERTS: undefined };
@@ -39,8 +40,23 @@ interface Row {
   readonly healthy: boolean;
 }
 
-/** svcd with the resources `write` puts in its folder. */
-function svcdRow(label: string, write: (resources: string) => void): Row {
+/**
+ * A V8 startup snapshot of svcd (runtime/scripts/make-snapshot.cjs), made once for the run when a case asks for it:
+ * `node --snapshot-blob <it> svcd …` instead of the launcher.
+ */
+let snapshotBlob: string | undefined;
+function svcdSnapshot(): string[] {
+  if (snapshotBlob === undefined) {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-startup-snapshot-'));
+    process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+    snapshotBlob = path.join(dir, 'svcd.blob');
+    execFileSync(process.execPath, [path.resolve(path.dirname(SVCD_MAIN), '..', 'scripts', 'make-snapshot.cjs'), snapshotBlob], { env: SPAWN_ENV, stdio: 'inherit' });
+  }
+  return ['--snapshot-blob', snapshotBlob, 'svcd'];
+}
+
+/** svcd with the resources `write` puts in its folder, started by its launcher or by `launch()`'s Node arguments. */
+function svcdRow(label: string, write: (resources: string) => void, launch: () => string[] = () => [SVCD_MAIN]): Row {
   return {
     label,
     healthy: true,
@@ -49,13 +65,14 @@ function svcdRow(label: string, write: (resources: string) => void): Row {
       mkdirSync(resources, { recursive: true });
       write(resources);
       const args = ['--app-id', 'startup', '--http-port', String(http), '--grpc-port', String(grpc), '--metrics-port', '0', '--internal-grpc-port', '0'];
-      return spawn(process.execPath, [SVCD_MAIN, ...args, '--resources-path', resources, '--data-dir', path.join(dir, 'data')], { stdio: 'ignore', env: SPAWN_ENV });
+      return spawn(process.execPath, [...launch(), ...args, '--resources-path', resources, '--data-dir', path.join(dir, 'data')], { stdio: 'ignore', env: SPAWN_ENV });
     },
   };
 }
 
 const SVCD_ROWS: Record<string, Row> = {
   sqlite: svcdRow('svcd, embedded default (SQLite state and pub/sub, workflows ready)', (folder) => void writeDefaultResources(folder)),
+  snapshot: svcdRow('svcd from a startup snapshot, embedded default', (folder) => void writeDefaultResources(folder), svcdSnapshot),
   redis: svcdRow('svcd, Redis state store (also the actor store)', (folder) =>
     writeFileSync(path.join(folder, 'statestore.yaml'), componentYaml('statestore', 'state.redis', { redisHost: TEST_REDIS_HOST, actorStateStore: 'true' })),
   ),

@@ -105,6 +105,11 @@ const LAZY = {
   // and with it `tls` and `crypto`.
   'node:https': { allExports: true },
   https: { allExports: true },
+  // svcd serves HTTP from its start, so this saves nothing there; but Node 20 cannot make a V8 startup snapshot
+  // of its `http` module (scripts/make-snapshot.cjs), and with a stand-in no module of svcd's loads it at its
+  // top level.
+  'node:http': { allExports: true },
+  http: { allExports: true },
   // Its code tables (svcd's error codes map onto them as its modules load) come from files beside its index that
   // require nothing: reading them loads none of the rest.
   '@grpc/grpc-js': {

@@ -4,6 +4,7 @@
  * SIGTERM/SIGINT. This file only wires; every part lives in its own module.
  */
 import { mkdirSync } from 'node:fs';
+import { startupSnapshot } from 'node:v8';
 import { PublicActors } from './actors/public-actors.js';
 import { ReplyBudget } from './components/pluggable/reply-budget.js';
 import { socketOwnersFrom } from './components/pluggable/socket-folder.js';
@@ -415,4 +416,7 @@ async function main(): Promise<void> {
   process.on('SIGINT', onSignal);
 }
 
-void main();
+// Built into a V8 startup snapshot (scripts/make-snapshot.cjs), svcd's modules are evaluated when the snapshot is
+// made, and main runs each time a process starts from it.
+if (startupSnapshot.isBuildingSnapshot()) startupSnapshot.setDeserializeMainFunction(() => void main());
+else void main();

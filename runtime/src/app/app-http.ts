@@ -27,8 +27,16 @@ export class AppAnswerTooLargeError extends Error {
   }
 }
 
-/** Sockets to the app, kept open between requests; as many as requests in flight (shared by every HTTP call to the app). */
-export const appAgent = new http.Agent({ keepAlive: true, keepAliveMsecs: 10_000, scheduling: 'lifo' });
+let agent: http.Agent | undefined;
+
+/**
+ * Sockets to the app, kept open between requests; as many as requests in flight (shared by every HTTP call to the
+ * app). Made on first use, not when this module loads: a V8 startup snapshot of svcd (scripts/make-snapshot.cjs)
+ * holds every module's top level, and Node cannot snapshot its `http` module.
+ */
+export function appAgent(): http.Agent {
+  return (agent ??= new http.Agent({ keepAlive: true, keepAliveMsecs: 10_000, scheduling: 'lifo' }));
+}
 
 export interface AppRequestOptions {
   readonly method: string;
@@ -53,7 +61,7 @@ function send(url: string, opts: AppRequestOptions): Promise<AppResponse> {
   return new Promise<AppResponse>((resolve, reject) => {
     const headers: Record<string, string | number> = { ...opts.headers };
     if (opts.body !== undefined) headers['content-length'] = Buffer.byteLength(opts.body);
-    const req = http.request(url, { method: opts.method, headers, agent: appAgent, timeout: opts.timeoutMs, ...(opts.signal ? { signal: opts.signal } : {}) }, (res) => {
+    const req = http.request(url, { method: opts.method, headers, agent: appAgent(), timeout: opts.timeoutMs, ...(opts.signal ? { signal: opts.signal } : {}) }, (res) => {
       // An app answering without end (or just far too much) would otherwise grow svcd until the deliveryTimeout:
       // 2 GiB for one delivery was measured. The connection is dropped, not drained.
       const tooLarge = () => {

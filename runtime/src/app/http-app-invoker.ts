@@ -22,7 +22,7 @@ export class HttpAppInvoker implements AppInvoker {
 
   #send(call: AppCall, path: string, headers: Headers, signal: AbortSignal): Promise<AppAnswer> {
     return new Promise<AppAnswer>((resolve, reject) => {
-      const req = http.request({ host: '127.0.0.1', port: this.port, method: call.verb, path, headers, agent: appAgent }, (res) => {
+      const req = http.request({ host: '127.0.0.1', port: this.port, method: call.verb, path, headers, agent: appAgent() }, (res) => {
         resolve({ status: res.statusCode ?? 500, headers: res.headers as Headers, body: res });
       });
       // Not http.request's `signal`: it watches the request with end-of-stream listeners, ~17 µs a call.

@@ -26,6 +26,8 @@ export interface SvcdOptions {
   readyTimeoutMs?: number;
   /** The svcd launcher to run (default SVCD_MAIN): a bench compares another checkout's build on the same data. */
   svcdMain?: string;
+  /** Node flags before the launcher, e.g. `--snapshot-blob <file>` (with `svcdMain: 'svcd'`, scripts/make-snapshot.cjs). */
+  nodeArgs?: string[];
 }
 
 /**
@@ -71,6 +73,7 @@ export class SvcdProcess extends TestChildProcess {
       const args = [
         // Node flags for svcd only, e.g. SVCD_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile a bench run.
         ...(process.env.SVCD_NODE_ARGS?.split(' ').filter((a) => a !== '') ?? []),
+        ...(opts.nodeArgs ?? []),
         opts.svcdMain ?? SVCD_MAIN,
         '--app-id', opts.appId ?? 'testapp',
         '--http-port', String(ports.http),
