@@ -92,6 +92,8 @@ rmSync(stage, { recursive: true, force: true });
 // @svc/runtime: the launchers, the bundles, and the ES modules started by path.
 const runtimeOut = path.join(modules, '@svc', 'runtime');
 copy(runtimeDir, runtimeOut, ['bin', 'dist/bundle']);
+// A startup snapshot made here (runtime/scripts/make-snapshot.cjs) holds this machine's paths and CPU: never shipped.
+rmSync(path.join(runtimeOut, 'dist', 'bundle', 'svcd.blob'), { force: true });
 for (const entry of ['launcher/svcd-bundle.cjs', 'stores/sqlite-checkpoint-worker.js']) {
   for (const file of moduleClosure(path.join(runtimeDir, 'dist', 'src', entry))) copy(runtimeDir, runtimeOut, [path.relative(runtimeDir, file)]);
 }
