@@ -6,8 +6,9 @@
  * (the Redis, PostgreSQL and NATS clients) is in the script but runs on first use. The Kubernetes client, a
  * third of the whole, is only for Kubernetes mode: a script of its own in dist/bundle/vendor/, loaded then.
  * better-sqlite3's JavaScript is in the script; its native addon stays in node_modules, opened by path
- * (stores/sqlite-database.ts), as does the WAL checkpoint worker (a file of its own, started by path). The `svc` CLI (dist/src/cli/main.js) is bundled the same way into dist/bundle/svc.cjs, so
- * the installable package (scripts/package.mjs) carries two scripts and not svcd's dependency tree. First, each
+ * (stores/sqlite-database.ts), as does the WAL checkpoint worker (a file of its own, started by path). The `svc`
+ * CLI (dist/src/cli/main.js) is bundled the same way into dist/bundle/svc.cjs, so the installable package
+ * (scripts/package.mjs) carries two scripts and not svcd's dependency tree. First, each
  * `.proto` is parsed once and written as JSON (@svc/proto's writeParsedRoots), which svcd loads instead of parsing
  * the text at every start.
  */
@@ -213,7 +214,7 @@ const common = {
   target: 'node20',
   // better-sqlite3's own addon locator, asked only when its addon is not where npm puts it (stores/sqlite-database.ts).
   // Resolving and compiling better-sqlite3's dozen files at every start, outside the bundle and its code cache,
-  // was 30 million instructions of the ~330 million svcd runs after Node's own start (callgrind).
+  // was 21–30 million instructions of the ~330 million svcd runs after Node's own start (callgrind).
   external: ['bindings'],
   banner: { js: banner },
   define: { 'import.meta.url': '__svcImportMetaUrl' },
