@@ -8,17 +8,12 @@
 import * as grpc from '@grpc/grpc-js';
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import { loadRuntimeApiProto } from '@svc/proto';
-import { SubscriberApp, SvcdProcess, TEST_POSTGRES_URL, TEST_REDIS_HOST, componentYaml, configurationTableSql, eventually, withTestPostgres, withTestRedis } from '../support/index.js';
+import { SubscriberApp, SvcdProcess, daprRuntimeClient, TEST_POSTGRES_URL, TEST_REDIS_HOST, componentYaml, configurationTableSql, eventually, withTestPostgres, withTestRedis } from '../support/index.js';
 
 type Item = { value: string; version: string; metadata: Record<string, string> };
 type StreamMessage = { id: string; items: Record<string, Item> };
 
-function daprClient(port: number): grpc.Client & Record<string, (...args: unknown[]) => unknown> {
-  const dapr = loadRuntimeApiProto().services.find((s) => s.name === 'dapr.proto.runtime.v1.Dapr')!;
-  const Client = grpc.makeGenericClientConstructor(dapr.definition, 'Dapr');
-  return new Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure()) as never;
-}
+const daprClient = (port: number) => daprRuntimeClient<Record<string, (...args: unknown[]) => unknown>>(`127.0.0.1:${port}`);
 
 describe('configuration API (real svcd, configuration.redis and configuration.postgresql)', function () {
   this.timeout(60_000);

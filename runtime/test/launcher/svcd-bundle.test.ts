@@ -1,12 +1,11 @@
-import * as grpc from '@grpc/grpc-js';
-import { loadRuntimeApiProto } from '@svc/proto';
+import type * as grpc from '@grpc/grpc-js';
 import { expect } from 'chai';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { compileSvcdBundle, SVCD_CODE_CACHE_FILE } from '../../src/launcher/svcd-bundle.cjs';
-import { componentYaml, SvcdProcess, tracingConfiguration } from '../support/index.js';
+import { componentYaml, daprRuntimeClient, SvcdProcess, tracingConfiguration } from '../support/index.js';
 
 /**
  * A probe loaded into svcd with `--require`: when svcd logs that it started (as it turns ready, before any timer
@@ -70,12 +69,10 @@ describe("svcd's bundle and its code cache", function () {
       const out = path.join(dir, 'at-ready.json');
       const svcd = await SvcdProcess.start({ env: { NODE_OPTIONS: `--require ${path.join(dir, 'probe.cjs')}`, START_PROBE_OUT: out } });
       try {
-        const dapr = loadRuntimeApiProto().services.find((s) => s.name === 'dapr.proto.runtime.v1.Dapr')!;
-        const Runtime = grpc.makeGenericClientConstructor(dapr.definition, 'Dapr');
-        const client = new Runtime(svcd.grpcAddress, grpc.credentials.createInsecure()) as unknown as Record<string, (req: unknown, cb: (err: grpc.ServiceError | null, res: { id?: string }) => void) => void>;
+        const client = daprRuntimeClient<Record<string, (req: unknown, cb: (err: grpc.ServiceError | null, res: { id?: string }) => void) => void>>(svcd.grpcAddress);
         const metadata = await new Promise<{ id?: string }>((resolve, reject) => client.GetMetadata!.call(client, {}, (err, res) => (err ? reject(err) : resolve(res))));
         expect(metadata.id).to.equal('testapp');
-        (client as unknown as grpc.Client).close();
+        client.close();
       } finally {
         await svcd.stop();
         await svcd.dispose();

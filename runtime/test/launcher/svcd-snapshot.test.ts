@@ -1,25 +1,22 @@
 import * as grpc from '@grpc/grpc-js';
-import { loadRuntimeApiProto } from '@svc/proto';
 import { expect } from 'chai';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { componentYaml, SvcdProcess } from '../support/index.js';
+import { componentYaml, daprRuntimeClient, SvcdProcess } from '../support/index.js';
 
 /** dist/test/launcher → scripts/make-snapshot.cjs */
 const MAKE_SNAPSHOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../scripts/make-snapshot.cjs');
 
 function grpcMetadataId(address: string): Promise<string | undefined> {
-  const dapr = loadRuntimeApiProto().services.find((s) => s.name === 'dapr.proto.runtime.v1.Dapr')!;
-  const Runtime = grpc.makeGenericClientConstructor(dapr.definition, 'Dapr');
-  const client = new Runtime(address, grpc.credentials.createInsecure()) as unknown as Record<string, (req: unknown, meta: grpc.Metadata, cb: (err: grpc.ServiceError | null, res: { id?: string }) => void) => void>;
+  const client = daprRuntimeClient<Record<string, (req: unknown, meta: grpc.Metadata, cb: (err: grpc.ServiceError | null, res: { id?: string }) => void) => void>>(address);
   const meta = new grpc.Metadata();
   meta.set('dapr-api-token', 'run-time-token');
   return new Promise<string | undefined>((resolve, reject) =>
     client.GetMetadata!.call(client, {}, meta, (err, res) => {
-      (client as unknown as grpc.Client).close();
+      client.close();
       return err ? reject(err) : resolve(res.id);
     }),
   );

@@ -6,16 +6,9 @@
 import * as grpc from '@grpc/grpc-js';
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import { loadRuntimeApiProto } from '@svc/proto';
-import { SvcdProcess, TEST_REDIS_HOST, componentYaml, deleteRedisKeysWithPrefix } from '../support/index.js';
+import { SvcdProcess, TEST_REDIS_HOST, componentYaml, daprRuntimeClient, deleteRedisKeysWithPrefix } from '../support/index.js';
 
 type Unary = (req: unknown, cb: (err: grpc.ServiceError | null, res?: unknown) => void) => void;
-
-function daprClient(port: number): Record<string, Unary> {
-  const dapr = loadRuntimeApiProto().services.find((s) => s.name === 'dapr.proto.runtime.v1.Dapr')!;
-  const Client = grpc.makeGenericClientConstructor(dapr.definition, 'Dapr');
-  return new Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure()) as unknown as Record<string, Unary>;
-}
 
 const rpc = <T>(client: Record<string, Unary>, method: string, req: unknown): Promise<T> =>
   new Promise((resolve, reject) => client[method]!.call(client, req, (err, res) => (err ? reject(err) : resolve(res as T))));
@@ -37,7 +30,7 @@ describe('distributed lock API (real svcd, lock.redis)', function () {
 
   before(async () => {
     [holder, other] = await Promise.all([SvcdProcess.start({ appId, resources }), SvcdProcess.start({ appId, resources })]);
-    grpcClient = daprClient(other.ports.grpc);
+    grpcClient = daprRuntimeClient<Record<string, Unary>>(`127.0.0.1:${other.ports.grpc}`);
   });
   after(async () => {
     grpcClient && (grpcClient as unknown as grpc.Client).close();

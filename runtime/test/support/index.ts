@@ -9,6 +9,7 @@ export { deleteJetStreamStream, deleteRedisKeysWithPrefix, dropTestPostgresTable
 export { TestChildProcess, type ExitStatus } from './child-process.js';
 export { removeTempFolder, tempFolder } from './temp-folders.js';
 export { eventually } from './eventually.js';
+export { daprRuntimeClient } from './dapr-runtime-client.js';
 export { PrivateNatsServer, PrivateRedisServer } from './private-servers.js';
 export { TcpProxy } from './tcp-proxy.js';
 export { InstanceListingClient, rpcFailure, type PurgeFilterRequest } from './instance-listing-client.js';
