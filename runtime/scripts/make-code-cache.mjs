@@ -1,16 +1,12 @@
 /**
  * Makes svcd's code cache (dist/bundle/svcd.cjs.code-cache): starts svcd from its bundle in this process with the
  * embedded default (SQLite, workflows ready) in a temporary folder, waits until it is healthy and has answered a
- * state write and read, a workflow start and reads of that workflow and its history, lets the steps svcd defers
- * until after ready run (its gRPC servers, koa, the gRPC message conversions: main.ts), and answer a request
- * through koa, then writes V8's cache of everything compiled by then.
+ * state write and read, lets the steps svcd defers until after ready run (its gRPC servers, koa, the gRPC message
+ * conversions: main.ts), and answer a request through koa, then writes V8's cache of everything compiled by then.
  * A later start compiles none of it. The deferred steps make the cache 1.59 MB against 1.22 and cost the start
  * little (15 interleaved starts: 234 against 228 ms of CPU to healthy), and spare the first calls their compiling:
  * a gRPC call sent right after healthy and the one after it took 63–83 and 4–5 ms with them, 64–102 and, in five
- * starts of eight, 44–55 ms without (the second call waited while the steps compiled). The workflow calls make
- * the cache 1.72 MB against 1.63 and spare the first history page read after a restart 3 ms (20.2 / 16.8 / 17.8
- * against 23.1 / 19.7 / 20.5 ms, a page of 500 from a 200,000-event history, bench/src/history-page.ts); 15
- * interleaved starts took no longer (104 against 106–111 ms to healthy).
+ * starts of eight, 44–55 ms without (the second call waited while the steps compiled).
  * Run by bundle.mjs, with the same Node and V8 flags as svcd will run with (V8 refuses a cache made otherwise).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -50,15 +46,6 @@ try {
   const saved = await fetch(`${api}/state/statestore`, { method: 'POST', body: JSON.stringify([{ key: 'k', value: { a: 1 } }]) });
   const read = await fetch(`${api}/state/statestore/k`);
   if (saved.status !== 204 || read.status !== 200) throw new Error(`svcd answered a state write ${saved.status} and a read ${read.status}`);
-  // A workflow started with no worker connected, then read: its history page comes from the store, as after a
-  // restart (the instance leaves memory while no worker is connected).
-  const started = await fetch(`${api}/workflows/svc/codeCache/start?instanceID=code-cache`, { method: 'POST', body: '1' });
-  const history = await fetch(`${api}/workflows/svc/code-cache/history`);
-  const instance = await fetch(`${api}/workflows/svc/code-cache`);
-  if (started.status !== 202 || history.status !== 200 || instance.status !== 200) {
-    throw new Error(`svcd answered a workflow start ${started.status}, its history ${history.status} and the instance ${instance.status}`);
-  }
-  await Promise.all([history.arrayBuffer(), instance.arrayBuffer()]);
   await new Promise((resolve) => setTimeout(resolve, DEFERRED_STEPS_DONE_MS));
   const metadata = await fetch(`${api}/metadata`);
   if (metadata.status !== 200) throw new Error(`svcd answered GET /v1.0/metadata ${metadata.status}`);
