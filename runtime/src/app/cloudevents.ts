@@ -81,11 +81,8 @@ export function wrapInCloudEvent(body: Buffer, contentType: string | undefined, 
   };
 }
 
-/**
- * A publisher's own CloudEvent (`application/cloudevents+json`): kept, with the required attributes it lacks
- * filled in and `topic`/`pubsubname` set to where it is published. Not a JSON object: ERR_PUBSUB_CLOUD_EVENTS_SER.
- */
-export function completeCloudEvent(body: Buffer, ctx: EnvelopeContext): CloudEvent {
+/** A publisher's own CloudEvent's attributes; not a JSON object: ERR_PUBSUB_CLOUD_EVENTS_SER. */
+export function parseCloudEvent(body: Buffer): Record<string, unknown> {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body.toString('utf8'));
@@ -95,7 +92,15 @@ export function completeCloudEvent(body: Buffer, ctx: EnvelopeContext): CloudEve
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw new RuntimeError('ERR_PUBSUB_CLOUD_EVENTS_SER', `the body is declared ${CLOUDEVENT_CONTENT_TYPE} but is not a JSON object`);
   }
-  const given = parsed as Record<string, unknown>;
+  return parsed as Record<string, unknown>;
+}
+
+/**
+ * A publisher's own CloudEvent (`application/cloudevents+json`): kept, with the required attributes it lacks
+ * filled in and `topic`/`pubsubname` set to where it is published. Not a JSON object: ERR_PUBSUB_CLOUD_EVENTS_SER.
+ */
+export function completeCloudEvent(body: Buffer, ctx: EnvelopeContext): CloudEvent {
+  const given = parseCloudEvent(body);
   const text = (name: string, fallback: string): string => {
     const v = given[name];
     return typeof v === 'string' && v !== '' ? v : fallback;

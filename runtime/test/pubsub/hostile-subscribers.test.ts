@@ -253,9 +253,10 @@ describe('pub/sub with hostile subscribers (Redis streams, real svcd)', function
     });
 
     it('keeps svcd small', () => {
-      // Bounded by --max-request-size: 430 MiB with every entry in flight at once, 190-200 MiB measured since at most
-      // 64 are (the rest is the parsed body and every entry's envelope, made before any is sent so a malformed entry
-      // publishes none; docs/pubsub.md, known gaps). A few such requests side by side multiply it.
+      // Bounded by --max-request-size: 430 MiB with every entry in flight at once; 140-165 MiB measured since at most
+      // 64 are and an entry's envelope is made as it is sent. ~40 MiB of it is live (every decoded entry), the rest
+      // the decoding's garbage: with every envelope made up front, a full collection that came late took it to 340-415.
+      // A few such requests side by side multiply it (docs/pubsub.md).
       expect(figures.peak - figures.before, 'RSS growth, MiB').to.be.below(256);
     });
   });

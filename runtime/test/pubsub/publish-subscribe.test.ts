@@ -177,6 +177,9 @@ describe('pub/sub over HTTP (in-memory broker, real subscribing app)', function 
       [svcd.request('POST', '/v1.0-alpha1/publish/bulk/pubsub/orders', { not: 'a list' }), 400, 'ERR_PUBSUB_EVENTS_SER'],
       [svcd.request('POST', '/v1.0-alpha1/publish/bulk/pubsub/orders', [{ entryId: '1', event: 5, contentType: 'text/plain' }]), 400, 'ERR_PUBSUB_EVENTS_SER'],
       [svcd.request('POST', '/v1.0-alpha1/publish/bulk/pubsub/orders', [{ entryId: '1', event: {} }, { entryId: '1', event: {} }]), 400, 'ERR_PUBSUB_EVENTS_SER'],
+      // A bad last entry fails the whole request: the good entries before it are not published either.
+      [svcd.request('POST', '/v1.0-alpha1/publish/bulk/pubsub/orders', [{ entryId: '1', event: { ok: 1 } }, { entryId: '2', event: [1, 2], contentType: 'application/cloudevents+json' }]), 400, 'ERR_PUBSUB_CLOUD_EVENTS_SER'],
+      [svcd.request('POST', '/v1.0-alpha1/publish/bulk/pubsub/orders', [{ entryId: '1', event: { ok: 1 } }, { entryId: '2', event: {}, metadata: { ttlInSeconds: 'soon' } }]), 400, 'ERR_PUBSUB_REQUEST_METADATA'],
     ];
     const before = app.to('/orders').length;
     for (const [call, status, code] of cases) {
