@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { closeRedis, connectRedis, duplicateRedis, type RedisStoreOptions } from '../stores/redis-connection.js';
 import { RedisWriteCoalescer } from './redis-coalescer.js';
-import { YIELD_SLICE, yieldToEventLoop } from '../util/event-loop.js';
+import { inSlices, YIELD_SLICE, yieldToEventLoop } from '../util/event-loop.js';
 import { partitionValue, redisPlacementKeys, RedisPlacementBackend } from './redis-placement.js';
 import { FencedError, type Fence, type MultiHostStore, type PlacementBackend } from './placement-store.js';
 import type { KeyListingStore, KeyPage, ListedKey, TransactionOperation } from '../components/contracts/state-store.js';
@@ -159,12 +159,12 @@ export class RedisStateStore extends VersionedStateStore implements MultiHostSto
       return index;
     };
     // Packed in slices, yielding between them: a fan-out's turn writes 100,000 keys. Keys go as one buffer (not
-    // one per key), headers as another, values as the buffers they are. Each slice's text becomes bytes at once: a
-    // string grown across the whole turn was a tree of 100,000 parts that flattening and encoding walked in one
-    // synchronous step.
+    // one per key), headers as another, values as a third. Each slice's text becomes bytes at once: a string grown
+    // across the whole turn was a tree of 100,000 parts that flattening and encoding walked in one synchronous step.
     const headerBytes: Buffer[] = [];
     const keyBytes: Buffer[] = [];
     const valueBytes: Buffer[] = [];
+    let valueLength = 0;
     for (let from = 0; from < writes.length; from += YIELD_SLICE) {
       if (from > 0) await yieldToEventLoop();
       let headers = '';
@@ -176,6 +176,7 @@ export class RedisStateStore extends VersionedStateStore implements MultiHostSto
         headers += `${w.kind === 'set' ? 's' : 'd'}${CONDITION_CODES[w.condition.kind]}${setOf(w.key)},${want},${expires},${Buffer.byteLength(w.key)},${value.length};`;
         keyText += w.key;
         valueBytes.push(value);
+        valueLength += value.length;
       }
       headerBytes.push(Buffer.from(headers));
       keyBytes.push(Buffer.from(keyText));
@@ -186,7 +187,7 @@ export class RedisStateStore extends VersionedStateStore implements MultiHostSto
       keys.push(redisPlacementKeys(fenced.appId).partitions);
       for (const f of fenced.fences) args.push(f.partition, partitionValue(f.owner, f.epoch));
     }
-    args.push(Buffer.concat(headerBytes), Buffer.concat(keyBytes), Buffer.concat(valueBytes));
+    args.push(Buffer.concat(headerBytes), Buffer.concat(keyBytes), await joinInSlices(valueBytes, valueLength));
     const result = await this.#writes.send(() => this.redis.svcApplyWrites(keys.length, [...keys, ...args]));
     if (Array.isArray(result)) throw new FencedError(result);
     if (result > 0) throw mismatch(writes[result - 1]!);
@@ -226,6 +227,19 @@ export class RedisStateStore extends VersionedStateStore implements MultiHostSto
     await Promise.all(this.#backends.map((b) => b.close()));
     await closeRedis(this.redis);
   }
+}
+
+/**
+ * `chunks` (of `length` bytes in all) as one buffer, copied a slice at a time between yields: one `Buffer.concat`
+ * of a fan-out turn's 200,000 values held the event loop 40–90 ms. Copied into one buffer made once, not joined
+ * slice by slice: a buffer per slice kept ~150 MiB more of the process's memory at the peak of a 100,000-activity
+ * fan-out.
+ */
+async function joinInSlices(chunks: readonly Buffer[], length: number): Promise<Buffer> {
+  const out = Buffer.allocUnsafe(length);
+  let at = 0;
+  await inSlices(chunks, (chunk) => void (at += chunk.copy(out, at)));
+  return out;
 }
 
 function toStored(fields: (Buffer | null)[]): StoredValue | undefined {
