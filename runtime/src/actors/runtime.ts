@@ -9,7 +9,7 @@ import { ActorIndexes } from './actor-indexes.js';
 import { ActorKeys, assertValidActorId, assertValidActorType } from './keys.js';
 import { ActorMetrics, type TurnKind } from './metrics.js';
 import { SingleHostPlacement } from './placement.js';
-import { actorKey, LiveActors } from './live-actors.js';
+import { LiveActors } from './live-actors.js';
 import { ActorReminders } from './actor-reminders.js';
 import { notOwnerError } from './reminder-table.js';
 import { ActorStateCache } from './state-cache.js';
@@ -88,7 +88,7 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
   #started = false;
   #stopping = false;
   /** The actor whose turn body is starting (running up to its first await), see #startTurnBody. */
-  #turnBodyStarting: string | undefined;
+  #turnBodyStarting: Activation | undefined;
 
   constructor(opts: LocalActorRuntimeOptions) {
     this.clock = opts.clock ?? new RealClock();
@@ -180,7 +180,8 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
   }
 
   invoke(type: string, id: string, method: string, data?: Buffer): Promise<Buffer | undefined> {
-    if (this.#turnBodyStarting === actorKey(type, id)) {
+    const starting = this.#turnBodyStarting;
+    if (starting !== undefined && starting.id === id && starting.type === type) {
       return Promise.reject(new RuntimeError('ERR_ACTOR_INVOKE_METHOD', `actor ${type}/${id} called itself from its own turn; re-entrancy is off, so this would wait forever`));
     }
     return this.#enqueue(type, id, 'method', (ctx) => ctx.actorInvoke(method, data));
@@ -268,7 +269,7 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
     const ctx = new TurnContext(activation, this.clock, this.#reminders.table);
     let ok = false;
     try {
-      const result = await this.#startTurnBody(actorKey(activation.type, activation.id), turn, ctx);
+      const result = await this.#startTurnBody(activation, turn, ctx);
       await this.#commitTurn(activation, ctx);
       if (ctx.deactivateRequested) activation.deactivateWhenIdle = true;
       for (const fn of ctx.committed) fn();
@@ -285,9 +286,9 @@ export class LocalActorRuntime implements ActorRuntime, ActivationHost {
    * awaits would need an AsyncLocalStorage, whose promise hook taxes every promise in the process on Node 20
    * (7 % of svcd's CPU in a workflow fan-out; docs/performance.md).
    */
-  #startTurnBody(key: string, turn: Turn, ctx: TurnContext): Promise<Buffer | undefined> {
+  #startTurnBody(activation: Activation, turn: Turn, ctx: TurnContext): Promise<Buffer | undefined> {
     const outer = this.#turnBodyStarting;
-    this.#turnBodyStarting = key;
+    this.#turnBodyStarting = activation;
     try {
       return turn.body(ctx);
     } finally {
