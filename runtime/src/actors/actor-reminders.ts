@@ -197,8 +197,9 @@ export class ActorReminders {
       return undefined;
     }
     this.host.metrics.reminderLag(r.actorType, now - r.dueAt);
-    const { generation: _generation, ...info } = r;
-    await ctx.actorReminder(r.name, r.data, info);
+    // The stored record as the fire's info (an actor reads what it needs; the app channel sends only the texts):
+    // a copy without the generation by an object rest pattern took V8's slow path on every fire.
+    await ctx.actorReminder(r.name, r.data, r);
     ctx.acknowledge({ name: r.name, reminder: afterFire(r, now), ifGeneration: r.generation });
     return undefined;
   }
