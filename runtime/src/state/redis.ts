@@ -187,7 +187,9 @@ export class RedisStateStore extends VersionedStateStore implements MultiHostSto
       keys.push(redisPlacementKeys(fenced.appId).partitions);
       for (const f of fenced.fences) args.push(f.partition, partitionValue(f.owner, f.epoch));
     }
-    args.push(Buffer.concat(headerBytes), Buffer.concat(keyBytes), await joinInSlices(valueBytes, valueLength));
+    // A turn of one slice (nearly all) stays synchronous up to its send, as a single write always was.
+    const values = valueBytes.length > YIELD_SLICE ? await joinInSlices(valueBytes, valueLength) : Buffer.concat(valueBytes, valueLength);
+    args.push(Buffer.concat(headerBytes), Buffer.concat(keyBytes), values);
     const result = await this.#writes.send(() => this.redis.svcApplyWrites(keys.length, [...keys, ...args]));
     if (Array.isArray(result)) throw new FencedError(result);
     if (result > 0) throw mismatch(writes[result - 1]!);
