@@ -66,8 +66,12 @@ interface TypeReminders {
   readonly partitions: Map<number, Partition>;
   /** Documents being read, so concurrent first touches share one read. */
   readonly loadingDocs: Map<number, Promise<void>>;
-  /** Bumped by every unload: a read that started before it must not install what it read. */
-  unloads: number;
+  /**
+   * Unloads so far, by ownership partition: a read of a document must not install what it read if the document's
+   * partition was unloaded meanwhile. Per partition: an unload of others (a handover while this host acquires)
+   * leaves the read good.
+   */
+  readonly unloads: Map<number, number>;
   partitionCount: number;
   metaStored: boolean;
 }
@@ -144,7 +148,7 @@ export class ReminderTable {
         t.partitions.delete(r);
         for (const e of part.entries.values()) out.push(e.reminder);
       }
-      t.unloads++;
+      for (const p of gone) t.unloads.set(p, unloadsOf(t, p) + 1);
     }
     return out;
   }
@@ -317,7 +321,7 @@ export class ReminderTable {
 
   async #read(type: string): Promise<TypeReminders> {
     const meta = await this.store.get({ key: this.keys.reminderMeta(type) });
-    const t: TypeReminders = { type, partitions: new Map(), loadingDocs: new Map(), unloads: 0, partitionCount: REMINDER_PARTITIONS, metaStored: meta !== undefined };
+    const t: TypeReminders = { type, partitions: new Map(), loadingDocs: new Map(), unloads: new Map(), partitionCount: REMINDER_PARTITIONS, metaStored: meta !== undefined };
     if (meta) t.partitionCount = (JSON.parse(meta.data.toString('utf8')) as { partitions: number }).partitions;
     if (t.partitionCount % OWNERSHIP_PARTITIONS !== 0) {
       throw new Error(`actor type ${type} stores its reminders in ${t.partitionCount} partitions, which ${OWNERSHIP_PARTITIONS} ownership partitions do not divide`);
@@ -325,22 +329,30 @@ export class ReminderTable {
     return t;
   }
 
-  /** Reads the given documents of a type that are neither loaded nor being read; concurrent callers share reads. */
+  /**
+   * Reads the given documents of a type that are neither loaded nor being read; concurrent callers share reads.
+   * A shared read that was started before its partition was unloaded installs nothing: its documents are read
+   * again, unless their partition was unloaded after this call began too (it left this host meanwhile).
+   */
   async #ensureDocs(t: TypeReminders, docs: readonly number[]): Promise<void> {
-    const missing = docs.filter((r) => !t.partitions.has(r) && !t.loadingDocs.has(r));
-    if (missing.length > 0) {
-      const reading = this.#readDocs(t, missing);
-      for (const r of missing) t.loadingDocs.set(r, reading);
-      void reading.finally(() => {
-        for (const r of missing) if (t.loadingDocs.get(r) === reading) t.loadingDocs.delete(r);
-      }).catch(() => undefined);
+    const unloadsAtCall = docs.map((r) => unloadsOf(t, r % OWNERSHIP_PARTITIONS));
+    for (;;) {
+      const missing = docs.filter((r, i) => !t.partitions.has(r) && !t.loadingDocs.has(r) && unloadsOf(t, r % OWNERSHIP_PARTITIONS) === unloadsAtCall[i]);
+      if (missing.length > 0) {
+        const reading = this.#readDocs(t, missing);
+        for (const r of missing) t.loadingDocs.set(r, reading);
+        void reading.finally(() => {
+          for (const r of missing) if (t.loadingDocs.get(r) === reading) t.loadingDocs.delete(r);
+        }).catch(() => undefined);
+      }
+      const pending = [...new Set(docs.map((r) => t.loadingDocs.get(r)).filter((p): p is Promise<void> => p !== undefined))];
+      if (pending.length === 0) return;
+      await Promise.all(pending);
     }
-    const pending = docs.map((r) => t.loadingDocs.get(r)).filter((p): p is Promise<void> => p !== undefined);
-    if (pending.length > 0) await Promise.all(pending);
   }
 
   async #readDocs(t: TypeReminders, docs: readonly number[]): Promise<void> {
-    const unloadsBefore = t.unloads;
+    const unloadsBefore = docs.map((r) => unloadsOf(t, r % OWNERSHIP_PARTITIONS));
     const loaded = new Map<number, Partition>(docs.map((r) => [r, { index: r, entries: new Map() }]));
     if (t.metaStored) {
       const keys = docs.map((r) => ({ key: this.keys.reminderPartition(t.type, r) }));
@@ -363,8 +375,10 @@ export class ReminderTable {
         });
       }
     }
-    if (t.unloads !== unloadsBefore) return; // the partition moved while reading: what was read may be stale
-    for (const [r, part] of loaded) if (!t.partitions.has(r)) t.partitions.set(r, part);
+    docs.forEach((r, i) => {
+      // A document whose partition moved while it was read may be stale: left out.
+      if (unloadsOf(t, r % OWNERSHIP_PARTITIONS) === unloadsBefore[i] && !t.partitions.has(r)) t.partitions.set(r, loaded.get(r)!);
+    });
   }
 
   #restore(t: TypeReminders, into: Map<number, Partition>, j: ReminderJson, outOfLineData: Buffer | undefined): void {
@@ -372,6 +386,10 @@ export class ReminderTable {
     const reminder = fromJson(t.type, j, ++this.#generation, outOfLineData);
     part?.entries.set(entryKey(j.id, j.n), { reminder, json: flattened(JSON.stringify(j)) });
   }
+}
+
+function unloadsOf(t: TypeReminders, ownershipPartition: number): number {
+  return t.unloads.get(ownershipPartition) ?? 0;
 }
 
 function encodePartition(entries: ReadonlyMap<string, Entry>): Buffer {
