@@ -66,11 +66,7 @@ interface TypeReminders {
   readonly partitions: Map<number, Partition>;
   /** Documents being read, so concurrent first touches share one read. */
   readonly loadingDocs: Map<number, Promise<void>>;
-  /**
-   * Unloads so far, by ownership partition: a read of a document must not install what it read if the document's
-   * partition was unloaded meanwhile. Per partition: an unload of others (a handover while this host acquires)
-   * leaves the read good.
-   */
+  /** Unloads by ownership partition: a read installs nothing of a partition unloaded meanwhile (others' don't matter). */
   readonly unloads: Map<number, number>;
   partitionCount: number;
   metaStored: boolean;
@@ -98,6 +94,7 @@ const MAX_GROUP = 128;
 const OUT_OF_LINE_BYTES = 256;
 
 const isOutOfLine = (r: StoredReminder) => r.data !== undefined && r.data.length > OUT_OF_LINE_BYTES;
+const unloadsOf = (t: TypeReminders, ownershipPartition: number) => t.unloads.get(ownershipPartition) ?? 0;
 
 /**
  * The durable reminder table. Every reminder of a type lives in one of a fixed number of partition documents
@@ -330,11 +327,11 @@ export class ReminderTable {
   }
 
   /**
-   * Reads the given documents of a type that are neither loaded nor being read; concurrent callers share reads.
-   * A shared read that was started before its partition was unloaded installs nothing: its documents are read
-   * again, unless their partition was unloaded after this call began too (it left this host meanwhile).
+   * Reads the given documents of a type that are neither loaded nor being read; concurrent callers share reads. A
+   * shared read dropped by an unload before this call is read again; one unloaded since, not (it left this host).
    */
   async #ensureDocs(t: TypeReminders, docs: readonly number[]): Promise<void> {
+    if (docs.every((r) => t.partitions.has(r))) return; // the usual case (every reminder change asks): no allocation
     const unloadsAtCall = docs.map((r) => unloadsOf(t, r % OWNERSHIP_PARTITIONS));
     for (;;) {
       const missing = docs.filter((r, i) => !t.partitions.has(r) && !t.loadingDocs.has(r) && unloadsOf(t, r % OWNERSHIP_PARTITIONS) === unloadsAtCall[i]);
@@ -345,7 +342,7 @@ export class ReminderTable {
           for (const r of missing) if (t.loadingDocs.get(r) === reading) t.loadingDocs.delete(r);
         }).catch(() => undefined);
       }
-      const pending = [...new Set(docs.map((r) => t.loadingDocs.get(r)).filter((p): p is Promise<void> => p !== undefined))];
+      const pending = docs.map((r) => t.loadingDocs.get(r)).filter((p): p is Promise<void> => p !== undefined);
       if (pending.length === 0) return;
       await Promise.all(pending);
     }
@@ -375,10 +372,8 @@ export class ReminderTable {
         });
       }
     }
-    docs.forEach((r, i) => {
-      // A document whose partition moved while it was read may be stale: left out.
-      if (unloadsOf(t, r % OWNERSHIP_PARTITIONS) === unloadsBefore[i] && !t.partitions.has(r)) t.partitions.set(r, loaded.get(r)!);
-    });
+    // A document whose partition moved while it was read may be stale: left out.
+    for (const [i, r] of docs.entries()) if (unloadsOf(t, r % OWNERSHIP_PARTITIONS) === unloadsBefore[i] && !t.partitions.has(r)) t.partitions.set(r, loaded.get(r)!);
   }
 
   #restore(t: TypeReminders, into: Map<number, Partition>, j: ReminderJson, outOfLineData: Buffer | undefined): void {
@@ -386,10 +381,6 @@ export class ReminderTable {
     const reminder = fromJson(t.type, j, ++this.#generation, outOfLineData);
     part?.entries.set(entryKey(j.id, j.n), { reminder, json: flattened(JSON.stringify(j)) });
   }
-}
-
-function unloadsOf(t: TypeReminders, ownershipPartition: number): number {
-  return t.unloads.get(ownershipPartition) ?? 0;
 }
 
 function encodePartition(entries: ReadonlyMap<string, Entry>): Buffer {
