@@ -57,15 +57,21 @@ async function storeWithReminders(a: string, b: string): Promise<HeldReadsStore>
 
 const names = (reminders: readonly { actorId: string }[]) => reminders.map((r) => r.actorId);
 
+/** A new table over `store` (with `loaded` loaded first) whose load of `partition` is held in its read. */
+async function heldLoad(store: HeldReadsStore, partition: number, loaded: number[] = []): Promise<{ table: ReminderTable; loading: Promise<{ actorId: string }[]> }> {
+  const table = new ReminderTable(store, keys);
+  await table.loadOwned(TYPE, loaded);
+  store.hold();
+  const loading = table.loadOwned(TYPE, [partition]);
+  await new Promise((r) => setTimeout(r, 10));
+  return { table, loading };
+}
+
 describe('actors: reminder table loads racing unloads', () => {
   it('installs what a load read when another partition was unloaded meanwhile', async () => {
     const { a, pa, b, pb } = actorsInTwoPartitions();
     const store = await storeWithReminders(a, b);
-    const table = new ReminderTable(store, keys);
-    await table.loadOwned(TYPE, [pb]);
-    store.hold();
-    const loading = table.loadOwned(TYPE, [pa]);
-    await new Promise((r) => setTimeout(r, 10));
+    const { table, loading } = await heldLoad(store, pa, [pb]);
     table.unloadOwned([pb]); // handed over while pa was being read
     store.open();
     expect(names(await loading)).to.deep.equal([a]);
@@ -75,10 +81,7 @@ describe('actors: reminder table loads racing unloads', () => {
   it('leaves out what a load read when its own partition left meanwhile', async () => {
     const { a, pa, b } = actorsInTwoPartitions();
     const store = await storeWithReminders(a, b);
-    const table = new ReminderTable(store, keys);
-    store.hold();
-    const loading = table.loadOwned(TYPE, [pa]);
-    await new Promise((r) => setTimeout(r, 10));
+    const { table, loading } = await heldLoad(store, pa);
     table.unloadOwned([pa]);
     store.open();
     expect(names(await loading)).to.deep.equal([]);
@@ -88,10 +91,7 @@ describe('actors: reminder table loads racing unloads', () => {
   it('reads again for a partition acquired again while the read from before it left was in flight', async () => {
     const { a, pa, b } = actorsInTwoPartitions();
     const store = await storeWithReminders(a, b);
-    const table = new ReminderTable(store, keys);
-    store.hold();
-    const first = table.loadOwned(TYPE, [pa]);
-    await new Promise((r) => setTimeout(r, 10));
+    const { table, loading: first } = await heldLoad(store, pa);
     table.unloadOwned([pa]);
     const again = table.loadOwned(TYPE, [pa]);
     const readsBefore = store.reads;
