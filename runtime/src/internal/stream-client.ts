@@ -1,18 +1,13 @@
-import http from 'node:http';
+import net from 'node:net';
 import type { Readable } from 'node:stream';
-import { ensureError, RuntimeError } from '../errors/runtime-error.js';
 import { abortReason } from '../util/abort-reason.js';
 import { fromCarried } from './carried-error.js';
-import { DEFAULT_PEER_MESSAGE_BYTES } from './peer-service.js';
-import { FramedBody, FrameType, writeFrame } from './stream-frames.js';
-import { decodeHead, encodeHead, IDLE_CONNECTION_MS, streamMethodPath } from './stream-service.js';
+import { OutgoingCall, StreamUnreachableError, type StreamReply } from './outgoing-call.js';
+import { FrameConnection } from './stream-connection.js';
+import { FrameType, STREAM_PREFACE } from './stream-frames.js';
+import { IDLE_CONNECTION_MS } from './stream-service.js';
 
-/** The other sidecar could not be reached: nothing ran there, so the call may be tried elsewhere. */
-export class StreamUnreachableError extends RuntimeError {
-  constructor(address: string, detail: string) {
-    super('ERR_DIRECT_INVOKE_UNREACHABLE', `sidecar ${address} is unreachable: ${detail}`);
-  }
-}
+export { StreamUnreachableError, type StreamReply } from './outgoing-call.js';
 
 export interface StreamCallOptions {
   readonly metadata: Readonly<Record<string, string>>;
@@ -21,13 +16,8 @@ export interface StreamCallOptions {
   readonly signal?: AbortSignal;
 }
 
-export interface StreamReply {
-  readonly head: unknown;
-  /** One chunk per message. */
-  readonly body: Readable;
-  /** The answer's trailer (undefined: none) once the call ended OK; rejects with the body's error otherwise. */
-  readonly trailer: Promise<unknown>;
-}
+/** The highest call id: a connection that reaches it takes no new calls, and the next call makes another. */
+const LAST_ID = 0xffff_ffff;
 
 /** `host:port` or `[v6]:port` as name resolution records it. */
 function hostAndPort(address: string): { host: string; port: number } {
@@ -36,110 +26,142 @@ function hostAndPort(address: string): { host: string; port: number } {
 }
 
 /**
- * Streaming calls to other sidecars' internal ports (stream-service.ts): HTTP/1.1 connections kept alive and
- * reused, one call at a time on each. A call waits for its connection before it reads anything of its body, so a
- * sidecar that cannot be reached fails with StreamUnreachableError with the body still unread: the caller may try
- * another one.
+ * The connection to one other sidecar, shared by every call to it. A call waits for the connection before it
+ * reads anything of its body, so a sidecar that cannot be reached fails it with StreamUnreachableError with the
+ * body unread: the caller may try another one. Closes after IDLE_CONNECTION_MS without calls, and once the other
+ * sidecar says it is stopping (GoAway) and its calls are over.
  */
-export class StreamClients {
-  readonly #agent = new http.Agent({ keepAlive: true, keepAliveMsecs: 10_000, timeout: IDLE_CONNECTION_MS, scheduling: 'lifo' });
+class SidecarConnection {
+  readonly #calls = new Map<number, OutgoingCall>();
+  readonly #frames: FrameConnection;
+  readonly #connected: Promise<void>;
+  #nextId = 1;
+  #isConnected = false;
+  #retired = false;
+  #closed: Error | undefined;
+  #idle: NodeJS.Timeout | undefined;
 
-  call(address: string, method: string, head: unknown, body: Readable | undefined, o: StreamCallOptions): Promise<StreamReply> {
-    if (o.signal?.aborted) return Promise.reject(abortReason(o.signal));
-    const { host, port } = hostAndPort(address);
-    const req = http.request({ agent: this.#agent, host, port, method: 'POST', path: streamMethodPath(method), headers: o.metadata, setHost: false });
-    const cancel = () => req.destroy();
-    o.signal?.addEventListener('abort', cancel, { once: true });
-    req.once('close', () => o.signal?.removeEventListener('abort', cancel));
-    let connected = false;
-    const send = () => {
-      connected = true;
-      writeFrame(req, FrameType.Head, encodeHead(head));
-      if (!body) return void req.end();
-      // A body that fails cancels the call: the other side sees it cut.
-      body.once('error', cancel);
-      body.on('data', sendChunk);
-      req.on('drain', () => body.resume());
-      body.once('end', () => req.end());
-    };
-    const sendChunk = (chunk: Buffer | string) => {
-      if (!writeFrame(req, FrameType.Message, typeof chunk === 'string' ? Buffer.from(chunk) : chunk)) body?.pause();
-    };
-    // An answer that ended before all of the body was sent wants no more of it: the rest is read and dropped (the
-    // caller's own connection stays usable) and this connection, midway through a request, is closed.
-    const unwanted = () => {
-      if (!body || req.writableEnded) return;
-      body.off('data', sendChunk);
-      body.resume();
-      req.destroy();
-    };
-    req.once('socket', (socket) => {
-      if (!socket.connecting) return send();
-      const timer = setTimeout(() => req.destroy(new Error(`no connection within ${o.connectTimeoutMs} ms`)), o.connectTimeoutMs);
-      req.once('close', () => clearTimeout(timer));
+  constructor(
+    private readonly address: string,
+    connectTimeoutMs: number,
+    private readonly events: { readonly retired: (c: SidecarConnection) => void; readonly closed: (c: SidecarConnection) => void },
+  ) {
+    const socket = net.connect({ ...hostAndPort(address), noDelay: true });
+    // A peer whose host vanished without a word is found out by the kernel's probes, not by a call hanging on.
+    socket.setKeepAlive(true, 10_000);
+    this.#frames = new FrameConnection(socket, (type, id, payload) => this.#onFrame(type, id, payload), (err) => this.#lost(err));
+    this.#connected = new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => socket.destroy(new Error(`no connection within ${connectTimeoutMs} ms`)), connectTimeoutMs);
       socket.once('connect', () => {
         clearTimeout(timer);
-        send();
+        socket.write(STREAM_PREFACE);
+        this.#isConnected = true;
+        resolve();
+      });
+      socket.once('close', () => {
+        clearTimeout(timer);
+        reject(new StreamUnreachableError(address, this.#closed?.message ?? 'the connection was closed'));
       });
     });
-    return new Promise<StreamReply>((resolve, reject) => {
-      let answered = false;
-      req.once('error', (err) => {
-        if (!answered) reject(toError(address, err, connected, o.signal));
-      });
-      req.once('response', (res) => {
-        if (res.statusCode !== 200) {
-          res.resume();
-          return reject(new RuntimeError('ERR_DIRECT_INVOKE', `sidecar ${address} does not serve ${method} (HTTP ${res.statusCode})`));
-        }
-        let trailer: unknown;
-        const reply: FramedBody = new FramedBody(res, {
-          maxBytes: DEFAULT_PEER_MESSAGE_BYTES,
-          onDestroy: cancel,
-          failure: (err) => toError(address, err, true, o.signal),
-          onFrame: (type, payload) => {
-            if (type === FrameType.Trailer) trailer = decodeHead(payload);
-            else if (type === FrameType.Head && !answered) {
-              answered = true;
-              const ended = new Promise<unknown>((resolveEnd, rejectEnd) => {
-                reply.once('end', () => resolveEnd(trailer));
-                reply.once('error', rejectEnd);
-              });
-              ended.catch(() => undefined);
-              resolve({ head: decodeHead(payload), body: reply, trailer: ended });
-            } else if (type === FrameType.Error) {
-              const err = fromCarried(payload.toString());
-              if (answered) reply.destroy(err);
-              else reject(err);
-              answered = true;
-            } else reply.destroy(new RuntimeError('ERR_DIRECT_INVOKE', `sidecar ${address} sent a frame of type ${type} where none belongs`));
-          },
-        });
-        res.once('end', () => {
-          unwanted();
-          if (!answered) reject(new RuntimeError('ERR_DIRECT_INVOKE', `sidecar ${address} ended the call without an answer`));
-        });
-        reply.once('error', (err) => {
-          if (!answered) reject(err);
-        });
-      });
-    });
+    this.#connected.catch(() => undefined);
   }
 
-  /** Closes the idle connections to a sidecar that went away. */
-  forget(address: string): void {
-    const name = this.#agent.getName(hostAndPort(address));
-    for (const socket of this.#agent.freeSockets[name] ?? []) socket.destroy();
+  /** Whether new calls may go on this connection. */
+  get usable(): boolean {
+    return !this.#retired && this.#closed === undefined;
   }
 
-  close(): void {
-    this.#agent.destroy();
+  async call(open: { method: string; metadata: Readonly<Record<string, string>>; head: unknown }, body: Readable | undefined, signal: AbortSignal | undefined): Promise<StreamReply> {
+    if (!this.#isConnected) await (signal ? Promise.race([this.#connected, abortedBy(signal)]) : this.#connected);
+    // Closed since it connected, with nothing of this call sent: nothing ran there.
+    if (this.#closed) throw new StreamUnreachableError(this.address, this.#closed.message);
+    if (signal?.aborted) throw abortReason(signal);
+    const id = this.#nextId++;
+    if (this.#nextId === LAST_ID) this.retire();
+    clearTimeout(this.#idle);
+    const call = new OutgoingCall(this.#frames, id, this.address, signal, (done) => this.#ended(done));
+    this.#calls.set(id, call);
+    call.start(open, body);
+    return call.answer;
+  }
+
+  /** Takes no new calls; closes once those under way are over. */
+  retire(): void {
+    if (this.#retired) return;
+    this.#retired = true;
+    this.events.retired(this);
+    if (this.#calls.size === 0) this.#frames.socket.end();
+  }
+
+  destroy(): void {
+    this.#frames.socket.destroy();
+  }
+
+  #onFrame(type: FrameType, id: number, payload: Buffer): void {
+    if (id !== 0) return this.#calls.get(id)?.onFrame(type, payload);
+    if (type === FrameType.GoAway) return this.retire();
+    if (type === FrameType.Error) this.#frames.fail(fromCarried(payload.toString()));
+  }
+
+  #ended(id: number): void {
+    this.#calls.delete(id);
+    if (this.#calls.size > 0) return;
+    if (this.#retired) return void this.#frames.socket.end();
+    this.#idle = setTimeout(() => this.retire(), IDLE_CONNECTION_MS).unref();
+  }
+
+  #lost(err: Error): void {
+    this.#closed = err;
+    clearTimeout(this.#idle);
+    this.events.retired(this);
+    this.events.closed(this);
+    const calls = [...this.#calls.values()];
+    this.#calls.clear();
+    for (const call of calls) call.lost(err);
   }
 }
 
-function toError(address: string, err: Error, connected: boolean, signal: AbortSignal | undefined): Error {
-  if (signal?.aborted) return abortReason(signal);
-  if (err instanceof RuntimeError) return err;
-  if (!connected) return new StreamUnreachableError(address, ensureError(err).message);
-  return new RuntimeError('ERR_DIRECT_INVOKE', `the call to sidecar ${address} failed: ${err.message}`);
+function abortedBy(signal: AbortSignal): Promise<void> {
+  return new Promise((_, reject) => {
+    if (signal.aborted) return reject(abortReason(signal));
+    signal.addEventListener('abort', () => reject(abortReason(signal)), { once: true });
+  });
+}
+
+/**
+ * Streaming calls to other sidecars' internal ports (stream-service.ts): one connection per sidecar, every call to
+ * it a stream of frames on it, so the calls of one turn of the event loop leave in one system call.
+ */
+export class StreamClients {
+  /** The connection new calls to each address take. */
+  readonly #connections = new Map<string, SidecarConnection>();
+  /** Every connection not closed yet, retired ones too (their calls go on). */
+  readonly #open = new Set<SidecarConnection>();
+
+  call(address: string, method: string, head: unknown, body: Readable | undefined, o: StreamCallOptions): Promise<StreamReply> {
+    if (o.signal?.aborted) return Promise.reject(abortReason(o.signal));
+    let connection = this.#connections.get(address);
+    if (!connection?.usable) {
+      connection = new SidecarConnection(address, o.connectTimeoutMs, {
+        retired: (c) => {
+          if (this.#connections.get(address) === c) this.#connections.delete(address);
+        },
+        closed: (c) => this.#open.delete(c),
+      });
+      this.#connections.set(address, connection);
+      this.#open.add(connection);
+    }
+    return connection.call({ method, metadata: o.metadata, head }, body, o.signal);
+  }
+
+  /** A sidecar that went away: its connection takes no new calls. */
+  forget(address: string): void {
+    this.#connections.get(address)?.retire();
+  }
+
+  close(): void {
+    for (const connection of this.#open) connection.destroy();
+    this.#open.clear();
+    this.#connections.clear();
+  }
 }

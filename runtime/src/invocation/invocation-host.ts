@@ -10,7 +10,6 @@ import { RuntimeError } from '../errors/runtime-error.js';
 import type { Logger } from '../log/logger.js';
 import type { InternalStreamRoutes } from '../internal/internal-server.js';
 import { StreamClients } from '../internal/stream-client.js';
-import { addStreamService } from '../internal/stream-server.js';
 import { SharedSecretIdentity, type CallerIdentity } from './caller-identity.js';
 import { inboundInvocation, inboundProxy, type AccessCheck } from './inbound.js';
 import { InvocationApi } from './invocation-api.js';
@@ -69,7 +68,7 @@ export class InvocationHost {
     });
     this.api = new InvocationApi({ self: o.self, app: o.app, grpcApp: o.grpcApp, remote: this.#remote, metrics, resiliency: o.resiliency });
     const inbound = { self: o.self, app: o.app, grpcApp: o.grpcApp, identity: this.#identity, access: o.access, metrics, log };
-    addStreamService(o.internal.routes, { [INVOKE_METHOD]: inboundInvocation(inbound), [PROXY_METHOD]: inboundProxy(inbound) }, log);
+    o.internal.routes.addStreamHandlers({ [INVOKE_METHOD]: inboundInvocation(inbound), [PROXY_METHOD]: inboundProxy(inbound) }, log);
   }
 
   async start(): Promise<void> {

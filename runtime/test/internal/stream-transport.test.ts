@@ -1,15 +1,15 @@
 import { expect } from 'chai';
 import net from 'node:net';
 import { pino } from 'pino';
-import { PassThrough, Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { RuntimeError, isRuntimeError } from '../../src/errors/runtime-error.js';
 import { InternalServer } from '../../src/internal/internal-server.js';
 import { PeerClients } from '../../src/internal/peer-client.js';
 import { addPeerService } from '../../src/internal/peer-server.js';
 import { StreamClients, StreamUnreachableError } from '../../src/internal/stream-client.js';
-import { FramedBody, frameOf, FrameType } from '../../src/internal/stream-frames.js';
-import { addStreamService, type StreamHandler } from '../../src/internal/stream-server.js';
-import { streamMethodPath } from '../../src/internal/stream-service.js';
+import { WINDOW_BYTES } from '../../src/internal/stream-connection.js';
+import { FrameSplitter, frameOf, FrameType, STREAM_PREFACE } from '../../src/internal/stream-frames.js';
+import type { StreamHandler } from '../../src/internal/stream-server.js';
 import { freePort } from '../support/index.js';
 
 const log = pino({ level: 'silent' });
@@ -26,7 +26,29 @@ function bodyOf(...chunks: string[]): Readable {
   return Readable.from(chunks.map((c) => Buffer.from(c)));
 }
 
-describe('internal streaming calls (sidecar to sidecar, HTTP/1.1 beside gRPC on one port)', () => {
+/** The frames of a call as a raw caller writes them: the Open frame, its messages, its End. */
+function rawCall(id: number, open: unknown, ...messages: string[]): Buffer {
+  return Buffer.concat([
+    ...frameOf(FrameType.Open, id, Buffer.from(JSON.stringify(open))),
+    ...messages.flatMap((m) => frameOf(FrameType.Message, id, Buffer.from(m))),
+    ...frameOf(FrameType.End, id, Buffer.alloc(0)),
+  ]);
+}
+
+/** Reads frames from a raw socket until `until` says enough, or the socket closes. */
+function framesFrom(socket: net.Socket, until: (frames: { type: FrameType; id: number; text: string }[]) => boolean): Promise<{ type: FrameType; id: number; text: string }[]> {
+  const frames: { type: FrameType; id: number; text: string }[] = [];
+  const splitter = new FrameSplitter(1 << 20);
+  return new Promise((resolve) => {
+    socket.on('data', (d: Buffer) => {
+      splitter.push(d, (type, id, payload) => frames.push({ type, id, text: payload.toString() }));
+      if (until(frames)) resolve(frames);
+    });
+    socket.on('close', () => resolve(frames));
+  });
+}
+
+describe('internal streaming calls (sidecar to sidecar, beside gRPC on one port)', () => {
   let server: InternalServer;
   let address: string;
   let clients: StreamClients;
@@ -63,7 +85,7 @@ describe('internal streaming calls (sidecar to sidecar, HTTP/1.1 beside gRPC on 
 
   before(async () => {
     server = new InternalServer('127.0.0.1', 0);
-    addStreamService(server, handlers, log);
+    server.addStreamHandlers(handlers, log);
     addPeerService(server, { token: () => 't', handlers: { Ping: (body) => Promise.resolve(body) }, log });
     await server.start();
     address = server.address;
@@ -150,14 +172,11 @@ describe('internal streaming calls (sidecar to sidecar, HTTP/1.1 beside gRPC on 
   });
 
   it('fails the answer body when the connection is cut mid-answer', async () => {
-    // A fake sidecar: answers with a head frame and one message, then drops the connection.
+    // A fake sidecar: answers the first call with a head frame and one message, then drops the connection.
     const fake = net.createServer((socket) =>
       socket.once('data', () => {
-        socket.write('HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n');
-        const frames = Buffer.concat([...frameOf(FrameType.Head, Buffer.from('{"status":200}')), ...frameOf(FrameType.Message, Buffer.from('partial'))]);
-        socket.write(`${frames.length.toString(16)}\r\n`);
-        socket.write(frames);
-        socket.end('\r\n');
+        socket.write(Buffer.concat([...frameOf(FrameType.Head, 1, Buffer.from('{"status":200}')), ...frameOf(FrameType.Message, 1, Buffer.from('partial'))]));
+        setTimeout(() => socket.destroy(), 50);
       }),
     );
     await new Promise<void>((r) => fake.listen(0, '127.0.0.1', r));
@@ -178,44 +197,51 @@ describe('internal streaming calls (sidecar to sidecar, HTTP/1.1 beside gRPC on 
   it('reads frames however the bytes arrive: one at a time', async () => {
     const socket = net.connect({ port: Number(address.split(':')[1]), host: '127.0.0.1', noDelay: true });
     await new Promise((r) => socket.once('connect', r));
-    const frames = Buffer.concat([...frameOf(FrameType.Head, Buffer.from('{"bytes":1}')), ...frameOf(FrameType.Message, Buffer.from('abc')), ...frameOf(FrameType.Message, Buffer.from('de'))]);
-    socket.write(`POST ${streamMethodPath('Echo')} HTTP/1.1\r\nsvc-test: one\r\ncontent-length: ${frames.length}\r\n\r\n`);
-    let text = '';
-    socket.on('data', (d: Buffer) => (text += d.toString('latin1')));
-    for (const byte of frames) {
+    const bytes = Buffer.concat([STREAM_PREFACE, rawCall(7, { method: 'Echo', metadata: { 'svc-test': 'one' }, head: { bytes: 1 } }, 'abc', 'de')]);
+    const answer = framesFrom(socket, (frames) => frames.some((f) => f.type === FrameType.End));
+    for (const byte of bytes) {
       socket.write(Buffer.from([byte]));
       await new Promise((r) => setImmediate(r));
     }
-    while (!text.endsWith('0\r\n\r\n')) await new Promise((r) => setTimeout(r, 10));
+    const frames = (await answer).filter((f) => f.type !== FrameType.Window);
     socket.destroy();
-    expect(text).to.contain('{"got":{"bytes":1},"header":"one"}').and.contain('abc').and.contain('de').and.contain('{"count":2}');
+    expect(frames).to.deep.equal([
+      { type: FrameType.Head, id: 7, text: '{"got":{"bytes":1},"header":"one"}' },
+      { type: FrameType.Message, id: 7, text: 'abc' },
+      { type: FrameType.Message, id: 7, text: 'de' },
+      { type: FrameType.Trailer, id: 7, text: '{"count":2}' },
+      { type: FrameType.End, id: 7, text: '' },
+    ]);
   });
 
-  it('answers a frame over the size limit with an error, and goes on serving', async () => {
+  it('closes a connection that sends a frame over the size limit, saying why, and goes on serving the others', async () => {
     const socket = net.connect(Number(address.split(':')[1]), '127.0.0.1');
     await new Promise((r) => socket.once('connect', r));
-    const huge = Buffer.alloc(5);
-    huge[0] = FrameType.Head;
-    huge.writeUInt32BE(0xffffffff, 1);
-    socket.write(`POST ${streamMethodPath('Echo')} HTTP/1.1\r\ncontent-length: 5\r\n\r\n`);
-    socket.write(huge);
-    const answer = await new Promise<string>((resolve) => {
-      let text = '';
-      socket.on('data', (d: Buffer) => {
-        text += d.toString('latin1');
-        if (text.endsWith('0\r\n\r\n')) resolve(text);
-      });
-      socket.on('close', () => resolve(text));
-    });
+    const huge = Buffer.alloc(9);
+    huge[0] = FrameType.Open;
+    huge.writeUInt32BE(1, 1);
+    huge.writeUInt32BE(0xffffffff, 5);
+    const answer = framesFrom(socket, () => false);
+    socket.write(Buffer.concat([STREAM_PREFACE, huge]));
+    const frames = await answer;
+    expect(frames.map((f) => [f.type, f.id])).to.deep.equal([[FrameType.Error, 0]]);
+    expect(frames[0]!.text).to.contain('ERR_DIRECT_INVOKE').and.contain('over the limit');
     socket.destroy();
-    expect(answer).to.contain('ERR_DIRECT_INVOKE').and.contain('over the limit');
     expect((await clients.call(address, 'Echo', {}, undefined, OPTIONS)).head).to.deep.equal({ got: {}, header: 'yes' });
   });
 
-  it('holds at most one message ahead for a handler that has not read the body yet', async () => {
+  it('closes a connection that opens with neither preface', async () => {
+    const socket = net.connect(Number(address.split(':')[1]), '127.0.0.1');
+    await new Promise((r) => socket.once('connect', r));
+    socket.write('POST /svc.internal.v1.Stream/Echo HTTP/1.1\r\n\r\n');
+    expect(await framesFrom(socket, () => false)).to.deep.equal([]);
+  });
+
+  it("holds at most its window of a call's body for a handler that has not read it yet", async () => {
     const chunks = Array.from({ length: 40 }, () => 'y'.repeat(100_000));
     const reply = await clients.call(address, 'Held', {}, bodyOf(...chunks), OPTIONS);
-    expect((reply.head as { held: number }).held).to.be.at.most(1);
+    // The sender stops once it has sent past the window: at most the window and the message that crossed it.
+    expect((reply.head as { held: number }).held * 100_000).to.be.at.most(WINDOW_BYTES + 100_000);
   });
 
   it("lets a handler leave the request body unread: the answer comes, and the rest of the body is taken and dropped", async () => {
@@ -230,29 +256,5 @@ describe('internal streaming calls (sidecar to sidecar, HTTP/1.1 beside gRPC on 
     expect(await readAll(reply.body)).to.deep.equal([]);
     expect(await ended).to.equal(true);
     expect((await clients.call(address, 'Echo', {}, bodyOf('again'), OPTIONS)).head).to.deep.equal({ got: {}, header: 'yes' });
-  });
-});
-
-describe('framed bodies (the message stream of a call between sidecars)', () => {
-  const framesOf = (...messages: string[]) => Buffer.concat(messages.flatMap((m) => frameOf(FrameType.Message, Buffer.from(m))));
-
-  it('lets the rest of the source go by when a reader destroys the body midway through a chunk of several frames', async () => {
-    const source = new PassThrough();
-    const body = new FramedBody(source, { maxBytes: 1 << 20, onFrame: () => undefined, onDestroy: () => source.resume(), failure: (err) => err });
-    body.on('error', () => undefined);
-    let seen = 0;
-    body.on('data', () => {
-      if (++seen === 2) body.destroy(); // while the frames after it in the same chunk are still being cut
-    });
-    source.write(framesOf('one'));
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    source.write(framesOf('two', 'three', 'four'));
-    source.end(framesOf('five'));
-    const outcome = await Promise.race([
-      new Promise((resolve) => source.once('end', () => resolve('drained'))),
-      new Promise((resolve) => setTimeout(() => resolve(`stuck (source paused: ${source.isPaused()})`), 2_000)),
-    ]);
-    expect(outcome).to.equal('drained');
-    expect(seen).to.equal(2);
   });
 });
