@@ -2,7 +2,7 @@ import net from 'node:net';
 import type { Readable } from 'node:stream';
 import { abortReason } from '../util/abort-reason.js';
 import { fromCarried } from './carried-error.js';
-import { OutgoingCall, StreamUnreachableError, type StreamReply } from './outgoing-call.js';
+import { OutgoingCall, StreamUnreachableError, type OpenFrame, type StreamReply } from './outgoing-call.js';
 import { FrameConnection } from './stream-connection.js';
 import { FrameType, STREAM_PREFACE } from './stream-frames.js';
 import { IDLE_CONNECTION_MS } from './stream-service.js';
@@ -71,11 +71,11 @@ class SidecarConnection {
     return !this.#retired && this.#closed === undefined;
   }
 
-  async call(open: { method: string; metadata: Readonly<Record<string, string>>; head: unknown }, body: Readable | undefined, signal: AbortSignal | undefined): Promise<StreamReply> {
-    if (!this.#isConnected) await (signal ? Promise.race([this.#connected, abortedBy(signal)]) : this.#connected);
+  call(open: OpenFrame, body: Readable | undefined, signal: AbortSignal | undefined): Promise<StreamReply> {
+    if (!this.#isConnected) return this.#whenConnected(signal).then(() => this.call(open, body, signal));
     // Closed since it connected, with nothing of this call sent: nothing ran there.
-    if (this.#closed) throw new StreamUnreachableError(this.address, this.#closed.message);
-    if (signal?.aborted) throw abortReason(signal);
+    if (this.#closed) return Promise.reject(new StreamUnreachableError(this.address, this.#closed.message));
+    if (signal?.aborted) return Promise.reject(abortReason(signal));
     const id = this.#nextId++;
     if (this.#nextId === LAST_ID) this.retire();
     clearTimeout(this.#idle);
@@ -83,6 +83,11 @@ class SidecarConnection {
     this.#calls.set(id, call);
     call.start(open, body);
     return call.answer;
+  }
+
+  /** Resolves once connected; rejects with StreamUnreachableError when that fails, or with the abort's reason. */
+  #whenConnected(signal: AbortSignal | undefined): Promise<void> {
+    return signal ? Promise.race([this.#connected, abortedBy(signal)]) : this.#connected;
   }
 
   /** Takes no new calls; closes once those under way are over. */

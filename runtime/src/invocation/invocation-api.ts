@@ -85,6 +85,8 @@ export class InvocationApi {
    */
   async #withPolicy(ref: AppRef, call: AppCall, signal: AbortSignal): Promise<AppAnswer> {
     const policy = this.o.resiliency().forApp(ref.appId);
+    // No policy for the target: the call once, as it is (no attempt closures, nothing to retry).
+    if (policy.isEmpty) return this.#route(ref, call, signal);
     const replayable = call.body === undefined && IDEMPOTENT.has(call.verb);
     let previous: FailedAnswer | undefined;
     try {

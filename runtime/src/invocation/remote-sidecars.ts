@@ -66,14 +66,15 @@ export class RemoteSidecars {
   }
 
   async #sendToAny(target: AppRef, method: string, head: CallHead, body: Readable | undefined, signal: AbortSignal): Promise<StreamReply> {
-    const tried = new Set<string>();
+    // Made only once a sidecar could not be reached: most calls reach the first one picked.
+    let tried: Set<string> | undefined;
     for (;;) {
       const address = await this.#pick(target, tried);
-      tried.add(address);
       try {
         return await this.o.clients.call(address, method, head, body, { metadata: await this.o.credentials(), connectTimeoutMs: CONNECT_TIMEOUT_MS, signal });
       } catch (err) {
         if (!(err instanceof StreamUnreachableError)) throw err;
+        (tried ??= new Set()).add(address);
         this.#drop(target, address);
         this.o.clients.forget(address);
         if (!(await this.#hasUntried(target, tried))) throw err;
@@ -89,24 +90,29 @@ export class RemoteSidecars {
     });
   }
 
-  async #addresses(target: AppRef): Promise<{ addresses: string[]; next: number }> {
-    const key = `${target.appId}\n${target.namespace}`;
-    const cached = this.#resolved.get(key);
+  /** The target's addresses, resolved again once they are older than RESOLVED_FOR_MS (or none were found). */
+  #addresses(target: AppRef): { addresses: string[]; next: number } | Promise<{ addresses: string[]; next: number }> {
+    const cached = this.#resolved.get(`${target.appId}\n${target.namespace}`);
     if (cached && Date.now() - cached.at < RESOLVED_FOR_MS && cached.addresses.length > 0) return cached;
+    return this.#resolve(target, cached?.next ?? 0);
+  }
+
+  async #resolve(target: AppRef, next: number): Promise<{ addresses: string[]; next: number }> {
     let addresses: string[];
     try {
       addresses = [...(await this.o.resolver().resolve(target.appId, target.namespace))];
     } catch (err) {
       throw new RuntimeError('ERR_NAME_RESOLUTION', `name resolution (${this.o.resolver().kind}) failed for app ${target.appId}: ${(err as Error).message}`, { cause: err });
     }
-    const entry = { addresses, at: Date.now(), next: cached?.next ?? 0 };
-    this.#resolved.set(key, entry);
+    const entry = { addresses, at: Date.now(), next };
+    this.#resolved.set(`${target.appId}\n${target.namespace}`, entry);
     return entry;
   }
 
-  async #pick(target: AppRef, tried: ReadonlySet<string>): Promise<string> {
+  /** The next of the target's sidecars in turn, of those not tried yet for this call. */
+  async #pick(target: AppRef, tried: ReadonlySet<string> | undefined): Promise<string> {
     const entry = await this.#addresses(target);
-    const untried = entry.addresses.filter((a) => !tried.has(a));
+    const untried = tried ? entry.addresses.filter((a) => !tried.has(a)) : entry.addresses;
     if (untried.length === 0) {
       throw new RuntimeError('ERR_DIRECT_INVOKE_APP_NOT_FOUND', `app ${target.appId} not found in namespace ${target.namespace}: no live sidecar (name resolution: ${this.o.resolver().kind})`);
     }
