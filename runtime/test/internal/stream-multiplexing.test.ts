@@ -3,6 +3,7 @@ import net from 'node:net';
 import { Readable } from 'node:stream';
 import { pino } from 'pino';
 import { StreamClients, StreamUnreachableError } from '../../src/internal/stream-client.js';
+import { FrameSplitter, frameOf, FrameType, REFUSED, STREAM_PREFACE } from '../../src/internal/stream-frames.js';
 import { StreamServer, type StreamHandler } from '../../src/internal/stream-server.js';
 
 const log = pino({ level: 'silent' });
@@ -120,6 +121,35 @@ describe('internal streaming calls share one connection per sidecar', () => {
       expect((err as { code?: string }).code).to.equal('ERR_DIRECT_INVOKE');
     } finally {
       server.close();
+    }
+  });
+
+  it('a refused call is unreachable (to be made elsewhere) only while nothing of its body was read', async () => {
+    // A fake sidecar that refuses every call it is sent, as one does when a call crosses its GoAway.
+    const fake = net.createServer((socket) => {
+      const splitter = new FrameSplitter(1 << 20);
+      let preface = STREAM_PREFACE.length;
+      socket.on('data', (d: Buffer) => {
+        const frames: Buffer[] = [];
+        const skipped = Math.min(preface, d.length);
+        preface -= skipped;
+        splitter.push(d.subarray(skipped), (type, id) => {
+          if (type === FrameType.Open) frames.push(...frameOf(FrameType.Reset, id, REFUSED));
+        });
+        if (frames.length > 0) socket.write(Buffer.concat(frames));
+      });
+    });
+    await new Promise<void>((r) => fake.listen(0, '127.0.0.1', r));
+    const address = `127.0.0.1:${(fake.address() as net.AddressInfo).port}`;
+    try {
+      const withoutBody = await clients.call(address, 'Echo', {}, undefined, OPTIONS).catch((e: unknown) => e);
+      expect(withoutBody).to.be.instanceOf(StreamUnreachableError);
+      const withBody = await clients.call(address, 'Echo', {}, Readable.from([Buffer.from('read already')]), OPTIONS).catch((e: unknown) => e);
+      expect(withBody).not.to.be.instanceOf(StreamUnreachableError);
+      expect((withBody as { code?: string }).code).to.equal('ERR_DIRECT_INVOKE');
+      expect((withBody as Error).message).to.contain('is stopping and refused the call');
+    } finally {
+      fake.close();
     }
   });
 });
