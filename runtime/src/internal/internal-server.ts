@@ -4,6 +4,7 @@ import type { Logger } from '../log/logger.js';
 import { GrpcApiServer } from '../util/grpc-server.js';
 import { listenFor } from '../util/listen-failure.js';
 import { listenOn } from '../util/listen-on.js';
+import { readFirstBytes } from '../util/first-bytes.js';
 import { DEFAULT_PEER_MESSAGE_BYTES } from './peer-service.js';
 import { StreamServer, type StreamHandler } from './stream-server.js';
 
@@ -29,21 +30,13 @@ const FIRST_BYTES_MS = 10_000;
  * that opens with neither preface is closed.
  */
 function handOver(socket: net.Socket, toGrpc: (s: net.Socket) => void, toStreams: (s: net.Socket) => void): void {
-  const dropped = () => socket.destroy();
-  socket.setTimeout(FIRST_BYTES_MS, dropped);
-  socket.once('error', dropped);
-  const sniff = () => {
-    const first = socket.read(HTTP2_PREFACE_START.length) as Buffer | null;
-    if (first === null) return void socket.once('readable', sniff);
-    socket.setTimeout(0);
-    socket.off('timeout', dropped).off('error', dropped);
+  readFirstBytes(socket, HTTP2_PREFACE_START.length, FIRST_BYTES_MS, (first) => {
     socket.unshift(first);
     const start = first.toString('latin1');
     if (start === HTTP2_PREFACE_START) toGrpc(socket);
     else if (start === STREAM_PREFACE_START) toStreams(socket);
     else socket.destroy();
-  };
-  sniff();
+  });
 }
 
 /**

@@ -2,6 +2,7 @@ import type net from 'node:net';
 import type { Readable } from 'node:stream';
 import { ensureError, isRuntimeError, RuntimeError } from '../errors/runtime-error.js';
 import type { Logger } from '../log/logger.js';
+import { readFirstBytes } from '../util/first-bytes.js';
 import { carried } from './carried-error.js';
 import type { OpenFrame } from './outgoing-call.js';
 import { BodySender, CallBody, FrameConnection, grantOn } from './stream-connection.js';
@@ -199,19 +200,12 @@ export class StreamServer {
 
   /** A connection whose first bytes (put back, paused) are to be the preface of streaming calls. */
   accept(socket: net.Socket): void {
-    const dropped = () => socket.destroy();
-    socket.setTimeout(PREFACE_MS, dropped);
-    socket.on('error', dropped);
-    const start = () => {
-      const preface = socket.read(STREAM_PREFACE.length) as Buffer | null;
-      if (preface === null) return void socket.once('readable', start);
-      socket.off('timeout', dropped).off('error', dropped);
+    readFirstBytes(socket, STREAM_PREFACE.length, PREFACE_MS, (preface) => {
       if (!preface.equals(STREAM_PREFACE)) return void socket.destroy();
       const connection = new CallerConnection(socket, (method) => this.#handlers.get(method), (c) => this.#closed(c));
       this.#connections.add(connection);
       if (this.#stopping) connection.goAway();
-    };
-    start();
+    });
   }
 
   /** Refuses new calls, lets those under way end (for `graceMs` at most), then closes every connection. */
