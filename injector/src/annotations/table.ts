@@ -51,7 +51,7 @@ export const ANNOTATIONS = [
   annotation({ key: 'svc.io/metrics-port', field: 'metricsPort', parse: parsePort, default: 9090, description: 'svcd metrics port' }),
   annotation({ key: 'svc.io/http-port', field: 'httpPort', parse: parsePort, default: 3500, description: 'svcd HTTP API port (also SVC_HTTP_PORT/DAPR_HTTP_PORT in app containers)' }),
   annotation({ key: 'svc.io/grpc-port', field: 'grpcPort', parse: parsePort, default: 50001, description: 'svcd gRPC API port (also SVC_GRPC_PORT/DAPR_GRPC_PORT in app containers)' }),
-  annotation({ key: 'svc.io/internal-grpc-port', field: 'internalGrpcPort', parse: parsePort, default: 50002, description: 'svcd sidecar-to-sidecar port: gRPC between replicas, HTTP/1.1 for service invocation' }),
+  annotation({ key: 'svc.io/internal-grpc-port', field: 'internalGrpcPort', parse: parsePort, default: 50002, description: 'svcd sidecar-to-sidecar port: gRPC between replicas, streaming calls for service invocation' }),
   annotation({ key: 'svc.io/sidecar-listen-address', field: 'listenAddress', parse: parseText, default: '0.0.0.0', description: 'Address svcd binds to; the kubelet probes need the pod IP, so 127.0.0.1 disables probes' }),
   annotation({ key: 'svc.io/sidecar-image', field: 'sidecarImage', parse: optional(parseText), default: undefined, description: 'svcd image for this pod instead of the injector default' }),
   annotation({ key: 'svc.io/sidecar-cpu-request', field: 'cpuRequest', parse: optional(parseQuantity), default: undefined, description: 'svcd CPU request' }),
