@@ -119,9 +119,18 @@ export class OutgoingCall {
     this.#fail(new RuntimeError('ERR_DIRECT_INVOKE', `the call to sidecar ${this.address} failed: ${err.message}`), false);
   }
 
+  /** The other sidecar is stopping and never ran this call (it said so, or its GoAway's last id is below ours). */
+  unrun(): void {
+    this.#fail(this.#unrunError(), false);
+  }
+
   #refusal(payload: Buffer): Error {
     if (!payload.equals(REFUSED)) return new RuntimeError('ERR_DIRECT_INVOKE', `sidecar ${this.address} reset the call`);
-    // Refused unrun: it may be made elsewhere, if none of its body was read yet (a body is read only once).
+    return this.#unrunError();
+  }
+
+  /** It may be made elsewhere, if none of its body was read yet (a body is read only once). */
+  #unrunError(): Error {
     if (this.#sender.pumping) return new RuntimeError('ERR_DIRECT_INVOKE', `sidecar ${this.address} is stopping and refused the call`);
     return new StreamUnreachableError(this.address, 'it is stopping');
   }

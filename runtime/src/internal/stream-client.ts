@@ -38,6 +38,8 @@ class SidecarConnection {
   #nextId = 1;
   #isConnected = false;
   #retired = false;
+  /** The highest call id the other sidecar may have run: all of them until it says otherwise (GoAway). */
+  #lastRun = LAST_ID;
   #closed: Error | undefined;
   #idle: NodeJS.Timeout | undefined;
 
@@ -104,7 +106,10 @@ class SidecarConnection {
 
   #onFrame(type: FrameType, id: number, payload: Buffer): void {
     if (id !== 0) return this.#calls.get(id)?.onFrame(type, payload);
-    if (type === FrameType.GoAway) return this.retire();
+    if (type === FrameType.GoAway) {
+      this.#lastRun = payload.readUInt32BE(0);
+      return this.retire();
+    }
     if (type === FrameType.Error) this.#frames.fail(fromCarried(payload.toString()));
   }
 
@@ -120,9 +125,12 @@ class SidecarConnection {
     clearTimeout(this.#idle);
     this.events.retired(this);
     this.events.closed(this);
-    const calls = [...this.#calls.values()];
+    const calls = [...this.#calls];
     this.#calls.clear();
-    for (const call of calls) call.lost(err);
+    for (const [id, call] of calls) {
+      if (id > this.#lastRun) call.unrun();
+      else call.lost(err);
+    }
   }
 }
 

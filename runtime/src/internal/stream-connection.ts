@@ -4,7 +4,7 @@ import { RuntimeError } from '../errors/runtime-error.js';
 import { corkForTurn } from '../util/cork-for-turn.js';
 import { carried } from './carried-error.js';
 import { DEFAULT_PEER_MESSAGE_BYTES } from './peer-service.js';
-import { FrameSplitter, FrameType, frameOf, windowPayload } from './stream-frames.js';
+import { FrameSplitter, FrameType, frameOf, uint32Payload } from './stream-frames.js';
 
 /**
  * Bytes of one call's body its sender may have sent beyond what the receiver has read: what a call may hold of the
@@ -12,6 +12,9 @@ import { FrameSplitter, FrameType, frameOf, windowPayload } from './stream-frame
  * never the others on the connection.
  */
 export const WINDOW_BYTES = 256 * 1024;
+
+/** How long a connection that broke the protocol is given to close after the Error frame that says so. */
+const BROKEN_CLOSE_MS = 5_000;
 
 type FrameHandler = (type: FrameType, id: number, payload: Buffer) => void;
 
@@ -40,6 +43,8 @@ export class FrameConnection {
         this.send(FrameType.Error, 0, Buffer.from(carried(failure as RuntimeError)));
         socket.end();
         socket.resume();
+        // The other side closes on that Error frame; one that does not is cut off.
+        setTimeout(() => socket.destroy(), BROKEN_CLOSE_MS).unref();
       }
     });
     socket.on('drain', () => {
@@ -125,7 +130,7 @@ export class CallBody extends Readable {
 /** The Window frame granting `bytes` of a call's body back to its sender. */
 export function grantOn(connection: FrameConnection, id: number): (bytes: number) => void {
   return (bytes) => {
-    if (bytes > 0) connection.send(FrameType.Window, id, windowPayload(bytes));
+    if (bytes > 0) connection.send(FrameType.Window, id, uint32Payload(bytes));
   };
 }
 

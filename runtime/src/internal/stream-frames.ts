@@ -20,7 +20,10 @@ export const enum FrameType {
   Reset = 7,
   /** The receiver read this many more bytes of the call's body (4 bytes): the sender may send as many more. */
   Window = 8,
-  /** Callee → caller, on id 0: this sidecar is stopping; calls opened after it are refused. */
+  /**
+   * Callee → caller, on id 0: this sidecar is stopping. Its payload (4 bytes) is the highest call id it opened:
+   * a call with a higher id never ran there, and calls opened after it are refused.
+   */
   GoAway = 9,
 }
 
@@ -50,7 +53,8 @@ export function frameOf(type: FrameType, id: number, payload: Buffer): Buffer[] 
   return [header, payload];
 }
 
-export function windowPayload(bytes: number): Buffer {
+/** The 4-byte payload of a Window frame (bytes granted) or a GoAway frame (the last call id opened). */
+export function uint32Payload(bytes: number): Buffer {
   const out = Buffer.allocUnsafe(4);
   out.writeUInt32BE(bytes, 0);
   return out;

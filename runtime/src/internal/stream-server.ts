@@ -6,7 +6,7 @@ import { readFirstBytes } from '../util/first-bytes.js';
 import { carried } from './carried-error.js';
 import type { OpenFrame } from './outgoing-call.js';
 import { BodySender, CallBody, FrameConnection, grantOn } from './stream-connection.js';
-import { FrameType, REFUSED, STREAM_PREFACE } from './stream-frames.js';
+import { FrameType, REFUSED, STREAM_PREFACE, uint32Payload } from './stream-frames.js';
 import { decodeHead, encodeHead, IDLE_CONNECTION_MS } from './stream-service.js';
 
 /** One streaming call as its handler sees it. */
@@ -135,6 +135,8 @@ class CallerConnection {
   readonly #calls = new Map<number, IncomingCall>();
   readonly #frames: FrameConnection;
   #goingAway = false;
+  /** Callers number their calls upward from 1: the highest id opened here, what GoAway tells the caller. */
+  #lastOpened = 0;
 
   constructor(
     socket: net.Socket,
@@ -151,7 +153,7 @@ class CallerConnection {
   goAway(): void {
     if (this.#goingAway) return;
     this.#goingAway = true;
-    this.#frames.send(FrameType.GoAway, 0, NOTHING);
+    this.#frames.send(FrameType.GoAway, 0, uint32Payload(this.#lastOpened));
     if (this.#calls.size === 0) this.#frames.socket.end();
   }
 
@@ -161,7 +163,8 @@ class CallerConnection {
 
   #onFrame(type: FrameType, id: number, payload: Buffer): void {
     if (type !== FrameType.Open) return this.#calls.get(id)?.onFrame(type, payload);
-    if (id === 0 || this.#calls.has(id)) throw new Error(`call ${id} was opened twice`);
+    if (id <= this.#lastOpened) throw new Error(`call ${id} was opened out of order`);
+    this.#lastOpened = id;
     if (this.#goingAway) return void this.#frames.send(FrameType.Reset, id, REFUSED);
     const call = new IncomingCall(this.#frames, id, (ended) => this.#ended(ended));
     this.#calls.set(id, call);

@@ -3,7 +3,7 @@ import net from 'node:net';
 import { Readable } from 'node:stream';
 import { pino } from 'pino';
 import { StreamClients, StreamUnreachableError } from '../../src/internal/stream-client.js';
-import { FrameSplitter, frameOf, FrameType, REFUSED, STREAM_PREFACE } from '../../src/internal/stream-frames.js';
+import { FrameSplitter, frameOf, FrameType, REFUSED, STREAM_PREFACE, uint32Payload } from '../../src/internal/stream-frames.js';
 import { StreamServer, type StreamHandler } from '../../src/internal/stream-server.js';
 
 const log = pino({ level: 'silent' });
@@ -136,6 +136,26 @@ describe('internal streaming calls share one connection per sidecar', () => {
       expect(withoutBody).to.be.instanceOf(StreamUnreachableError);
       const withBody = await clients.call(address, 'Echo', {}, Readable.from([Buffer.from('read already')]), OPTIONS).catch((e: unknown) => e);
       expect(withBody).not.to.be.instanceOf(StreamUnreachableError);
+      expect((withBody as { code?: string }).code).to.equal('ERR_DIRECT_INVOKE');
+      expect((withBody as Error).message).to.contain('is stopping and refused the call');
+    } finally {
+      fake.close();
+    }
+  });
+
+  it('a call the stopping sidecar never opened (above the last id of its GoAway) is unrun when the connection closes', async () => {
+    // A fake sidecar that, sent a call, says it is stopping having opened none (last id 0), then closes.
+    const fake = net.createServer((socket) =>
+      socket.once('data', () => {
+        socket.write(Buffer.concat(frameOf(FrameType.GoAway, 0, uint32Payload(0))));
+        setTimeout(() => socket.destroy(), 50);
+      }),
+    );
+    await new Promise<void>((r) => fake.listen(0, '127.0.0.1', r));
+    const address = `127.0.0.1:${(fake.address() as net.AddressInfo).port}`;
+    try {
+      expect(await clients.call(address, 'Echo', {}, undefined, OPTIONS).catch((e: unknown) => e)).to.be.instanceOf(StreamUnreachableError);
+      const withBody = await clients.call(address, 'Echo', {}, Readable.from([Buffer.from('read already')]), OPTIONS).catch((e: unknown) => e);
       expect((withBody as { code?: string }).code).to.equal('ERR_DIRECT_INVOKE');
       expect((withBody as Error).message).to.contain('is stopping and refused the call');
     } finally {
