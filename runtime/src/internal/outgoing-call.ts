@@ -3,7 +3,7 @@ import { RuntimeError } from '../errors/runtime-error.js';
 import { abortReason } from '../util/abort-reason.js';
 import { fromCarried } from './carried-error.js';
 import { BodySender, CallBody, grantOn, type FrameConnection } from './stream-connection.js';
-import { FrameType, REFUSED } from './stream-frames.js';
+import { FrameType, NOTHING, REFUSED } from './stream-frames.js';
 import { decodeHead, encodeHead } from './stream-service.js';
 
 /** The other sidecar could not be reached: nothing ran there, so the call may be tried elsewhere. */
@@ -113,9 +113,11 @@ export class OutgoingCall {
     }
   }
 
-  /** The connection is gone: a call not finished fails (it was sent: something may have run there). */
+  /**
+   * The connection is gone: a call not finished fails (it was sent: something may have run there). A call aborted
+   * by its caller finished then, and is not here any more.
+   */
   lost(err: Error): void {
-    if (this.signal?.aborted) return this.#fail(abortReason(this.signal), false);
     this.#fail(new RuntimeError('ERR_DIRECT_INVOKE', `the call to sidecar ${this.address} failed: ${err.message}`), false);
   }
 
@@ -149,13 +151,13 @@ export class OutgoingCall {
   #cancel(): void {
     if (this.#finished) return;
     this.#sentEnd = true;
-    this.connection.send(FrameType.Reset, this.id, Buffer.alloc(0));
+    this.connection.send(FrameType.Reset, this.id, NOTHING);
   }
 
   #sendEnd(): void {
     if (this.#sentEnd || this.#finished) return;
     this.#sentEnd = true;
-    this.connection.send(FrameType.End, this.id, Buffer.alloc(0));
+    this.connection.send(FrameType.End, this.id, NOTHING);
   }
 
   #fail(err: Error, theyEnded: boolean): void {
@@ -175,7 +177,7 @@ export class OutgoingCall {
   #finish(theyEnded: boolean): void {
     this.#finished = true;
     this.signal?.removeEventListener('abort', this.#aborted);
-    if (theyEnded && !this.#sentEnd) this.connection.send(FrameType.Reset, this.id, Buffer.alloc(0));
+    if (theyEnded && !this.#sentEnd) this.connection.send(FrameType.Reset, this.id, NOTHING);
     this.#sender.stop('drain');
     this.done(this.id);
   }

@@ -29,6 +29,8 @@ export const enum FrameType {
 
 /** The first bytes a caller sends on a new connection: the internal port tells streaming calls apart by them. */
 export const STREAM_PREFACE = Buffer.from('SVCSTREAM/1\n', 'latin1');
+/** The payload of a frame that carries none (End, a cancelling Reset). */
+export const NOTHING = Buffer.alloc(0);
 /** What a Reset's payload says when the callee ran nothing of the call: it may be made elsewhere. */
 export const REFUSED = Buffer.from('refused');
 

@@ -6,7 +6,7 @@ import { readFirstBytes } from '../util/first-bytes.js';
 import { carried } from './carried-error.js';
 import type { OpenFrame } from './outgoing-call.js';
 import { BodySender, CallBody, FrameConnection, grantOn } from './stream-connection.js';
-import { FrameType, REFUSED, STREAM_PREFACE, uint32Payload } from './stream-frames.js';
+import { FrameType, NOTHING, REFUSED, STREAM_PREFACE, uint32Payload } from './stream-frames.js';
 import { decodeHead, encodeHead, IDLE_CONNECTION_MS } from './stream-service.js';
 
 /** One streaming call as its handler sees it. */
@@ -35,7 +35,6 @@ interface Registered {
   readonly log: Logger;
 }
 
-const NOTHING = Buffer.alloc(0);
 /** A connection that has not sent its whole preface by then is closed. */
 const PREFACE_MS = 10_000;
 
