@@ -230,6 +230,23 @@ describe('internal streaming calls (sidecar to sidecar, beside gRPC on one port)
     expect((await clients.call(address, 'Echo', {}, undefined, OPTIONS)).head).to.deep.equal({ got: {}, header: 'yes' });
   });
 
+  it('answers a malformed Open with an Error frame for that call and serves the next; a call id used again closes the connection', async () => {
+    const socket = net.connect(Number(address.split(':')[1]), '127.0.0.1');
+    await new Promise((r) => socket.once('connect', r));
+    const answer = framesFrom(socket, () => false);
+    socket.write(Buffer.concat([STREAM_PREFACE, ...frameOf(FrameType.Open, 1, Buffer.from('{not json')), ...frameOf(FrameType.End, 1, Buffer.alloc(0))]));
+    socket.write(rawCall(2, { method: 'Echo', metadata: { 'svc-test': 'two' }, head: {} }));
+    await new Promise((r) => setTimeout(r, 200));
+    socket.write(rawCall(2, { method: 'Echo', metadata: {}, head: {} }));
+    const frames = (await answer).filter((f) => f.type !== FrameType.Window);
+    expect(frames[0]).to.include({ type: FrameType.Error, id: 1 });
+    expect(frames[0]!.text).to.contain('ERR_DIRECT_INVOKE');
+    expect(frames.filter((f) => f.id === 2).map((f) => f.type)).to.deep.equal([FrameType.Head, FrameType.Trailer, FrameType.End]);
+    const last = frames[frames.length - 1]!;
+    expect([last.type, last.id]).to.deep.equal([FrameType.Error, 0]);
+    expect(last.text).to.contain('opened out of order');
+  });
+
   it('closes a connection that opens with neither preface', async () => {
     const socket = net.connect(Number(address.split(':')[1]), '127.0.0.1');
     await new Promise((r) => socket.once('connect', r));
